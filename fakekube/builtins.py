@@ -1,0 +1,153 @@
+"""The built-in kinds fakekube serves, each with its scope, names, subresources and write strategy.
+
+Sources per kind are listed in docs/semantics.md (kubernetes/kubernetes ``pkg/registry/<group>/<kind>``).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from fakekube.resources import Registry, ResourceType, ScaleSpec, path_getter
+from fakekube.strategies import (
+    DeploymentStrategy,
+    GenerationStrategy,
+    NamespaceStrategy,
+    PodStrategy,
+    StatusStrategy,
+    Strategy,
+)
+
+
+class SecretStrategy(Strategy):
+    """``stringData`` is write-only: merged into ``data`` base64-encoded, never stored."""
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        _fold_string_data(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        _fold_string_data(new)
+
+
+def _fold_string_data(obj: dict[str, Any]) -> None:
+    string_data = obj.pop("stringData", None)
+    if isinstance(string_data, dict) and string_data:
+        data = obj.setdefault("data", {})
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+
+
+# core/v1 Event and events.k8s.io/v1 Event are one stored resource served in two shapes.
+_EVENTS_V1_RENAMES = {
+    "regarding": "involvedObject",
+    "note": "message",
+    "reportingController": "reportingComponent",
+    "deprecatedSource": "source",
+    "deprecatedFirstTimestamp": "firstTimestamp",
+    "deprecatedLastTimestamp": "lastTimestamp",
+    "deprecatedCount": "count",
+}
+
+
+def _events_v1_to_core(obj: dict[str, Any]) -> dict[str, Any]:
+    out = {_EVENTS_V1_RENAMES.get(k, k): v for k, v in obj.items()}
+    out["apiVersion"] = "v1"
+    out["kind"] = "Event"
+    return out
+
+
+def _core_to_events_v1(obj: dict[str, Any]) -> dict[str, Any]:
+    reverse = {v: k for k, v in _EVENTS_V1_RENAMES.items()}
+    out = {reverse.get(k, k): v for k, v in obj.items()}
+    out["apiVersion"] = "events.k8s.io/v1"
+    out["kind"] = "Event"
+    return out
+
+
+def builtin_types() -> list[ResourceType]:
+    pod_fields = {
+        name: path_getter(name)
+        for name in (
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.nominatedNodeName",
+        )
+    }
+    event_fields = {
+        name: path_getter(name)
+        for name in (
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "type",
+        )
+    }
+    event_fields["source"] = path_getter("source.component")
+    return [
+        ResourceType("", "v1", "Namespace", "namespaces", namespaced=False, strategy=NamespaceStrategy(),
+                     short_names=("ns",), subresources=frozenset({"status", "finalize"}),
+                     name_rule="label", selectable_fields={"status.phase": path_getter("status.phase")}),
+        ResourceType("", "v1", "Pod", "pods", namespaced=True, strategy=PodStrategy(), short_names=("po",),
+                     categories=("all",), subresources=frozenset({"status"}), selectable_fields=pod_fields),
+        ResourceType("", "v1", "Service", "services", namespaced=True,
+                     strategy=StatusStrategy({"loadBalancer": {}}), short_names=("svc",), categories=("all",),
+                     subresources=frozenset({"status"}), name_rule="dns1035"),
+        ResourceType("", "v1", "ConfigMap", "configmaps", namespaced=True, short_names=("cm",)),
+        ResourceType("", "v1", "Secret", "secrets", namespaced=True, strategy=SecretStrategy(),
+                     selectable_fields={"type": path_getter("type")}),
+        ResourceType("", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",)),
+        ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True,
+                     strategy=StatusStrategy({"phase": "Pending"}), short_names=("pvc",),
+                     subresources=frozenset({"status"})),
+        ResourceType("", "v1", "Event", "events", namespaced=True, short_names=("ev",),
+                     selectable_fields=event_fields, storage="core/events"),
+        ResourceType("events.k8s.io", "v1", "Event", "events", namespaced=True, short_names=("ev",),
+                     storage="core/events", to_storage=_events_v1_to_core, from_storage=_core_to_events_v1),
+        ResourceType("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", namespaced=True,
+                     strategy=GenerationStrategy(), short_names=("netpol",)),
+        ResourceType("coordination.k8s.io", "v1", "Lease", "leases", namespaced=True),
+        ResourceType("apps", "v1", "Deployment", "deployments", namespaced=True, strategy=DeploymentStrategy(),
+                     short_names=("deploy",), categories=("all",), subresources=frozenset({"status", "scale"}),
+                     scale=ScaleSpec(".spec.replicas", ".status.replicas", None)),
+        ResourceType("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
+                     namespaced=False, strategy=StatusStrategy(), short_names=("crd", "crds"),
+                     subresources=frozenset({"status"})),
+    ]
+
+
+def _attach_patch_schemas(types: list[ResourceType]) -> None:
+    try:
+        from fakekube.patch.builtin_schemas import builtin_schema
+    except ImportError:  # the strategic-merge metadata is optional until the patch package provides it
+        return
+    for rt in types:
+        rt.patch_schema = builtin_schema(rt.group, rt.kind)
+
+
+def _crd_strategy_overrides(types: list[ResourceType]) -> None:
+    # CustomResourceDefinitions, like custom resources, require a resourceVersion on update.
+    for rt in types:
+        if rt.kind == "CustomResourceDefinition":
+            rt.strategy.allow_unconditional_update = False
+            rt.strategy.tracks_generation = True
+
+
+def builtin_registry() -> Registry:
+    registry = Registry()
+    types = builtin_types()
+    _attach_patch_schemas(types)
+    _crd_strategy_overrides(types)
+    for rt in types:
+        registry.register(rt)
+    return registry

@@ -1,0 +1,57 @@
+"""The injected clock: the store stamps every time it writes from one of these.
+
+``RealClock`` reads ``datetime.now`` at call time, so freezegun drives it; ``VirtualClock`` only moves when
+told to, which is what the simulation runs on.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware UTC."""
+        ...
+
+
+class RealClock:
+    """Wall-clock time (or freezegun's frozen time, since it looks ``datetime.now`` up on every call)."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class VirtualClock:
+    """A clock that moves only when advanced; ``monotonic`` is seconds since the start."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._start = start or datetime(2026, 1, 1, tzinfo=UTC)
+        self._offset = 0.0
+
+    def now(self) -> datetime:
+        return self._start + timedelta(seconds=self._offset)
+
+    @property
+    def monotonic(self) -> float:
+        return self._offset
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("a clock cannot go backwards")
+        self._offset += seconds
+
+    def advance_to(self, monotonic: float) -> None:
+        if monotonic < self._offset:
+            raise ValueError("a clock cannot go backwards")
+        self._offset = monotonic
+
+
+def rfc3339(moment: datetime) -> str:
+    """metav1.Time's JSON form: RFC 3339 in UTC with second precision."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_rfc3339(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))

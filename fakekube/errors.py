@@ -1,0 +1,316 @@
+"""API errors that carry the exact ``metav1.Status`` body the real API server returns.
+
+Every front (in-process, simulation, HTTP) raises or serialises these; none invents its own error shape.
+Constructors follow kubernetes/apimachinery ``pkg/api/errors/errors.go`` (see docs/semantics.md): mind
+which slot ``details.kind`` gets — the resource plural for NotFound/AlreadyExists/Conflict, the Kind for
+Invalid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+OPTIMISTIC_LOCK_MESSAGE = (
+    "the object has been modified; please apply your changes to the latest version and try again"
+)
+GENERIC_422_MESSAGE = "the server rejected our request due to an error in our request"
+
+
+def qualified(name: str, group: str) -> str:
+    """``GroupResource.String()`` / ``GroupKind.String()``: bare for the core group, ``name.group`` otherwise."""
+    return f"{name}.{group}" if group else name
+
+
+def _render_value(value: Any) -> str:
+    # field.Error renders %v for numbers and bools, %q for strings, JSON for the rest.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+_TYPE_TEXT = {
+    "FieldValueRequired": "Required value",
+    "FieldValueInvalid": "Invalid value",
+    "FieldValueForbidden": "Forbidden",
+    "FieldValueNotSupported": "Unsupported value",
+    "FieldValueDuplicate": "Duplicate value",
+    "FieldValueTooLong": "Too long",
+    "FieldValueTooMany": "Too many",
+    "FieldValueNotFound": "Not found",
+    "FieldValueTypeInvalid": "Invalid value",
+    "InternalError": "Internal error",
+}
+
+_NO_VALUE = object()
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One ``field.Error``: becomes a ``details.causes`` entry of a 422."""
+
+    type: str
+    field: str
+    detail: str = ""
+    value: Any = _NO_VALUE
+
+    @property
+    def body(self) -> str:
+        text = _TYPE_TEXT.get(self.type, self.type)
+        if self.type in ("FieldValueRequired", "FieldValueForbidden", "InternalError", "FieldValueTooMany"):
+            return f"{text}: {self.detail}" if self.detail else text
+        if self.value is _NO_VALUE:
+            return f"{text}: {self.detail}" if self.detail else text
+        rendered = f"{text}: {_render_value(self.value)}"
+        return f"{rendered}: {self.detail}" if self.detail else rendered
+
+    def cause(self) -> dict[str, str]:
+        return {"reason": self.type, "message": self.body, "field": self.field}
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.body}"
+
+
+def required(field: str, detail: str = "") -> FieldError:
+    return FieldError("FieldValueRequired", field, detail)
+
+
+def invalid(field: str, value: Any, detail: str = "") -> FieldError:
+    return FieldError("FieldValueInvalid", field, detail, value)
+
+
+def forbidden(field: str, detail: str) -> FieldError:
+    return FieldError("FieldValueForbidden", field, detail)
+
+
+def not_supported(field: str, value: Any, supported: list[str]) -> FieldError:
+    detail = "supported values: " + ", ".join(json.dumps(s) for s in supported)
+    return FieldError("FieldValueNotSupported", field, detail, value)
+
+
+def type_invalid(field: str, value: Any, detail: str) -> FieldError:
+    return FieldError("FieldValueTypeInvalid", field, detail, value)
+
+
+def aggregate(errors: list[FieldError]) -> str:
+    """``utilerrors.NewAggregate(...).Error()``: one message bare, several in brackets, duplicates dropped."""
+    seen: list[str] = []
+    for err in errors:
+        text = str(err)
+        if text not in seen:
+            seen.append(text)
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
+class ApiError(Exception):
+    """An error with its ``metav1.Status`` body; ``code`` is the HTTP status."""
+
+    def __init__(
+        self,
+        code: int,
+        reason: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = details
+
+    @property
+    def status(self) -> dict[str, Any]:
+        """The ``Status`` body, with empty fields omitted as the Go encoder does."""
+        body: dict[str, Any] = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+        }
+        if self.reason:
+            body["reason"] = self.reason
+        if self.details:
+            body["details"] = {k: v for k, v in self.details.items() if v not in ("", None, [])}
+        body["code"] = self.code
+        return body
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code}, {self.reason!r}, {self.message!r})"
+
+
+def _details(name: str, group: str, kind: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "group": group, "kind": kind, **extra}
+
+
+class NotFound(ApiError):
+    def __init__(self, resource: str, group: str, name: str, message: str | None = None) -> None:
+        super().__init__(
+            404,
+            "NotFound",
+            message or f'{qualified(resource, group)} "{name}" not found',
+            _details(name, group, resource),
+        )
+
+
+class AlreadyExists(ApiError):
+    def __init__(self, resource: str, group: str, name: str, *, deleting: bool = False) -> None:
+        prefix = "object is being deleted: " if deleting else ""
+        super().__init__(
+            409,
+            "AlreadyExists",
+            f'{prefix}{qualified(resource, group)} "{name}" already exists',
+            _details(name, group, resource),
+        )
+
+
+class GenerateNameConflict(ApiError):
+    def __init__(self, resource: str, group: str, name: str) -> None:
+        super().__init__(
+            409,
+            "AlreadyExists",
+            f'{qualified(resource, group)} "{name}" already exists, the server was not able to '
+            "generate a unique name for the object",
+            _details(name, group, resource, retryAfterSeconds=1),
+        )
+
+
+class Conflict(ApiError):
+    """409 Conflict. ``resource`` fills the resource slot (a Kind for DELETE preconditions, as upstream)."""
+
+    def __init__(self, resource: str, group: str, name: str, reason_text: str = OPTIMISTIC_LOCK_MESSAGE) -> None:
+        super().__init__(
+            409,
+            "Conflict",
+            f'Operation cannot be fulfilled on {qualified(resource, group)} "{name}": {reason_text}',
+            _details(name, group, resource),
+        )
+
+
+class ApplyConflict(ApiError):
+    """Server-side apply ownership conflict: details carry only ``causes``."""
+
+    def __init__(self, message: str, causes: list[dict[str, str]]) -> None:
+        super().__init__(409, "Conflict", message, {"causes": causes})
+
+
+class Invalid(ApiError):
+    def __init__(self, kind: str, group: str, name: str, errors: list[FieldError]) -> None:
+        super().__init__(
+            422,
+            "Invalid",
+            f'{qualified(kind, group)} "{name}" is invalid: {aggregate(errors)}',
+            _details(name, group, kind, causes=[e.cause() for e in errors]),
+        )
+        self.field_errors = errors
+
+
+class GenericInvalid(ApiError):
+    """``NewGenericServerResponse(422, ...)``: the generic message and no details (failed JSON-patch test)."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(422, "Invalid", GENERIC_422_MESSAGE, {"causes": [{"message": detail}]} if detail else None)
+
+
+class BadRequest(ApiError):
+    def __init__(self, message: str) -> None:
+        super().__init__(400, "BadRequest", message)
+
+
+class Unauthorized(ApiError):
+    def __init__(self, message: str = "Unauthorized") -> None:
+        super().__init__(401, "Unauthorized", message)
+
+
+class Forbidden(ApiError):
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(403, "Forbidden", message, details)
+
+
+class MethodNotSupported(ApiError):
+    def __init__(self, resource: str, group: str, verb: str) -> None:
+        super().__init__(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+            {"group": group, "kind": resource},
+        )
+        self.verb = verb
+
+
+class Expired(ApiError):
+    def __init__(self, message: str) -> None:
+        super().__init__(410, "Expired", message)
+
+
+class RequestEntityTooLarge(ApiError):
+    def __init__(self, message: str) -> None:
+        super().__init__(413, "RequestEntityTooLarge", message)
+
+
+class UnsupportedMediaType(ApiError):
+    def __init__(self, accepted: list[str]) -> None:
+        super().__init__(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: "
+            + ", ".join(accepted),
+        )
+
+
+class TooManyRequests(ApiError):
+    def __init__(self, message: str = "Too many requests, please try again later.", retry_after: int = 1) -> None:
+        super().__init__(429, "TooManyRequests", message, {"retryAfterSeconds": retry_after})
+
+
+class InternalError(ApiError):
+    """A 500. ``reason`` is empty for errors the server passes through raw (most SMP errors, RV on create)."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(500, reason, message)
+
+
+class ServiceUnavailable(ApiError):
+    def __init__(self, message: str = "the server is currently unable to handle the request") -> None:
+        super().__init__(503, "ServiceUnavailable", message)
+
+
+class Timeout(ApiError):
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(504, "Timeout", message, {"retryAfterSeconds": retry_after} if retry_after else None)
+
+
+_BY_CODE: dict[int, str] = {
+    400: "BadRequest",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "NotFound",
+    405: "MethodNotAllowed",
+    409: "Conflict",
+    410: "Expired",
+    413: "RequestEntityTooLarge",
+    415: "UnsupportedMediaType",
+    422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
+    503: "ServiceUnavailable",
+    504: "Timeout",
+}
+
+
+def error_for_code(code: int, message: str | None = None, reason: str | None = None) -> ApiError:
+    """An ApiError for an arbitrary HTTP code (fault injection, adapters)."""
+    reason = _BY_CODE.get(code, "Unknown") if reason is None else reason
+    return ApiError(code, reason, message or f"injected {reason or code}")
+
+
+def from_status(body: dict[str, Any]) -> ApiError:
+    """Rebuild an ApiError from a ``Status`` body (HTTP clients of the fake, tests)."""
+    return ApiError(
+        int(body.get("code", 500)), body.get("reason", ""), body.get("message", ""), body.get("details")
+    )

@@ -1,0 +1,183 @@
+"""Watch: ordered change events fanned out to many watchers, and a bounded history to resume from.
+
+Semantics follow kubernetes/apiserver ``pkg/storage/etcd3/watcher.go`` and ``pkg/storage/cacher``: each event
+carries the resourceVersion of its change; with selectors, an object entering the selection arrives as
+ADDED and one leaving it as DELETED (old state); a resourceVersion older than the history gives 410.
+Stored objects are immutable, so events share them; consumers get copies through ``WatchEvent.object``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from fakekube.jsoncopy import json_copy
+
+ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    type: str
+    raw: dict[str, Any]  # shared and immutable: never mutate
+
+    @property
+    def object(self) -> dict[str, Any]:
+        return json_copy(self.raw)
+
+    @property
+    def resource_version(self) -> str:
+        return self.raw.get("metadata", {}).get("resourceVersion", "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "object": self.raw}
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One committed change to stored state, as the history keeps it."""
+
+    rv: int
+    storage: str
+    type: str
+    new: dict[str, Any] | None
+    old: dict[str, Any] | None
+
+
+Matcher = Callable[[dict[str, Any]], bool]
+Presenter = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Watch:
+    """One watcher: a thread-safe queue of events, iterable, closed by ``stop()``.
+
+    ``on_event`` replaces the queue with a callback invoked synchronously on the committing thread (the
+    simulation uses it to schedule delivery in virtual time).
+    """
+
+    def __init__(self, hub: Hub, storage: str, matcher: Matcher, presenter: Presenter,
+                 on_event: Callable[[WatchEvent], None] | None = None) -> None:
+        self._hub = hub
+        self.storage = storage
+        self._matches = matcher
+        self._present = presenter
+        self._on_event = on_event
+        self._queue: deque[WatchEvent] = deque()
+        self._cond = threading.Condition()
+        self.closed = False
+        self.last_rv = 0
+
+    # -- producer side --------------------------------------------------------------------------------
+
+    def _emit(self, event: WatchEvent) -> None:
+        if self._on_event is not None:
+            self._on_event(event)
+            return
+        with self._cond:
+            self._queue.append(event)
+            self._cond.notify()
+
+    def offer(self, change: Change) -> None:
+        """Translate a committed change into what this watcher sees (selector transitions included)."""
+        if self.closed:
+            return
+        self.last_rv = change.rv
+        new_in = change.new is not None and self._matches(change.new)
+        old_in = change.old is not None and self._matches(change.old)
+        if change.type == DELETED:
+            if old_in:
+                self._emit(WatchEvent(DELETED, self._present(_stamped(change.old, change.rv))))
+        elif new_in and old_in:
+            self._emit(WatchEvent(MODIFIED, self._present(change.new)))
+        elif new_in:
+            self._emit(WatchEvent(ADDED, self._present(change.new)))
+        elif old_in:
+            self._emit(WatchEvent(DELETED, self._present(_stamped(change.old, change.rv))))
+
+    def send(self, event: WatchEvent) -> None:
+        if not self.closed:
+            self._emit(event)
+
+    def close_with_error(self, status: dict[str, Any]) -> None:
+        self._emit(WatchEvent(ERROR, status))
+        self.stop()
+
+    # -- consumer side --------------------------------------------------------------------------------
+
+    def next(self, timeout: float | None = None) -> WatchEvent | None:
+        """The next event, or None after ``timeout`` seconds or once the watch is stopped and drained."""
+        with self._cond:
+            if not self._queue and not self.closed:
+                self._cond.wait(timeout)
+            return self._queue.popleft() if self._queue else None
+
+    def drain(self) -> list[WatchEvent]:
+        with self._cond:
+            events = list(self._queue)
+            self._queue.clear()
+            return events
+
+    def __iter__(self) -> Iterator[WatchEvent]:
+        while True:
+            event = self.next()
+            if event is None:
+                return
+            yield event
+
+    def stop(self) -> None:
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+        self._hub.remove(self)
+
+    def __enter__(self) -> Watch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _stamped(obj: dict[str, Any] | None, rv: int) -> dict[str, Any]:
+    """The last stored state with the deletion's revision, as etcd3's watcher decodes it."""
+    assert obj is not None
+    return {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(rv)}}
+
+
+class Hub:
+    """Fan-out of committed changes to watchers, plus the bounded history for resuming."""
+
+    def __init__(self, history: int = 10_000) -> None:
+        self._watchers: dict[str, list[Watch]] = {}
+        self._history: deque[Change] = deque(maxlen=history)
+        self._lock = threading.Lock()
+
+    def publish(self, change: Change) -> None:
+        if self._history.maxlen:
+            self._history.append(change)
+        for watcher in self._watchers.get(change.storage, ()):
+            watcher.offer(change)
+
+    def add(self, watch: Watch) -> None:
+        with self._lock:
+            self._watchers[watch.storage] = [*self._watchers.get(watch.storage, ()), watch]
+
+    def remove(self, watch: Watch) -> None:
+        with self._lock:
+            watchers = self._watchers.get(watch.storage, [])
+            if watch in watchers:
+                self._watchers[watch.storage] = [w for w in watchers if w is not watch]
+
+    def watcher_count(self) -> int:
+        return sum(len(v) for v in self._watchers.values())
+
+    def oldest_rv(self) -> int | None:
+        return self._history[0].rv if self._history else None
+
+    def since(self, rv: int, storage: str) -> list[Change] | None:
+        """Changes after ``rv`` for ``storage``; None when ``rv`` is older than the history keeps."""
+        if self._history.maxlen and len(self._history) == self._history.maxlen and self._history[0].rv > rv + 1:
+            return None
+        return [c for c in self._history if c.rv > rv and c.storage == storage]
