@@ -1,0 +1,540 @@
+"""Name rules and ``ObjectMeta`` validation, with the real API server's error texts.
+
+Sources (see docs/validation.md): kubernetes/apimachinery ``pkg/util/validation/validation.go`` (DNS rules),
+``pkg/api/validate/content/kube.go`` (label keys and values), ``pkg/api/validation/{objectmeta,generic}.go``
+(ObjectMeta create/update rules), apiserver ``pkg/storage/names/generate.go`` (generateName).
+
+Objects are JSON-shaped dicts that may hold anything, so every check first makes sure the value has the
+type ``ObjectMeta`` declares; a wrong type becomes a ``FieldError`` (as the JSON decoder's 4xx would), never a
+Python exception.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fakekube.errors import FieldError, forbidden, invalid, not_supported, required, type_invalid
+
+__all__ = [
+    "NameValidator",
+    "is_dns1123_label",
+    "is_dns1123_subdomain",
+    "is_dns1035_label",
+    "is_qualified_name",
+    "is_valid_label_value",
+    "name_is_dns_subdomain",
+    "name_is_dns_label",
+    "name_is_dns1035_label",
+    "validate_namespace_name",
+    "validate_label_value",
+    "validate_qualified_name",
+    "validate_labels",
+    "validate_annotations",
+    "validate_owner_references",
+    "validate_finalizers",
+    "validate_object_meta",
+    "validate_object_meta_update",
+    "generate_name",
+    "FIELD_IMMUTABLE",
+    "TOTAL_ANNOTATION_SIZE_LIMIT",
+]
+
+NameValidator = Callable[[str, bool], list[str]]
+
+FIELD_IMMUTABLE = "field is immutable"
+IS_NEGATIVE = "must be greater than or equal to 0"
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
+FINALIZER_ORPHAN = "orphan"
+FINALIZER_FOREGROUND = "foregroundDeletion"
+
+# --------------------------------------------------------------------------------------- DNS rules
+
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
+
+# fullmatch, because Python's "$" would also accept a trailing newline where Go's does not.
+_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
+_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
+_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
+
+_DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+    "start with an alphabetic character, and end with an alphanumeric character"
+)
+_LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def _byte_len(value: str) -> int:
+    # Go measures strings in bytes.
+    return len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
+
+
+def _max_len_chars(n: int) -> str:
+    return f"must be no more than {n} characters"
+
+
+def _max_len_bytes(n: int) -> str:
+    # The label-key/value rules moved to apimachinery's ``content`` package, which says "bytes".
+    return f"must be no more than {n} bytes"
+
+
+_SUBDOMAIN_REGEX_ERR = _regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com")
+_LABEL_REGEX_ERR = _regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc")
+_DNS1035_REGEX_ERR = _regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123")
+_LABEL_KEY_REGEX_ERR = _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+_LABEL_VALUE_REGEX_ERR = _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """RFC 1123 label (namespaces): at most 63 characters, no dots."""
+    errs: list[str] = []
+    if _byte_len(value) > 63:
+        errs.append(_max_len_chars(63))
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        if _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(_LABEL_REGEX_ERR)
+    return errs
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    """RFC 1123 subdomain (most kinds, all custom resources): at most 253 characters."""
+    errs: list[str] = []
+    if _byte_len(value) > 253:
+        errs.append(_max_len_chars(253))
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+        errs.append(_SUBDOMAIN_REGEX_ERR)
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """RFC 1035 label (services): must start with a letter."""
+    errs: list[str] = []
+    if _byte_len(value) > 63:
+        errs.append(_max_len_chars(63))
+    if not _DNS1035_LABEL_RE.fullmatch(value):
+        errs.append(_DNS1035_REGEX_ERR)
+    return errs
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """Label keys, annotation keys and finalizers: ``[prefix/]name``, prefix a DNS subdomain."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+    else:
+        return [
+            "a valid label key "
+            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif _byte_len(name) > 63:
+        errs.append("name part " + _max_len_bytes(63))
+    if not _LABEL_KEY_RE.fullmatch(name):
+        errs.append("name part " + _LABEL_KEY_REGEX_ERR)
+    return errs
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    """Label values: empty, or at most 63 alphanumerics/``-_.`` starting and ending alphanumeric."""
+    errs: list[str] = []
+    if _byte_len(value) > 63:
+        errs.append(_max_len_bytes(63))
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errs.append(_LABEL_VALUE_REGEX_ERR)
+    return errs
+
+
+# ------------------------------------------------------------------------------------ name functions
+
+
+def _mask_trailing_dash(name: str) -> str:
+    # Upstream replaces the last *two* characters by "a" (generic.go maskTrailingDash), so "ab-" -> "aa".
+    if len(name) > 1 and name.endswith("-"):
+        return name[:-2] + "a"
+    return name
+
+
+def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+    return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
+    return is_dns1035_label(_mask_trailing_dash(name) if prefix else name)
+
+
+validate_namespace_name: NameValidator = name_is_dns_label
+
+
+# ------------------------------------------------------------------------------------ field helpers
+
+
+def validate_qualified_name(value: Any, field_path: str) -> list[FieldError]:
+    """``ValidateLabelName``/``ValidateFinalizerName``: one Invalid error per failed rule."""
+    if not isinstance(value, str):
+        return [type_invalid(field_path, value, "must be of type string")]
+    return [invalid(field_path, value, m) for m in is_qualified_name(value)]
+
+
+def validate_label_value(value: Any, field_path: str) -> list[FieldError]:
+    if not isinstance(value, str):
+        return [type_invalid(field_path, value, "must be of type string")]
+    return [invalid(field_path, value, m) for m in is_valid_label_value(value)]
+
+
+def _string_map(value: Any, field_path: str) -> tuple[dict[str, str], list[FieldError]]:
+    """Split a ``map[string]string`` candidate into its usable part and type errors."""
+    if value is None:
+        return {}, []
+    if not isinstance(value, Mapping):
+        return {}, [type_invalid(field_path, value, "must be of type object")]
+    good: dict[str, str] = {}
+    errs: list[FieldError] = []
+    for k, v in value.items():
+        if isinstance(k, str) and isinstance(v, str):
+            good[k] = v
+        else:
+            errs.append(type_invalid(f"{field_path}[{k}]", v, "must be of type string"))
+    return good, errs
+
+
+def validate_labels(labels: Any, field_path: str = "metadata.labels") -> list[FieldError]:
+    """Errors are reported on the map itself, as upstream does (not per key)."""
+    good, errs = _string_map(labels, field_path)
+    for k, v in good.items():
+        errs.extend(invalid(field_path, k, m) for m in is_qualified_name(k))
+        errs.extend(invalid(field_path, v, m) for m in is_valid_label_value(v))
+    return errs
+
+
+def validate_annotations(annotations: Any, field_path: str = "metadata.annotations") -> list[FieldError]:
+    good, errs = _string_map(annotations, field_path)
+    total = 0
+    for k, v in good.items():
+        # Annotation keys are checked case-insensitively (lower-cased first), values are free-form.
+        errs.extend(invalid(field_path, k, m) for m in is_qualified_name(k.lower()))
+        total += _byte_len(k) + _byte_len(v)
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errs.append(
+            FieldError(
+                "FieldValueTooLong", field_path, f"may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"
+            )
+        )
+    return errs
+
+
+def _valid_api_version(api_version: str) -> bool:
+    # schema.ParseGroupVersion: "v1" or "group/version"; more than one slash or an empty version fails.
+    parts = api_version.split("/")
+    if len(parts) == 1:
+        return bool(parts[0])
+    return len(parts) == 2 and bool(parts[1])
+
+
+def validate_owner_references(refs: Any, field_path: str = "metadata.ownerReferences") -> list[FieldError]:
+    if refs is None:
+        return []
+    if not isinstance(refs, list):
+        return [type_invalid(field_path, refs, "must be of type array")]
+    errs: list[FieldError] = []
+    first_controller = ""
+    for i, ref in enumerate(refs):
+        path = f"{field_path}[{i}]"
+        if not isinstance(ref, Mapping):
+            errs.append(type_invalid(path, ref, "must be of type object"))
+            continue
+        values: dict[str, str] = {}
+        for name in ("apiVersion", "kind", "name", "uid"):
+            value = ref.get(name)
+            if value is not None and not isinstance(value, str):
+                errs.append(type_invalid(f"{path}.{name}", value, "must be of type string"))
+                value = None
+            values[name] = value or ""
+            if not values[name]:
+                errs.append(required(f"{path}.{name}", "must not be empty"))
+            elif name == "apiVersion" and not _valid_api_version(values[name]):
+                errs.append(
+                    invalid(f"{path}.apiVersion", values[name], "must be <group>/<version> or <version>")
+                )
+        for flag in ("controller", "blockOwnerDeletion"):
+            if ref.get(flag) is not None and not isinstance(ref.get(flag), bool):
+                errs.append(type_invalid(f"{path}.{flag}", ref.get(flag), "must be of type boolean"))
+        if values["apiVersion"] == "v1" and values["kind"] == "Event":
+            errs.append(invalid(path, dict(ref), "/v1, Kind=Event is disallowed from being an owner"))
+        if ref.get("controller") is True:
+            current = f"{values['kind']}/{values['name']}"
+            if first_controller:
+                errs.append(
+                    invalid(
+                        field_path,
+                        refs,
+                        'Only one reference can have Controller set to true. Found "true" in references for '
+                        f"{first_controller} and {current}",
+                    )
+                )
+            else:
+                first_controller = current
+    return errs
+
+
+def validate_finalizers(finalizers: Any, field_path: str = "metadata.finalizers") -> list[FieldError]:
+    if finalizers is None:
+        return []
+    if not isinstance(finalizers, list):
+        return [type_invalid(field_path, finalizers, "must be of type array")]
+    errs: list[FieldError] = []
+    for i, fin in enumerate(finalizers):
+        if not isinstance(fin, str):
+            errs.append(type_invalid(f"{field_path}[{i}]", fin, "must be of type string"))
+            continue
+        errs.extend(invalid(field_path, fin, m) for m in is_qualified_name(fin))
+    if FINALIZER_ORPHAN in finalizers and FINALIZER_FOREGROUND in finalizers:
+        errs.append(
+            invalid(
+                field_path,
+                finalizers,
+                f"finalizer {FINALIZER_ORPHAN} and {FINALIZER_FOREGROUND} cannot be both set",
+            )
+        )
+    return errs
+
+
+def _validate_managed_fields(entries: Any, field_path: str) -> list[FieldError]:
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        return [type_invalid(field_path, entries, "must be of type array")]
+    errs: list[FieldError] = []
+    for i, entry in enumerate(entries):
+        path = f"{field_path}[{i}]"
+        if not isinstance(entry, Mapping):
+            errs.append(type_invalid(path, entry, "must be of type object"))
+            continue
+        op = entry.get("operation") or ""
+        if op == "":
+            errs.append(required(f"{path}.operation", "must not be empty"))
+        elif op not in ("Apply", "Update"):
+            errs.append(not_supported(f"{path}.operation", op, ["Apply", "Update"]))
+        fields_type = entry.get("fieldsType") or ""
+        if fields_type and fields_type != "FieldsV1":
+            errs.append(invalid(f"{path}.fieldsType", fields_type, "must be `FieldsV1`"))
+    return errs
+
+
+def _string_field(meta: Mapping[str, Any], name: str, field_path: str, errs: list[FieldError]) -> str:
+    value = meta.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        errs.append(type_invalid(f"{field_path}.{name}", value, "must be of type string"))
+        return ""
+    return value
+
+
+def _int_field(meta: Mapping[str, Any], name: str, field_path: str, errs: list[FieldError]) -> int | None:
+    value = meta.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        errs.append(type_invalid(f"{field_path}.{name}", value, "must be of type integer"))
+        return None
+    return int(value)
+
+
+# ------------------------------------------------------------------------------------ ObjectMeta
+
+
+def validate_object_meta(
+    meta: Any,
+    *,
+    namespaced: bool,
+    name_validator: NameValidator = name_is_dns_subdomain,
+    field_path: str = "metadata",
+) -> list[FieldError]:
+    """``ValidateObjectMetaAccessor`` for create: name/generateName, namespace, labels, annotations, ...
+
+    The store fills ``name`` from ``generateName`` before validating, as upstream does; both are checked.
+    """
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, Mapping):
+        return [type_invalid(field_path, meta, "must be of type object")]
+    errs: list[FieldError] = []
+    generate = _string_field(meta, "generateName", field_path, errs)
+    name = _string_field(meta, "name", field_path, errs)
+    namespace = _string_field(meta, "namespace", field_path, errs)
+    if generate:
+        errs.extend(
+            invalid(f"{field_path}.generateName", generate, m) for m in name_validator(generate, True)
+        )
+    if not name:
+        errs.append(required(f"{field_path}.name", "name or generateName is required"))
+    else:
+        errs.extend(invalid(f"{field_path}.name", name, m) for m in name_validator(name, False))
+    errs.extend(_common(meta, namespaced, namespace, field_path))
+    return errs
+
+
+def _common(meta: Mapping[str, Any], namespaced: bool, namespace: str, field_path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if namespaced:
+        if not namespace:
+            errs.append(required(f"{field_path}.namespace"))
+        else:
+            errs.extend(
+                invalid(f"{field_path}.namespace", namespace, m)
+                for m in validate_namespace_name(namespace, False)
+            )
+    elif namespace:
+        errs.append(forbidden(f"{field_path}.namespace", "not allowed on this type"))
+    generation = _int_field(meta, "generation", field_path, errs)
+    if generation is not None and generation < 0:
+        errs.append(invalid(f"{field_path}.generation", generation, IS_NEGATIVE))
+    errs.extend(validate_labels(meta.get("labels"), f"{field_path}.labels"))
+    errs.extend(validate_annotations(meta.get("annotations"), f"{field_path}.annotations"))
+    errs.extend(validate_owner_references(meta.get("ownerReferences"), f"{field_path}.ownerReferences"))
+    errs.extend(validate_finalizers(meta.get("finalizers"), f"{field_path}.finalizers"))
+    errs.extend(_validate_managed_fields(meta.get("managedFields"), f"{field_path}.managedFields"))
+    return errs
+
+
+def _go_string_slice(values: list[str]) -> str:
+    """``%#v`` of a ``[]string``: ``[]string{"a", "b"}``."""
+    return "[]string{" + ", ".join(_go_quote(v) for v in values) + "}"
+
+
+def _go_quote(value: str) -> str:
+    out = ['"']
+    for ch in value:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(
+                f"\\x{code:02x}"
+                if code < 0x80
+                else (f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+            )
+    out.append('"')
+    return "".join(out)
+
+
+def validate_object_meta_update(
+    new_meta: Any,
+    old_meta: Any,
+    *,
+    field_path: str = "metadata",
+    require_resource_version: bool = False,
+) -> list[FieldError]:
+    """``ValidateObjectMetaAccessorUpdate``: immutable identity fields, generation, finalizers on deletion.
+
+    Upstream also rejects an empty resourceVersion here; the store normally stamps or checks it first, so that
+    check only runs with ``require_resource_version=True``.
+    """
+    if new_meta is None:
+        new_meta = {}
+    if old_meta is None or not isinstance(old_meta, Mapping):
+        old_meta = {}
+    if not isinstance(new_meta, Mapping):
+        return [type_invalid(field_path, new_meta, "must be of type object")]
+    errs: list[FieldError] = []
+    if old_meta.get("deletionTimestamp") is not None:
+        new_fins = new_meta.get("finalizers") or []
+        old_fins = old_meta.get("finalizers") or []
+        if isinstance(new_fins, list) and isinstance(old_fins, list):
+            extra = sorted(
+                {f for f in new_fins if isinstance(f, str)} - {f for f in old_fins if isinstance(f, str)}
+            )
+            if extra:
+                errs.append(
+                    forbidden(
+                        f"{field_path}.finalizers",
+                        "no new finalizers can be added if the object is being deleted, found new finalizers "
+                        + _go_string_slice(extra),
+                    )
+                )
+    if require_resource_version and not new_meta.get("resourceVersion"):
+        errs.append(invalid(f"{field_path}.resourceVersion", "", "must be specified for an update"))
+    generation = _int_field(new_meta, "generation", field_path, errs)
+    old_generation = old_meta.get("generation")
+    if generation is not None:
+        if generation < 0:
+            errs.append(invalid(f"{field_path}.generation", generation, IS_NEGATIVE))
+        if isinstance(old_generation, int) and generation < old_generation:
+            errs.append(invalid(f"{field_path}.generation", generation, "must not be decremented"))
+    for name in ("name", "namespace", "uid", "creationTimestamp"):
+        errs.extend(_immutable(new_meta.get(name) or "", old_meta.get(name) or "", f"{field_path}.{name}"))
+    for name in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+        errs.extend(_immutable(new_meta.get(name), old_meta.get(name), f"{field_path}.{name}"))
+    errs.extend(validate_labels(new_meta.get("labels"), f"{field_path}.labels"))
+    errs.extend(validate_annotations(new_meta.get("annotations"), f"{field_path}.annotations"))
+    errs.extend(validate_owner_references(new_meta.get("ownerReferences"), f"{field_path}.ownerReferences"))
+    errs.extend(_validate_managed_fields(new_meta.get("managedFields"), f"{field_path}.managedFields"))
+    return errs
+
+
+def _immutable(new: Any, old: Any, field_path: str) -> list[FieldError]:
+    if new == old:
+        return []
+    # A nil pointer renders as JSON null in the error body.
+    return [invalid(field_path, new, FIELD_IMMUTABLE)]
+
+
+# ------------------------------------------------------------------------------------ generateName
+
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_PREFIX = 63 - 5
+
+
+def generate_name(prefix: str, rng: random.Random) -> str:
+    """``names.SimpleNameGenerator``: prefix cut to 58 characters plus 5 random consonants/digits."""
+    if len(prefix) > _MAX_PREFIX:
+        prefix = prefix[:_MAX_PREFIX]
+    return prefix + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
