@@ -62,7 +62,8 @@ class FieldError:
     @property
     def body(self) -> str:
         text = _TYPE_TEXT.get(self.type, self.type)
-        if self.type in ("FieldValueRequired", "FieldValueForbidden", "InternalError", "FieldValueTooMany"):
+        # TooMany prints its value (the actual count) when one is given, as upstream does.
+        if self.type in ("FieldValueRequired", "FieldValueForbidden", "InternalError"):
             return f"{text}: {self.detail}" if self.detail else text
         if self.value is _NO_VALUE:
             return f"{text}: {self.detail}" if self.detail else text
@@ -95,6 +96,22 @@ def not_supported(field: str, value: Any, supported: list[str]) -> FieldError:
 
 def type_invalid(field: str, value: Any, detail: str) -> FieldError:
     return FieldError("FieldValueTypeInvalid", field, detail, value)
+
+
+def too_long(field: str, max_bytes: int) -> FieldError:
+    """``field.TooLong``: the value is omitted from the message."""
+    unit = "byte" if max_bytes == 1 else "bytes"
+    return FieldError("FieldValueTooLong", field, f"may not be more than {max_bytes} {unit}")
+
+
+def too_many(field: str, actual: int, maximum: int) -> FieldError:
+    """``field.TooMany``: ``Too many: <actual>: must have at most <max> items``."""
+    unit = "item" if maximum == 1 else "items"
+    return FieldError("FieldValueTooMany", field, f"must have at most {maximum} {unit}", actual)
+
+
+def duplicate(field: str, value: Any) -> FieldError:
+    return FieldError("FieldValueDuplicate", field, "", value)
 
 
 def aggregate(errors: list[FieldError]) -> str:

@@ -163,7 +163,7 @@ class Registry:
         if not candidates:
             raise errors.NotFound(name, "", "", message=f'the server doesn\'t have a resource type "{name}"')
         # Prefer the core group, then the first-registered (preferred) version.
-        candidates.sort(key=lambda rt: (rt.group != "", not rt.plural == head))
+        candidates.sort(key=lambda rt: (rt.group != "", rt.plural != head))
         return candidates[0]
 
     # -- custom resources ---------------------------------------------------------------------------

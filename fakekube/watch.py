@@ -152,6 +152,7 @@ class Hub:
     def __init__(self, history: int = 10_000) -> None:
         self._watchers: dict[str, list[Watch]] = {}
         self._history: deque[Change] = deque(maxlen=history)
+        self._floor = 0  # resourceVersions at or below this were compacted away
         self._lock = threading.Lock()
 
     def publish(self, change: Change) -> None:
@@ -174,10 +175,16 @@ class Hub:
         return sum(len(v) for v in self._watchers.values())
 
     def oldest_rv(self) -> int | None:
-        return self._history[0].rv if self._history else None
+        return self._history[0].rv if self._history else (self._floor + 1 if self._floor else None)
+
+    def compact(self, rv: int) -> None:
+        self._history.clear()
+        self._floor = rv
 
     def since(self, rv: int, storage: str) -> list[Change] | None:
         """Changes after ``rv`` for ``storage``; None when ``rv`` is older than the history keeps."""
+        if rv < self._floor:
+            return None
         if self._history.maxlen and len(self._history) == self._history.maxlen and self._history[0].rv > rv + 1:
             return None
         return [c for c in self._history if c.rv > rv and c.storage == storage]
