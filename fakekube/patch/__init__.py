@@ -5,14 +5,32 @@ Contract used by the store (keep these signatures):
 - ``apply_patch(current, body, patch_type, *, schema, custom) -> dict``: JSON patch, merge patch or strategic
   merge patch applied to a copy of ``current``; raises ``ApiError`` with the status the real server gives.
 - ``PATCH_TYPES`` / ``CUSTOM_RESOURCE_PATCH_TYPES``: content types accepted for built-ins and custom resources.
+
+Modules (each small and single-purpose):
+
+- ``schema``: :class:`~fakekube.patch.schema.PatchSchema`, per-field patch metadata (SMP strategy and merge
+  key, SSA list/map semantics); ``PatchSchema.from_openapi`` for CRDs.
+- ``builtin_schemas``: ``builtin_schema(group, kind)`` for the built-in kinds fakekube registers.
+- ``json_patch``: RFC 6902 on the ``jsonpatch`` package (``decode_json_patch``, ``apply_json_patch``,
+  ``create_json_patch``).
+- ``merge``: RFC 7386 (``merge_patch``, ``create_merge_patch``).
+- ``strategic``: strategic merge patch (``strategic_merge``); ``strategic_diff``: the two-way
+  ``create_strategic_merge_patch``.
+- ``fieldpath``: field sets (FieldsV1) and their paths; ``managed_fields``: ``record_update`` and the
+  managedFields entries; ``apply``: ``server_side_apply``, ``validate_apply_request``, ``parse_apply_body``.
+- ``jsonutil`` / ``gofmt``: JSON copying and body decoding; Go-style renderings for error messages.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fakekube import errors
+from fakekube.patch.json_patch import apply_json_patch, create_json_patch, decode_json_patch
+from fakekube.patch.jsonutil import decode_json, go_json_kind
+from fakekube.patch.merge import create_merge_patch, merge_patch
+from fakekube.patch.schema import PatchSchema
+from fakekube.patch.strategic import SmpError, strategic_merge
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -21,6 +39,22 @@ APPLY_PATCH = "application/apply-patch+yaml"
 
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
 CUSTOM_RESOURCE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
+
+__all__ = [
+    "APPLY_PATCH",
+    "CUSTOM_RESOURCE_PATCH_TYPES",
+    "JSON_PATCH",
+    "MERGE_PATCH",
+    "PATCH_TYPES",
+    "STRATEGIC_MERGE_PATCH",
+    "PatchSchema",
+    "apply_patch",
+    "create_json_patch",
+    "create_merge_patch",
+    "decode_body",
+    "merge_patch",
+    "normalize_patch_type",
+]
 
 
 def normalize_patch_type(patch_type: str) -> str:
@@ -32,38 +66,75 @@ def normalize_patch_type(patch_type: str) -> str:
 
 
 def decode_body(body: Any) -> Any:
-    if isinstance(body, bytes | bytearray):
-        body = body.decode("utf-8")
-    if isinstance(body, str):
-        try:
-            return json.loads(body)
-        except ValueError as exc:
-            raise errors.BadRequest(f"error decoding patch: {exc}") from None
-    return body
+    """Decode a JSON request body (bytes, str, or an already decoded document, which is copied)."""
+    return decode_json(body)
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch; returns a new document and never mutates ``target``."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
+def apply_patch(
+    current: dict,
+    body: bytes | str | dict | list,
+    patch_type: str,
+    *,
+    schema: PatchSchema | None = None,
+    custom: bool = False,
+) -> dict:
+    """Apply a JSON, merge or strategic merge patch to a copy of ``current``.
+
+    Server-side apply is not a transform of this shape (it needs the field manager); the store calls
+    :func:`fakekube.patch.apply.server_side_apply` for ``APPLY_PATCH``.
+    """
+    patch_type = normalize_patch_type(patch_type)
+    accepted = CUSTOM_RESOURCE_PATCH_TYPES if custom else PATCH_TYPES
+    if patch_type not in accepted:
+        raise errors.UnsupportedMediaType(list(accepted))
+    if patch_type == JSON_PATCH:
+        result = apply_json_patch(current, decode_json_patch(body))
+    elif patch_type == MERGE_PATCH:
+        result = merge_patch(current, decode_json(body))
+    elif patch_type == STRATEGIC_MERGE_PATCH:
+        result = _strategic(current, body, schema)
+    else:
+        raise errors.InternalError("apply patches go through fakekube.patch.apply.server_side_apply")
+    if not isinstance(result, dict):
+        # The patched JSON must decode into the object type (handlers/patch.go → 422 on field "patch").
+        raise errors.Invalid(
+            "",
+            "",
+            "",
+            [errors.invalid("patch", _compact(result),
+                            f"json: cannot unmarshal {go_json_kind(result)} into Go value of type map[string]interface {{}}")],
+        )
     return result
 
 
-def apply_patch(current: dict, body: Any, patch_type: str, *, schema: Any = None, custom: bool = False) -> dict:
-    patch_type = normalize_patch_type(patch_type)
-    accepted = CUSTOM_RESOURCE_PATCH_TYPES if custom else PATCH_TYPES
-    if patch_type not in accepted or patch_type == APPLY_PATCH:
-        raise errors.UnsupportedMediaType(list(accepted))
-    patch = decode_body(body)
-    if patch_type == MERGE_PATCH:
-        result = merge_patch(current, patch)
-        if not isinstance(result, dict):
-            raise errors.BadRequest("merge patch must produce an object")
-        return result
-    raise errors.UnsupportedMediaType(list(accepted))
+def _strategic(current: dict, body: Any, schema: PatchSchema | None) -> dict:
+    patch = decode_json(body)
+    if patch is None:
+        return decode_json(current)  # Go decodes a `null` patch into an empty map: nothing changes.
+    if not isinstance(patch, dict):
+        raise errors.BadRequest(
+            f"json: cannot unmarshal {go_json_kind(patch)} into Go value of type map[string]interface {{}}"
+        )
+    try:
+        return strategic_merge(current, patch, schema)
+    except SmpError as exc:
+        raise smp_api_error(exc) from None
+
+
+def smp_api_error(exc: SmpError) -> errors.ApiError:
+    """``interpretStrategicMergePatchError``: 400 / 422 generic / raw 500 with an empty reason."""
+    if exc.code == 400:
+        return errors.BadRequest(str(exc))
+    if exc.code == 422:
+        return errors.GenericInvalid(str(exc))
+    return errors.InternalError(str(exc))
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    return json.dumps(value, separators=(",", ":"))
+
+
+# Re-exported for convenience; documented in the modules themselves.
+create_json_patch = create_json_patch

@@ -1,0 +1,77 @@
+"""Helpers for JSON-shaped documents (dicts, lists, str, int, float, bool, None)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fakekube import errors
+
+
+def json_copy(value: Any) -> Any:
+    """Deep copy of a JSON document; several times faster than ``copy.deepcopy`` (no memo, no dispatch)."""
+    t = type(value)
+    if t is dict:
+        return {k: (json_copy(v) if type(v) in _CONTAINERS else v) for k, v in value.items()}
+    if t is list:
+        return [json_copy(v) if type(v) in _CONTAINERS else v for v in value]
+    return value
+
+
+_CONTAINERS = (dict, list)
+
+
+def go_key(value: Any) -> Any:
+    """A hashable key with Go's interface equality: 1 (int64) and 1.0 (float64) differ, as do 1 and true."""
+    if isinstance(value, dict | list):
+        return ("json", json.dumps(value, sort_keys=True))
+    return (type(value), value)
+
+
+def decode_json(body: Any) -> Any:
+    """Decode a request body (bytes, str, or an already decoded document); malformed JSON → 400."""
+    if isinstance(body, bytes | bytearray | memoryview):
+        try:
+            body = bytes(body).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise errors.BadRequest(f"error decoding patch: {exc}") from None
+    if isinstance(body, str):
+        try:
+            return json.loads(body)
+        except ValueError as exc:
+            raise errors.BadRequest(_go_syntax_message(body, exc)) from None
+    return json_copy(body)
+
+
+def _go_syntax_message(text: str, exc: ValueError) -> str:
+    # encoding/json's wording: "invalid character 'x' looking for beginning of value", or
+    # "unexpected end of JSON input" when the text stops early.
+    msg = str(exc)
+    pos = getattr(exc, "pos", None)
+    if pos is None or pos >= len(text.rstrip()) or not text.strip():
+        return "unexpected end of JSON input"
+    char = text[pos]
+    if "Expecting value" in msg:
+        return f"invalid character '{char}' looking for beginning of value"
+    if "Extra data" in msg:
+        return f"invalid character '{char}' after top-level value"
+    if "Expecting property name" in msg:
+        return f"invalid character '{char}' looking for beginning of object key string"
+    if "delimiter" in msg:
+        return f"invalid character '{char}' after object key:value pair"
+    return f"invalid character '{char}' {msg}"
+
+
+def go_json_kind(value: Any) -> str:
+    """The JSON kind word encoding/json uses in "cannot unmarshal <kind> into Go value of type ..."."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
