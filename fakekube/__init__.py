@@ -1,0 +1,25 @@
+"""fakekube: an in-memory fake Kubernetes API server, a deterministic controller runtime and pytest fixtures."""
+
+from fakekube.audit import AuditEntry, AuditLog
+from fakekube.clock import RealClock, VirtualClock
+from fakekube.errors import ApiError
+from fakekube.faults import FaultInjector, FaultRule
+from fakekube.resources import Registry, ResourceType
+from fakekube.store import Store
+from fakekube.watch import Watch, WatchEvent
+
+__all__ = [
+    "ApiError",
+    "AuditEntry",
+    "AuditLog",
+    "FaultInjector",
+    "FaultRule",
+    "RealClock",
+    "Registry",
+    "ResourceType",
+    "Store",
+    "VirtualClock",
+    "Watch",
+    "WatchEvent",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Repository-level pytest configuration: the fixtures come from the installed ``fakekube`` plugin."""

@@ -1,0 +1,40 @@
+"""The ``fakekube`` command: ``fakekube simulate`` (the agent-sandbox experiments) and ``fakekube serve``.
+
+Each subcommand lives with the layer it drives; this module only dispatches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+_SUBCOMMANDS = {
+    "simulate": ("reconcilers.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
+    "serve": ("fakekube.server.cli", "Serve the fake API server over HTTP for kubectl and client libraries."),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fakekube", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (module, help_text) in _SUBCOMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            importlib.import_module(module).add_arguments(command)
+        except ImportError as exc:
+            command.set_defaults(_unavailable=str(exc))
+        command.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "_unavailable", None):
+        print(f"fakekube {args.command}: not available: {args._unavailable}", file=sys.stderr)
+        return 2
+    return int(importlib.import_module(args._module).run(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,60 @@
+"""pytest fixtures, registered through the ``pytest11`` entry point (no conftest needed).
+
+- ``kube``: a fresh in-memory API server (a ``Store``) with the built-in kinds and the default namespaces.
+- ``kube_factory``: make more stores with options (seed, clock, gc mode ...).
+- ``load_manifests``: create objects (and register CRDs) from YAML files or text into ``kube``.
+
+Every fixture is function-scoped and shares nothing between tests, so it is safe under pytest-xdist.
+Fixtures of the simulation and the HTTP front are added by their packages (see docs/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fakekube.store import Store
+
+
+@pytest.fixture
+def kube_factory() -> Callable[..., Store]:
+    """Build stores: ``kube_factory(seed=1, gc="manual", require_namespaces=False)``."""
+    return Store
+
+
+@pytest.fixture
+def kube(kube_factory: Callable[..., Store]) -> Store:
+    """A fresh fake API server with built-ins registered and namespaces default, kube-system, kube-public."""
+    return kube_factory()
+
+
+@pytest.fixture
+def load_manifests(kube: Store) -> Callable[[str | Path | dict[str, Any]], list[dict[str, Any]]]:
+    """``load_manifests("crds.yaml")``: register CRDs and create every other object in the file or text."""
+
+    def load(source: str | Path | dict[str, Any]) -> list[dict[str, Any]]:
+        kube.load_crds(source)
+        from fakekube.resources import load_manifests as parse
+
+        rest = [d for d in parse(source) if d.get("kind") != "CustomResourceDefinition"]
+        return kube.load(rest) if rest else []
+
+    return load
+
+
+def _optional_fixtures() -> Iterator[str]:
+    # The simulation and HTTP front ship fixtures of their own; expose them when they are installed.
+    for module in ("fakekube.sim.fixtures", "fakekube.server.fixtures"):
+        yield module
+
+
+for _module in _optional_fixtures():
+    try:
+        _mod = __import__(_module, fromlist=["*"])
+    except ImportError:
+        continue
+    for _name in getattr(_mod, "__all__", ()):
+        globals()[_name] = getattr(_mod, _name)
