@@ -17,13 +17,16 @@ from fakekube.patch.jsonutil import json_copy
 INVALID_PATCH = "Invalid JSON Patch"
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
+def merge_patch(target: Any, patch: Any, *, rfc: bool = False) -> Any:
     """Apply ``patch`` to ``target`` and return a new document; neither input is modified.
 
-    A ``null`` or scalar top-level patch is rejected with 400 like the real server; an array patch
-    replaces the whole document (the caller then rejects a non-object result).
+    A ``null`` or scalar top-level patch is rejected with 400 like the real server (``rfc=True`` follows
+    RFC 7386 instead: such a patch replaces the document); an array patch replaces the whole document
+    (the caller then rejects a non-object result).
     """
     if patch is None or not isinstance(patch, dict | list):
+        if rfc:
+            return patch
         raise errors.BadRequest(INVALID_PATCH)
     patch = json_copy(patch)
     if isinstance(patch, list) or not isinstance(target, dict):
