@@ -200,7 +200,9 @@ class GenerateNameConflict(ApiError):
 class Conflict(ApiError):
     """409 Conflict. ``resource`` fills the resource slot (a Kind for DELETE preconditions, as upstream)."""
 
-    def __init__(self, resource: str, group: str, name: str, reason_text: str = OPTIMISTIC_LOCK_MESSAGE) -> None:
+    def __init__(
+        self, resource: str, group: str, name: str, reason_text: str = OPTIMISTIC_LOCK_MESSAGE
+    ) -> None:
         super().__init__(
             409,
             "Conflict",
@@ -231,7 +233,9 @@ class GenericInvalid(ApiError):
     """``NewGenericServerResponse(422, ...)``: the generic message and no details (failed JSON-patch test)."""
 
     def __init__(self, detail: str = "") -> None:
-        super().__init__(422, "Invalid", GENERIC_422_MESSAGE, {"causes": [{"message": detail}]} if detail else None)
+        super().__init__(
+            422, "Invalid", GENERIC_422_MESSAGE, {"causes": [{"message": detail}]} if detail else None
+        )
 
 
 class BadRequest(ApiError):
@@ -281,7 +285,9 @@ class UnsupportedMediaType(ApiError):
 
 
 class TooManyRequests(ApiError):
-    def __init__(self, message: str = "Too many requests, please try again later.", retry_after: int = 1) -> None:
+    def __init__(
+        self, message: str = "Too many requests, please try again later.", retry_after: int = 1
+    ) -> None:
         super().__init__(429, "TooManyRequests", message, {"retryAfterSeconds": retry_after})
 
 

@@ -1,0 +1,548 @@
+"""CRD structural schemas: validation, pruning and defaulting of custom resources.
+
+Behaviour and message texts follow kubernetes/kube-openapi ``pkg/validation/{validate,errors}`` as wrapped by
+kubernetes/apiextensions-apiserver ``pkg/apiserver/validation/validation.go`` (``kubeOpenAPIResultToFieldErrors``),
+``pkg/apiserver/schema/{pruning,defaulting,listtype,objectmeta}``. See docs/validation.md.
+
+A schema is compiled once into a tree of ``_Node`` objects; validating walks the object and the tree
+together, building a field path string only for the fields it visits.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import ipaddress
+import json
+import math
+import re
+import uuid
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from fakekube.errors import (
+    FieldError,
+    duplicate,
+    invalid,
+    not_supported,
+    required,
+    too_long,
+    too_many,
+    type_invalid,
+)
+
+__all__ = ["StructuralSchema"]
+
+_META_FIELDS = frozenset(("apiVersion", "kind", "metadata"))
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def _go_float(value: float) -> str:
+    """``fmt.Sprint(float64)``: shortest digits; exponent form when the exponent is < -4 or >= 6 (%g rules)."""
+    if value == 0:
+        return "0"
+    if math.isinf(value) or math.isnan(value):
+        return {math.inf: "+Inf", -math.inf: "-Inf"}.get(value, "NaN")
+    sign, digit_tuple, exp = Decimal(repr(float(value))).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    assert isinstance(exp, int)
+    exponent = len(digits) + exp - 1
+    prefix = "-" if sign else ""
+    if exponent < -4 or exponent >= 6:
+        head = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{prefix}{head}e{'+' if exponent >= 0 else '-'}{abs(exponent):02d}"
+    return prefix + format(Decimal(digits).scaleb(exp), "f")
+
+
+def _num(value: float | int) -> str:
+    return str(value) if isinstance(value, int) else _go_float(value)
+
+
+def _json_type(value: Any) -> str:
+    """The OpenAPI type name kube-openapi infers for a decoded JSON value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return ""
+
+
+# ------------------------------------------------------------------------------------------ formats
+
+_DATE_TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?")
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _is_uuid(v: str) -> bool:
+    try:
+        uuid.UUID(v)
+    except ValueError:
+        return False
+    return len(v) == 36
+
+
+def _is_ip(v: str, version: int) -> bool:
+    try:
+        return ipaddress.ip_address(v).version == version
+    except ValueError:
+        return False
+
+
+def _is_byte(v: str) -> bool:
+    try:
+        base64.b64decode(v, validate=True)
+    except ValueError:
+        return False
+    return True
+
+
+# Only the formats with a cheap, unambiguous check are emulated; other formats accept every string.
+_FORMATS: dict[str, Callable[[str], bool]] = {
+    "date-time": lambda v: _DATE_TIME_RE.fullmatch(v) is not None,
+    "datetime": lambda v: _DATE_TIME_RE.fullmatch(v) is not None,
+    "date": lambda v: _DATE_RE.fullmatch(v) is not None,
+    "uuid": _is_uuid,
+    "ipv4": lambda v: _is_ip(v, 4),
+    "ipv6": lambda v: _is_ip(v, 6),
+    "byte": _is_byte,
+}
+
+
+# --------------------------------------------------------------------------------------- the tree
+
+
+class _Node:
+    """One compiled schema node."""
+
+    __slots__ = (
+        "types",
+        "type_name",
+        "nullable",
+        "format",
+        "enum",
+        "enum_display",
+        "minimum",
+        "maximum",
+        "exclusive_minimum",
+        "exclusive_maximum",
+        "multiple_of",
+        "min_length",
+        "max_length",
+        "pattern",
+        "pattern_text",
+        "min_items",
+        "max_items",
+        "unique_items",
+        "min_properties",
+        "max_properties",
+        "required",
+        "properties",
+        "additional",
+        "additional_allowed",
+        "items",
+        "preserve_unknown",
+        "embedded",
+        "list_type",
+        "list_map_keys",
+        "default",
+        "has_default",
+        "int_range",
+    )
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        schema = schema if isinstance(schema, dict) else {}
+        int_or_string = bool(schema.get("x-kubernetes-int-or-string"))
+        type_ = schema.get("type") or ""
+        self.types: tuple[str, ...] = ("integer", "string") if int_or_string else ((type_,) if type_ else ())
+        self.type_name = ",".join(self.types)
+        self.nullable = bool(schema.get("nullable"))
+        self.format: str = schema.get("format") or ""
+        enum = schema.get("enum")
+        self.enum: list[Any] | None = list(enum) if isinstance(enum, list) and enum else None
+        self.enum_display = (
+            [e if isinstance(e, str) else json.dumps(e, separators=(",", ":")) for e in self.enum]
+            if self.enum
+            else []
+        )
+        self.minimum = schema.get("minimum")
+        self.maximum = schema.get("maximum")
+        self.exclusive_minimum = bool(schema.get("exclusiveMinimum"))
+        self.exclusive_maximum = bool(schema.get("exclusiveMaximum"))
+        self.multiple_of = schema.get("multipleOf")
+        self.min_length = schema.get("minLength")
+        self.max_length = schema.get("maxLength")
+        self.pattern_text: str = schema.get("pattern") or ""
+        self.pattern = re.compile(self.pattern_text) if self.pattern_text else None
+        self.min_items = schema.get("minItems")
+        self.max_items = schema.get("maxItems")
+        self.unique_items = bool(schema.get("uniqueItems"))
+        self.min_properties = schema.get("minProperties")
+        self.max_properties = schema.get("maxProperties")
+        self.required: tuple[str, ...] = tuple(schema.get("required") or ())
+        self.properties: dict[str, _Node] = {k: _Node(v) for k, v in (schema.get("properties") or {}).items()}
+        additional = schema.get("additionalProperties")
+        self.additional: _Node | None = _Node(additional) if isinstance(additional, dict) else None
+        self.additional_allowed = additional is not False
+        items = schema.get("items")
+        self.items: _Node | None = _Node(items) if isinstance(items, dict) else None
+        self.preserve_unknown = bool(schema.get("x-kubernetes-preserve-unknown-fields"))
+        self.embedded = bool(schema.get("x-kubernetes-embedded-resource"))
+        self.list_type: str = schema.get("x-kubernetes-list-type") or ""
+        self.list_map_keys: tuple[str, ...] = tuple(schema.get("x-kubernetes-list-map-keys") or ())
+        self.has_default = "default" in schema
+        self.default = schema.get("default")
+        # int32/int64 formats bound integer values (IsValueValidAgainstRange).
+        self.int_range = (
+            (_INT32_MIN, _INT32_MAX)
+            if self.format == "int32" and self.types == ("integer",)
+            else (_INT64_MIN, _INT64_MAX)
+        )
+
+    # ---------------------------------------------------------------------------------- validation
+
+    def validate(self, value: Any, path: str, errs: list[FieldError]) -> None:
+        fpath = path or "<nil>"
+        if value is None:
+            if self.types and not self.nullable:
+                msg = f'{path} in body must be of type {self.type_name}: "null"'
+                errs.append(type_invalid(fpath, "null", msg))
+            if self.enum is not None and None not in self.enum:
+                self._enum_fail(value, path, errs)
+            return
+        kind = _json_type(value)
+        if self.types and not self._type_ok(kind, value):
+            shown = f': "{kind}"' if kind else ""
+            errs.append(type_invalid(fpath, kind, f"{path} in body must be of type {self.type_name}{shown}"))
+            if self.enum is not None:
+                self._check_enum(value, path, errs)
+            return
+        if kind == "string":
+            self._validate_string(value, path, errs)
+        elif kind in ("integer", "number"):
+            self._validate_number(value, path, errs)
+        elif kind == "array":
+            self._validate_array(value, path, errs)
+        if self.enum is not None:
+            self._check_enum(value, path, errs)
+        if kind == "object":
+            self._validate_object(value, path, errs)
+
+    def _type_ok(self, kind: str, value: Any) -> bool:
+        if kind in self.types:
+            return True
+        if kind == "number" and "integer" in self.types and float(value).is_integer():
+            return True
+        return kind == "integer" and "number" in self.types
+
+    def _validate_string(self, value: str, path: str, errs: list[FieldError]) -> None:
+        # kube-openapi stops at the first failing string rule.
+        fpath = path or "<nil>"
+        if self.max_length is not None and len(value) > self.max_length:
+            errs.append(too_long(fpath, int(self.max_length)))
+        elif self.min_length is not None and len(value) < self.min_length:
+            errs.append(
+                invalid(fpath, value, f"{path} in body should be at least {self.min_length} chars long")
+            )
+        elif self.pattern is not None and not self.pattern.search(value):
+            errs.append(invalid(fpath, value, f"{path} in body should match '{self.pattern_text}'"))
+        if self.format and self.format in _FORMATS and not _FORMATS[self.format](value):
+            errs.append(
+                type_invalid(fpath, value, f'{path} in body must be of type {self.format}: "{value}"')
+            )
+
+    def _validate_number(self, value: float | int, path: str, errs: list[FieldError]) -> None:
+        fpath = path or "<nil>"
+        if isinstance(value, int) and "integer" in self.types:
+            low, high = self.int_range
+            if not low <= value <= high:
+                fmt = (
+                    f"with format {self.format}" if self.format in ("int32", "int64") else "(default format)"
+                )
+                # Not a kube-openapi Validation error: the CR handler reports it on the nil path.
+                errs.append(invalid("<nil>", "", f"Checked value must be of type integer {fmt} in {path}"))
+        if self.multiple_of:
+            factor = self.multiple_of
+            try:
+                exact = float(value / factor).is_integer()
+            except OverflowError:  # integers beyond float range cannot be checked; int64 range already failed
+                exact = True
+            if not exact:
+                errs.append(invalid(fpath, value, f"{path} in body should be a multiple of {_num(factor)}"))
+        if self.maximum is not None and (
+            value > self.maximum or (self.exclusive_maximum and value == self.maximum)
+        ):
+            word = "less than" if self.exclusive_maximum else "less than or equal to"
+            bound = self._bound(self.maximum, value)
+            errs.append(invalid(fpath, value, f"{path} in body should be {word} {bound}"))
+        if self.minimum is not None and (
+            value < self.minimum or (self.exclusive_minimum and value == self.minimum)
+        ):
+            word = "greater than" if self.exclusive_minimum else "greater than or equal to"
+            bound = self._bound(self.minimum, value)
+            errs.append(invalid(fpath, value, f"{path} in body should be {word} {bound}"))
+
+    @staticmethod
+    def _bound(bound: float | int, value: Any) -> str:
+        # Integer data against an integral bound prints the bound as an int64, otherwise as a float64.
+        if isinstance(value, int) and float(bound).is_integer():
+            return str(int(bound))
+        return _go_float(float(bound))
+
+    def _validate_array(self, value: list[Any], path: str, errs: list[FieldError]) -> None:
+        fpath = path or "<nil>"
+        if self.items is not None:
+            items = self.items
+            for i, item in enumerate(value):
+                items.validate(item, f"{path}[{i}]", errs)
+        size = len(value)
+        if self.min_items is not None and size < self.min_items:
+            errs.append(invalid(fpath, size, f"{path} in body should have at least {self.min_items} items"))
+        if self.max_items is not None and size > self.max_items:
+            errs.append(too_many(fpath, size, int(self.max_items)))
+        if self.unique_items and _has_duplicates(value):
+            errs.append(invalid(fpath, "", f"{path} in body shouldn't contain duplicates"))
+
+    def _check_enum(self, value: Any, path: str, errs: list[FieldError]) -> None:
+        assert self.enum is not None
+        for allowed in self.enum:
+            if _json_equal(value, allowed):
+                return
+        self._enum_fail(value, path, errs)
+
+    def _enum_fail(self, value: Any, path: str, errs: list[FieldError]) -> None:
+        errs.append(not_supported(path or "<nil>", value, self.enum_display))
+
+    def _validate_object(self, value: dict[str, Any], path: str, errs: list[FieldError]) -> None:
+        fpath = path or "<nil>"
+        size = len(value)
+        if self.min_properties is not None and size < self.min_properties:
+            errs.append(
+                invalid(fpath, size, f"{path} in body should have at least {self.min_properties} properties")
+            )
+        if self.max_properties is not None and size > self.max_properties:
+            errs.append(too_many(fpath, size, int(self.max_properties)))
+        props = self.properties
+        if not self.additional_allowed:
+            for key in value:
+                if key not in props:
+                    # Reported on the object itself, with the key as the value.
+                    errs.append(invalid(fpath, key, f"{path}.{key} in body is a forbidden property"))
+        elif self.additional is not None:
+            additional = self.additional
+            for key, item in value.items():
+                if key not in props:
+                    # kube-openapi joins with "." even at the root; the field path drops the leading dot.
+                    additional.validate(item, f"{path}.{key}" if path else key, errs)
+        for key, node in props.items():
+            if key in value:
+                node.validate(value[key], _child(path, key), errs)
+        for key in self.required:
+            if key not in value:
+                errs.append(required(_child(path, key)))
+        if self.embedded and path:
+            _validate_embedded(value, path, errs)
+
+    # ----------------------------------------------------------------------------- list types
+
+    def validate_lists(self, value: Any, path: str, errs: list[FieldError]) -> None:
+        """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists."""
+        if isinstance(value, dict):
+            for key, item in value.items():
+                node = self.properties.get(key) or self.additional
+                if node is not None:
+                    node.validate_lists(item, _child(path, key), errs)
+        elif isinstance(value, list):
+            if self.list_type == "set":
+                seen: list[Any] = []
+                for i, item in enumerate(value):
+                    if any(_json_equal(item, s) for s in seen):
+                        errs.append(duplicate(f"{path}[{i}]", item))
+                    else:
+                        seen.append(item)
+            elif self.list_type == "map" and self.list_map_keys:
+                seen_keys: list[dict[str, Any]] = []
+                for i, item in enumerate(value):
+                    if not isinstance(item, dict):
+                        errs.append(
+                            invalid(f"{path}[{i}]", item, "must be an object for an array of list-type map")
+                        )
+                        continue
+                    keys = {k: item.get(k) for k in self.list_map_keys if k in item}
+                    if keys in seen_keys:
+                        errs.append(duplicate(f"{path}[{i}]", keys))
+                    else:
+                        seen_keys.append(keys)
+            if self.items is not None:
+                for i, item in enumerate(value):
+                    self.items.validate_lists(item, f"{path}[{i}]", errs)
+
+    # ----------------------------------------------------------------------------- pruning
+
+    def prune(self, value: Any, root: bool = False) -> None:
+        # The resource root is treated as an embedded resource: apiVersion/kind/metadata are never pruned.
+        keep_meta = self.embedded or root
+        if self.preserve_unknown:
+            self._skip_prune(value, keep_meta)
+            return
+        if isinstance(value, dict):
+            for key in list(value):
+                if keep_meta and key in _META_FIELDS:
+                    continue
+                node = self.properties.get(key)
+                if node is None:
+                    node = self.additional
+                if node is None:
+                    del value[key]
+                else:
+                    node.prune(value[key])
+        elif isinstance(value, list):
+            for item in value:
+                if self.items is None:
+                    _prune_everything(item)
+                else:
+                    self.items.prune(item)
+
+    def _skip_prune(self, value: Any, keep_meta: bool = False) -> None:
+        # Unknown fields stay, but known ones are still pruned below (their own schema may not preserve).
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if (keep_meta or self.embedded) and key in _META_FIELDS:
+                    continue
+                node = self.properties.get(key) or self.additional
+                if node is not None:
+                    node.prune(item)
+        elif isinstance(value, list) and self.items is not None:
+            for item in value:
+                self.items._skip_prune(item)
+
+    # ----------------------------------------------------------------------------- defaulting
+
+    def apply_defaults(self, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, node in self.properties.items():
+                if node.has_default and (key not in value or (value[key] is None and not node.nullable)):
+                    value[key] = copy.deepcopy(node.default)
+            for key in list(value):
+                node = self.properties.get(key)
+                if node is not None:
+                    node.apply_defaults(value[key])
+                elif self.additional is not None:
+                    add = self.additional
+                    if value[key] is None and not add.nullable and add.has_default:
+                        value[key] = copy.deepcopy(add.default)
+                    add.apply_defaults(value[key])
+        elif isinstance(value, list) and self.items is not None:
+            items = self.items
+            for i, item in enumerate(value):
+                if item is None and not items.nullable and items.has_default:
+                    value[i] = copy.deepcopy(items.default)
+                items.apply_defaults(value[i])
+
+    def prune_nulls(self, value: Any) -> None:
+        """``PruneNonNullableNullsWithoutDefaults``: drop ``null`` where the schema neither allows nor defaults it."""
+        if isinstance(value, dict):
+            for key in list(value):
+                node = self.properties.get(key) or self.additional
+                if node is None:
+                    continue
+                if value[key] is None and not node.nullable and not node.has_default:
+                    del value[key]
+                else:
+                    node.prune_nulls(value[key])
+        elif isinstance(value, list) and self.items is not None:
+            for item in value:
+                self.items.prune_nulls(item)
+
+
+def _child(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _prune_everything(value: Any) -> None:
+    """Pruning under no schema: objects lose every field, lists are walked."""
+    if isinstance(value, dict):
+        value.clear()
+    elif isinstance(value, list):
+        for item in value:
+            _prune_everything(item)
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    # JSON equality: booleans are not numbers, 1 == 1.0.
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _has_duplicates(values: list[Any]) -> bool:
+    for i, a in enumerate(values):
+        for b in values[i + 1 :]:
+            if _json_equal(a, b):
+                return True
+    return False
+
+
+def _validate_embedded(value: dict[str, Any], path: str, errs: list[FieldError]) -> None:
+    """objectmeta.validateEmbeddedResource: apiVersion and kind present, non-empty strings."""
+    for key in ("apiVersion", "kind"):
+        if key not in value:
+            errs.append(required(f"{path}.{key}"))
+            continue
+        item = value[key]
+        if not isinstance(item, str):
+            errs.append(invalid(f"{path}.{key}", item, "must be a string"))
+        elif not item:
+            errs.append(invalid(f"{path}.{key}", item, "must not be empty"))
+    meta = value.get("metadata")
+    if meta is not None and not isinstance(meta, dict):
+        errs.append(invalid(f"{path}.metadata", meta, "must be an object"))
+
+
+class StructuralSchema:
+    """A CRD version's ``openAPIV3Schema``, compiled once."""
+
+    def __init__(self, openapi_v3_schema: dict[str, Any] | None) -> None:
+        self.source = openapi_v3_schema or {}
+        self._root = _Node(self.source)
+
+    def validate(self, obj: Any) -> list[FieldError]:
+        """Schema errors for everything but top-level ``metadata`` (validation.py owns that).
+
+        Includes the list-type (set/map) duplicate checks the CR strategy runs after the schema.
+        """
+        errs: list[FieldError] = []
+        root = self._root
+        if not isinstance(obj, dict):
+            root.validate(obj, "", errs)
+            return errs
+        body = {k: v for k, v in obj.items() if k != "metadata"}
+        root.validate(body, "", errs)
+        root.validate_lists(body, "", errs)
+        return errs
+
+    def prune(self, obj: Any) -> None:
+        """Drop fields the schema does not know; ``apiVersion``/``kind``/``metadata`` at the root stay."""
+        self._root.prune(obj, root=True)
+
+    def apply_defaults(self, obj: Any) -> None:
+        """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does)."""
+        self._root.apply_defaults(obj)
+        self._root.prune_nulls(obj)
