@@ -214,8 +214,9 @@ UNTYPED = PatchSchema("untyped", name="untyped")
 
 
 # Small builders used by the built-in schema module and tests ------------------------------------
-def obj(name: str = "object", strict: bool = False, strategy: str = "", **fields: PatchSchema) -> PatchSchema:
-    return PatchSchema("object", name=name, fields=fields, strict=strict, strategy=strategy)
+def obj(name: str = "object", /, *, patch_strategy_: str = "", **fields: PatchSchema) -> PatchSchema:
+    """A struct; keyword arguments are its fields (``patch_strategy_`` avoids clashing with a field name)."""
+    return PatchSchema("object", name=name, fields=fields, strategy=patch_strategy_)
 
 
 def string_map(name: str = "map") -> PatchSchema:
