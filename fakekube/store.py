@@ -94,7 +94,8 @@ class Store:
     ) -> None:
         self.registry = registry or builtin_registry()
         self.clock: Clock = clock or RealClock()
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed)  # uids
+        self.name_rng = random.Random(f"{seed}/names")  # generateName suffixes
         self.audit = AuditLog(enabled=audit)
         self.faults = FaultInjector(seed)
         self.hub = Hub(watch_history)
@@ -482,7 +483,7 @@ class Store:
             self._check_crd(obj)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
-            meta["name"] = validation.generate_name(str(meta["generateName"]), self.rng)
+            meta["name"] = validation.generate_name(str(meta["generateName"]), self.name_rng)
         self._validate(target, obj, None)
         entry.namespace = meta.get("namespace") if target.namespaced else None
         self._check_namespace(target, meta.get("namespace", ""), creating=True)
@@ -499,7 +500,7 @@ class Store:
             if attempts >= MAX_GENERATE_NAME_ATTEMPTS:
                 raise errors.GenerateNameConflict(target.plural, target.group, meta["name"])
             attempts += 1
-            meta["name"] = validation.generate_name(str(meta["generateName"]), self.rng)
+            meta["name"] = validation.generate_name(str(meta["generateName"]), self.name_rng)
         entry.name = meta["name"]
         entry.uid = meta["uid"]
         self._record_managed_fields(target, None, obj, manager, None)
@@ -692,14 +693,14 @@ class Store:
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         if rt.to_storage is not None:
             obj = rt.to_storage(obj)
+        meta = obj["metadata"]
+        if meta.get("name", name) != name:
+            raise errors.BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL ({name})")
         record = current or self._lookup(target, namespace, name)
         old = record.obj
         old_meta = old["metadata"]
         entry.rv_before = record.rv
         entry.uid = old_meta["uid"]
-        meta = obj["metadata"]
-        if meta.get("name", name) != name:
-            raise errors.BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL ({name})")
         if target.namespaced and namespace and meta.get("namespace", namespace) != namespace:
             raise errors.BadRequest(
                 "the namespace of the provided object does not match the namespace sent on the request"

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import pytest
+
+from fakekube import errors
+from fakekube.store import Store
+
+from .conftest import WIDGET_CRD, widget
+
+
+def test_creating_the_crd_object_serves_its_kind(kube: Store) -> None:
+    with pytest.raises(errors.NotFound):
+        kube.resolve("widgets")
+    crd = kube.create("customresourcedefinitions", WIDGET_CRD)
+    assert {c["type"] for c in crd["status"]["conditions"]} == {"Established", "NamesAccepted"}
+    assert kube.resolve("wd").kind == "Widget"
+    assert kube.resolve("widgets.example.com").group == "example.com"
+    assert kube.create("widgets", widget(), "default")["apiVersion"] == "example.com/v1"
+
+
+def test_deleting_the_crd_removes_its_objects(crd_kube: Store) -> None:
+    crd_kube.create("widgets", widget(), "default")
+    crd_kube.delete("customresourcedefinitions", "widgets.example.com")
+    with pytest.raises(errors.NotFound):
+        crd_kube.resolve("widgets")
+
+
+def test_crd_from_yaml_text(kube: Store) -> None:
+    import yaml
+
+    kube.load_crds(yaml.safe_dump(WIDGET_CRD))
+    assert kube.resolve("widget").plural == "widgets"
+
+
+def test_crd_name_must_match_its_names(kube: Store) -> None:
+    bad = {**WIDGET_CRD, "metadata": {"name": "gadgets.example.com"}}
+    with pytest.raises(errors.Invalid):
+        kube.create("customresourcedefinitions", bad)
+    with pytest.raises(errors.NotFound):
+        kube.resolve("widgets")
+
+
+def test_crd_update_needs_a_resource_version(crd_kube: Store) -> None:
+    crd = crd_kube.get("customresourcedefinitions", "widgets.example.com")
+    del crd["metadata"]["resourceVersion"]
+    with pytest.raises(errors.Invalid):
+        crd_kube.update("customresourcedefinitions", crd)
+
+
+def test_events_are_served_in_both_groups(kube: Store) -> None:
+    kube.create("events.events.k8s.io", {
+        "metadata": {"name": "e1"}, "regarding": {"kind": "Pod", "name": "p"}, "note": "hello",
+        "reason": "Started", "type": "Normal", "reportingController": "kubelet", "eventTime": None,
+    }, "default")
+    core = kube.get("events", "e1", "default")
+    assert core["apiVersion"] == "v1" and core["involvedObject"]["name"] == "p" and core["message"] == "hello"
+    new = kube.get("events.events.k8s.io", "e1", "default")
+    assert new["apiVersion"] == "events.k8s.io/v1" and new["note"] == "hello"
+    assert [e["metadata"]["name"] for e in kube.list("events", field_selector="involvedObject.name=p")["items"]] == ["e1"]

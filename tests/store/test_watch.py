@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import threading
+
+from fakekube.store import Store
+
+
+def test_watch_from_now_sees_changes_in_order(kube: Store) -> None:
+    watch = kube.watch("configmaps", "default", resource_version=kube.resource_version)
+    cm = kube.create("configmaps", {"metadata": {"name": "c"}}, "default")
+    kube.update("configmaps", {**cm, "data": {"a": "1"}}, "default")
+    kube.delete("configmaps", "c", "default")
+    events = watch.drain()
+    assert [e.type for e in events] == ["ADDED", "MODIFIED", "DELETED"]
+    rvs = [int(e.resource_version) for e in events]
+    assert rvs == sorted(rvs) and len(set(rvs)) == 3
+
+
+def test_watch_without_resource_version_starts_with_synthetic_added(kube: Store) -> None:
+    kube.create("configmaps", {"metadata": {"name": "a"}}, "default")
+    kube.create("configmaps", {"metadata": {"name": "b"}}, "default")
+    for rv in (None, "0"):
+        watch = kube.watch("configmaps", resource_version=rv)
+        assert [(e.type, e.raw["metadata"]["name"]) for e in watch.drain()] == [("ADDED", "a"), ("ADDED", "b")]
+        watch.stop()
+
+
+def test_watch_resumes_from_a_resource_version(kube: Store) -> None:
+    kube.create("configmaps", {"metadata": {"name": "a"}}, "default")
+    rv = kube.resource_version
+    kube.create("configmaps", {"metadata": {"name": "b"}}, "default")
+    watch = kube.watch("configmaps", resource_version=rv)
+    assert [e.raw["metadata"]["name"] for e in watch.drain()] == ["b"]
+
+
+def test_too_old_resource_version_is_410_as_an_error_event(kube: Store) -> None:
+    kube.create("configmaps", {"metadata": {"name": "a"}}, "default")
+    rv = kube.resource_version
+    kube.create("configmaps", {"metadata": {"name": "b"}}, "default")
+    kube.compact()
+    watch = kube.watch("configmaps", resource_version=rv)
+    events = watch.drain()
+    assert len(events) == 1 and events[0].type == "ERROR"
+    assert events[0].raw["code"] == 410 and events[0].raw["reason"] == "Expired"
+    assert watch.closed
+
+
+def test_bounded_history_expires_old_versions(kube_factory) -> None:
+    store = kube_factory(watch_history=5)
+    start = store.resource_version
+    for i in range(10):
+        store.create("configmaps", {"metadata": {"name": f"c{i}"}}, "default")
+    assert store.watch("configmaps", resource_version=start).drain()[0].type == "ERROR"
+
+
+def test_selector_transitions_are_added_and_deleted(kube: Store) -> None:
+    cm = kube.create("configmaps", {"metadata": {"name": "c", "labels": {"app": "x"}}}, "default")
+    watch = kube.watch("configmaps", label_selector="app=y", resource_version=kube.resource_version)
+    cm = kube.update("configmaps", {**cm, "metadata": {**cm["metadata"], "labels": {"app": "y"}}}, "default")
+    cm = kube.update("configmaps", {**cm, "data": {"k": "v"}}, "default")
+    kube.update("configmaps", {**cm, "metadata": {**cm["metadata"], "labels": {"app": "z"}}}, "default")
+    events = watch.drain()
+    assert [e.type for e in events] == ["ADDED", "MODIFIED", "DELETED"]
+    assert events[-1].raw["metadata"]["labels"] == {"app": "y"}  # the old state leaves the selection
+
+
+def test_many_watchers_each_see_every_event(kube: Store) -> None:
+    watches = [kube.watch("configmaps", resource_version=kube.resource_version) for _ in range(50)]
+    received: list[list[str]] = [[] for _ in watches]
+
+    def consume(i: int) -> None:
+        while len(received[i]) < 20:
+            event = watches[i].next(timeout=5)
+            if event is None:
+                return
+            received[i].append(event.raw["metadata"]["name"])
+
+    threads = [threading.Thread(target=consume, args=(i,)) for i in range(len(watches))]
+    for t in threads:
+        t.start()
+    writers = [threading.Thread(target=lambda j=j: [kube.create("configmaps", {"metadata": {"name": f"w{j}-{k}"}}, "default") for k in range(5)]) for j in range(4)]
+    for t in writers:
+        t.start()
+    for t in writers + threads:
+        t.join(10)
+    assert all(len(r) == 20 for r in received)
+    assert all(r == received[0] for r in received)  # same order for everyone
+
+
+def test_stopped_watch_is_released(kube: Store) -> None:
+    watch = kube.watch("configmaps")
+    before = kube.hub.watcher_count()
+    watch.stop()
+    assert kube.hub.watcher_count() == before - 1
+    assert watch.next(timeout=0) is None
+
+
+def test_bookmarks_carry_only_a_resource_version(kube: Store) -> None:
+    event = kube.bookmark("configmaps")
+    assert event.type == "BOOKMARK"
+    assert event.raw == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"resourceVersion": kube.resource_version}}
