@@ -1,0 +1,50 @@
+"""Hypothesis properties of the patch engines."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fakekube.patch import JSON_PATCH, MERGE_PATCH, apply_patch
+from fakekube.patch.apply import server_side_apply
+from fakekube.patch.json_patch import create_json_patch
+from fakekube.patch.merge import create_merge_patch
+
+keys = st.text(alphabet="abcxyz/~", min_size=1, max_size=4)
+scalars = st.one_of(st.booleans(), st.integers(-5, 5), st.text(max_size=3))
+
+
+def documents(allow_null: bool) -> st.SearchStrategy:
+    leaves = st.one_of(scalars, st.none()) if allow_null else scalars
+    return st.dictionaries(keys, st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=3)),
+        max_leaves=8,
+    ), max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents(True), documents(True))
+def test_json_patch_between_two_documents_gives_the_target(a, b):
+    patch = create_json_patch(a, b)
+    assert apply_patch(a, json.dumps(patch), JSON_PATCH) == b
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents(False), documents(False))
+def test_merge_patch_between_two_documents_gives_the_target(a, b):
+    patch = create_merge_patch(a, b)
+    assert apply_patch(a, json.dumps(patch), MERGE_PATCH) == b
+
+
+@settings(max_examples=100, deadline=None)
+@given(documents(False), documents(False))
+def test_applying_the_same_configuration_twice_changes_nothing(live_extra, spec):
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": spec}
+    live = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "other": live_extra}
+    kwargs = dict(manager="m", force=False, schema=None, api_version="v1", subresource=None)
+    first = server_side_apply(live, config, now="2026-01-01T00:00:00Z", **kwargs)
+    second = server_side_apply(first, config, now="2026-01-02T00:00:00Z", **kwargs)
+    assert json.dumps(second, sort_keys=True) == json.dumps(first, sort_keys=True)
