@@ -48,3 +48,30 @@ def test_applying_the_same_configuration_twice_changes_nothing(live_extra, spec)
     first = server_side_apply(live, config, now="2026-01-01T00:00:00Z", **kwargs)
     second = server_side_apply(first, config, now="2026-01-02T00:00:00Z", **kwargs)
     assert json.dumps(second, sort_keys=True) == json.dumps(first, sort_keys=True)
+
+
+names = st.sampled_from(["a", "b", "c", "d"])
+containers = st.lists(
+    st.fixed_dictionaries({"name": names}, optional={"image": st.sampled_from(["x", "y"]),
+                                                       "args": st.lists(st.sampled_from(["-v", "-q"]), max_size=2)}),
+    max_size=4, unique_by=lambda c: c["name"],
+)
+pods = st.fixed_dictionaries({
+    "metadata": st.fixed_dictionaries({}, optional={
+        "labels": st.dictionaries(names, st.sampled_from(["1", "2"]), max_size=3),
+        "finalizers": st.lists(names, max_size=3, unique=True)}),
+    "spec": st.fixed_dictionaries({"containers": containers}),
+})
+
+
+@settings(max_examples=200, deadline=None)
+@given(pods, pods)
+def test_two_way_strategic_patch_gives_the_target(a, b):
+    from fakekube.patch import STRATEGIC_MERGE_PATCH
+    from fakekube.patch.builtin_schemas import builtin_schema
+    from fakekube.patch.strategic_diff import create_strategic_merge_patch
+
+    schema = builtin_schema("", "Pod")
+    patch = create_strategic_merge_patch(a, b, schema)
+    out = apply_patch(a, json.dumps(patch), STRATEGIC_MERGE_PATCH, schema=schema)
+    assert out == b
