@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m benchmarks`` prints one JSON object (see benchmarks/__main__.py)."""
