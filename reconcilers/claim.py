@@ -1,0 +1,379 @@
+"""SandboxClaim controller, ported from kubernetes-sigs/agent-sandbox
+``extensions/controllers/sandboxclaim_controller.go`` at 26288535 (2026-04-02), the code the PR #508 load test
+ran against (reference notes §3.1).
+
+API calls per pass, in order (reads are informer-cache reads, as with controller-runtime's default client):
+GET claim → [PATCH claim trace annotation] → GET sandbox by status name → GET sandbox named after the claim →
+LIST sandboxes in the namespace → PUT sandbox (adoption, locked; 409/404 → next candidate) → GET template →
+DELETE networkpolicies/<claim>-network-policy (blind; 404 expected) → [cold path: POST sandbox] →
+claim status write (``strategies.claim_status``). Events go through the asynchronous core/v1 recorder.
+
+Watches: ``For(SandboxClaim)`` and ``Owns(Sandbox)``, no predicates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakekube import errors
+from fakekube.sim import MergeFrom, Request, Result
+
+from reconcilers import keys
+from reconcilers.hashing import name_hash, numeric_hash
+from reconcilers.objects import (
+    Obj,
+    ReconcileError,
+    TemplateNotFound,
+    annotations,
+    controller_of,
+    controller_ref,
+    deep_copy,
+    find_condition,
+    is_controlled_by,
+    is_ready,
+    labels,
+    semantic_equal,
+    set_status_condition,
+    sort_conditions,
+)
+from reconcilers.strategies import WriteStrategies
+from reconcilers.tracing import Tracer
+
+
+@dataclass
+class ClaimReconciler:
+    client: Any  # fakekube.sim.Client
+    recorder: Any  # fakekube.sim event recorder
+    now: Any  # () -> RFC 3339 string of the simulated time
+    clock_seconds: Any  # () -> simulated epoch seconds (expiry checks)
+    workers: int = 1
+    strategies: WriteStrategies = field(default_factory=WriteStrategies)
+    tracer: Tracer = field(default_factory=Tracer)
+
+    # -- Reconcile -------------------------------------------------------------------------------------
+
+    async def reconcile(self, req: Request) -> Result | None:
+        c = self.client
+        try:
+            claim = await c.get(keys.CLAIMS, req.name, req.namespace)
+        except errors.NotFound:
+            return None
+        m = claim["metadata"]
+        if m.get("deletionTimestamp"):
+            return None
+
+        # Trace initialisation: an inline merge patch, whose response refreshes the claim (status included).
+        ann = m.get("annotations") or {}
+        tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
+        if tc and not ann.get(keys.TRACE_CONTEXT):
+            base = deep_copy(claim)
+            annotations(claim)[keys.TRACE_CONTEXT] = tc
+            await c.patch(keys.CLAIMS, claim, MergeFrom(base))
+
+        original_status = deep_copy(claim.get("status") or {})
+        expired, time_left = self._check_expiration(claim)
+
+        policy = ((claim.get("spec") or {}).get("lifecycle") or {}).get("shutdownPolicy")
+        if expired and policy in ("Delete", "DeleteForeground"):
+            self.recorder.event(claim, "Normal", keys.CLAIM_EXPIRED, f"Deleting Claim (ShutdownPolicy={policy})")
+            try:
+                await c.delete(keys.CLAIMS, claim,
+                               propagation_policy="Foreground" if policy == "DeleteForeground" else None)
+            except errors.NotFound:
+                pass
+            return None
+
+        sandbox: Obj | None
+        reconcile_err: Exception | None = None
+        try:
+            if expired:
+                sandbox = await self._reconcile_expired(claim)
+            else:
+                sandbox = await self._reconcile_active(claim)
+        except (ReconcileError, errors.ApiError) as exc:
+            sandbox, reconcile_err = None, exc
+
+        self._compute_and_set_status(claim, sandbox, reconcile_err, expired)
+        if not _has_expired_condition(original_status) and _has_expired_condition(claim.get("status")):
+            self.recorder.event(claim, "Normal", keys.CLAIM_EXPIRED, "Claim expired")
+
+        await self._update_status(original_status, claim)
+
+        result = Result(requeue_after=time_left) if not expired and time_left > 0 else None
+        if isinstance(reconcile_err, TemplateNotFound):
+            return result  # suppressed: the condition says TemplateNotFound
+        if reconcile_err is not None:
+            raise reconcile_err
+        return result
+
+    def _check_expiration(self, claim: Obj) -> tuple[bool, float]:
+        shutdown = ((claim.get("spec") or {}).get("lifecycle") or {}).get("shutdownTime")
+        if not shutdown:
+            return False, 0.0
+        from fakekube.clock import parse_rfc3339
+
+        left = parse_rfc3339(shutdown).timestamp() - self.clock_seconds()
+        return (True, 0.0) if left < 0 else (False, left)
+
+    # -- active / expired ------------------------------------------------------------------------------
+
+    async def _reconcile_active(self, claim: Obj) -> Obj | None:
+        # Fast path: an owned or adoptable sandbox, found before the template is looked up.
+        sandbox = await self._get_or_create_sandbox(claim)
+        if sandbox is not None:
+            try:
+                template = await self._get_template(claim)
+            except errors.ApiError:
+                template = None  # logged upstream; network policy reconcile skipped
+            if template is not None:
+                try:
+                    await self._reconcile_network_policy(claim, template)
+                except errors.ApiError:
+                    pass  # best effort after adoption
+            return sandbox
+
+        # Cold path.
+        try:
+            template = await self._get_template(claim)
+        except errors.NotFound:
+            raise TemplateNotFound("SandboxTemplate not found") from None
+        await self._reconcile_network_policy(claim, template)
+        return await self._create_sandbox(claim, template)
+
+    async def _reconcile_expired(self, claim: Obj) -> Obj | None:
+        m = claim["metadata"]
+        try:
+            sandbox = await self.client.get(keys.SANDBOXES, m["name"], m["namespace"])
+        except errors.NotFound:
+            return None
+        if not sandbox["metadata"].get("deletionTimestamp"):
+            await self.client.delete(keys.SANDBOXES, sandbox)
+        return sandbox
+
+    async def _get_template(self, claim: Obj) -> Obj:
+        name = claim["spec"]["sandboxTemplateRef"]["name"]
+        return await self.client.get(keys.TEMPLATES, name, claim["metadata"]["namespace"])
+
+    # -- finding or adopting a sandbox -----------------------------------------------------------------
+
+    async def _get_or_create_sandbox(self, claim: Obj) -> Obj | None:
+        c = self.client
+        m = claim["metadata"]
+        ns = m["namespace"]
+        status_name = ((claim.get("status") or {}).get("sandbox") or {}).get("name")
+        if status_name:
+            try:
+                sandbox = await c.get(keys.SANDBOXES, status_name, ns)
+                if is_controlled_by(sandbox, claim):
+                    return sandbox
+            except errors.NotFound:
+                pass
+
+        # Sandboxes created cold are named after the claim.
+        try:
+            sandbox = await c.get(keys.SANDBOXES, m["name"], ns)
+        except errors.NotFound:
+            sandbox = None
+        if sandbox is not None:
+            if not is_controlled_by(sandbox, claim):
+                raise ReconcileError(
+                    f'sandbox "{m["name"]}" is not controlled by claim "{m["name"]}". Please use a different '
+                    "claim name or delete the sandbox manually"
+                )
+            return sandbox
+
+        # One namespace-wide cache LIST: the ownership guard and the adoption candidates.
+        template_hash = name_hash(claim["spec"]["sandboxTemplateRef"]["name"])
+        candidates: list[Obj] = []
+        for sb in await c.list(keys.SANDBOXES, namespace=ns):
+            sm = sb["metadata"]
+            if sm.get("deletionTimestamp"):
+                continue
+            if is_controlled_by(sb, claim):
+                return sb
+            sb_labels = sm.get("labels") or {}
+            if keys.WARM_POOL_SANDBOX not in sb_labels or sb_labels.get(keys.TEMPLATE_REF_HASH) != template_hash:
+                continue
+            ref = controller_of(sb)
+            if ref is not None and ref.get("kind") != "SandboxWarmPool":
+                continue
+            candidates.append(sb)
+        if not candidates:
+            return None
+        return await self._adopt_from_candidates(claim, candidates)
+
+    async def _adopt_from_candidates(self, claim: Obj, candidates: list[Obj]) -> Obj | None:
+        # Ready first, then oldest. Go's sort.Slice leaves ties (same-second creationTimestamps) in an
+        # unspecified order; the port breaks them by name so that runs replay.
+        candidates.sort(key=lambda sb: (not is_ready(sb), sb["metadata"].get("creationTimestamp") or "",
+                                        sb["metadata"]["name"]))
+        n = len(candidates)
+        window = min(n, max(self.workers, 1))
+        start = numeric_hash(claim["metadata"]["uid"]) % window
+        trace = (claim["metadata"].get("annotations") or {}).get(keys.TRACE_CONTEXT)
+        for i in range(n):
+            adopted = candidates[(start + i) % n]
+            sb_labels = labels(adopted)
+            sb_labels.pop(keys.WARM_POOL_SANDBOX, None)
+            sb_labels.pop(keys.TEMPLATE_REF_HASH, None)
+            adopted["metadata"]["ownerReferences"] = [controller_ref(claim)]
+            ann = annotations(adopted)
+            if trace is not None:
+                ann[keys.TRACE_CONTEXT] = trace
+            pod_meta = adopted.setdefault("spec", {}).setdefault("podTemplate", {}).setdefault("metadata", {})
+            if pod_meta.get("labels") is None:
+                pod_meta["labels"] = {}
+            pod_meta["labels"][keys.CLAIM_UID] = claim["metadata"]["uid"]
+            try:
+                # The cached resourceVersion rides along: claims racing for one sandbox get 409.
+                await self.client.update(keys.SANDBOXES, adopted)
+            except (errors.Conflict, errors.NotFound):
+                continue
+            self.recorder.event(claim, "Normal", "SandboxAdopted",
+                                f'Adopted warm pool Sandbox "{adopted["metadata"]["name"]}"')
+            return adopted
+        return None
+
+    # -- cold path -------------------------------------------------------------------------------------
+
+    async def _create_sandbox(self, claim: Obj, template: Obj) -> Obj:
+        m = claim["metadata"]
+        tspec = template.get("spec") or {}
+        management = tspec.get("networkPolicyManagement") or "Managed"
+        secure_by_default = management == "Managed" and tspec.get("networkPolicy") is None
+        ann: dict[str, str] = {}
+        trace = (m.get("annotations") or {}).get(keys.TRACE_CONTEXT)
+        if trace is not None:
+            ann[keys.TRACE_CONTEXT] = trace
+        ann[keys.TEMPLATE_REF] = template["metadata"]["name"]
+        pod_template = deep_copy(tspec.get("podTemplate") or {})
+        pod_spec = pod_template.setdefault("spec", {})
+        if pod_spec.get("automountServiceAccountToken") is None:
+            pod_spec["automountServiceAccountToken"] = False
+        if secure_by_default and not pod_spec.get("dnsPolicy"):
+            pod_spec["dnsPolicy"] = "None"
+            pod_spec["dnsConfig"] = {"nameservers": ["8.8.8.8", "1.1.1.1"]}
+        pod_meta = pod_template.setdefault("metadata", {})
+        pod_labels = pod_meta.get("labels") or {}
+        pod_labels[keys.CLAIM_UID] = m["uid"]
+        pod_labels[keys.TEMPLATE_REF_HASH] = name_hash(template["metadata"]["name"])
+        pod_meta["labels"] = pod_labels
+        sandbox: Obj = {
+            "apiVersion": keys.SANDBOX_API,
+            "kind": "Sandbox",
+            "metadata": {"name": m["name"], "namespace": m["namespace"], "annotations": ann,
+                         "ownerReferences": [controller_ref(claim)]},
+            "spec": {"podTemplate": pod_template, "replicas": 1},
+        }
+        try:
+            await self.client.create(keys.SANDBOXES, sandbox)
+        except errors.ApiError as exc:
+            raise ReconcileError(f"sandbox create error: {exc}") from exc
+        self.recorder.event(claim, "Normal", "SandboxProvisioned", f'Created Sandbox "{m["name"]}"')
+        return sandbox
+
+    async def _reconcile_network_policy(self, claim: Obj, template: Obj) -> None:
+        tspec = template.get("spec") or {}
+        if tspec.get("networkPolicyManagement") == "Unmanaged":
+            return
+        m = claim["metadata"]
+        np_name = m["name"] + "-network-policy"
+        if tspec.get("networkPolicy") is None:
+            # Blind cleanup of a per-claim policy: no cache check, so a 404 is the normal answer.
+            try:
+                await self.client.delete(keys.NETWORK_POLICIES, np_name, m["namespace"])
+            except errors.NotFound:
+                pass
+            return
+        # CreateOrUpdate of the per-claim policy from the template's rules.
+        desired = {
+            "podSelector": {"matchLabels": {keys.CLAIM_UID: m["uid"]}},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": tspec["networkPolicy"].get("ingress"),
+            "egress": tspec["networkPolicy"].get("egress"),
+        }
+        desired = {k: v for k, v in desired.items() if v is not None}
+        try:
+            np = await self.client.get(keys.NETWORK_POLICIES, np_name, m["namespace"])
+        except errors.NotFound:
+            np = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                  "metadata": {"name": np_name, "namespace": m["namespace"],
+                               "ownerReferences": [controller_ref(claim)]},
+                  "spec": desired}
+            await self.client.create(keys.NETWORK_POLICIES, np)
+            return
+        before = deep_copy(np)
+        np["spec"] = desired
+        if not any(r.get("uid") == m["uid"] for r in np["metadata"].get("ownerReferences") or ()):
+            np["metadata"].setdefault("ownerReferences", []).append(controller_ref(claim))
+        if not semantic_equal(before, np):
+            await self.client.update(keys.NETWORK_POLICIES, np)
+
+    # -- status ----------------------------------------------------------------------------------------
+
+    def _compute_and_set_status(self, claim: Obj, sandbox: Obj | None, err: Exception | None,
+                                expired: bool) -> None:
+        status = claim.get("status")
+        if status is None:
+            status = claim["status"] = {}
+        set_status_condition(status, self._ready_condition(claim, sandbox, err, expired), self.now())
+        if sandbox is not None:
+            status.setdefault("sandbox", {})["name"] = sandbox["metadata"]["name"]
+
+    def _ready_condition(self, claim: Obj, sandbox: Obj | None, err: Exception | None, expired: bool) -> Obj:
+        generation = claim["metadata"].get("generation") or 0
+
+        def false(reason: str, message: str) -> Obj:
+            return {"type": keys.READY, "status": "False", "reason": reason, "message": message,
+                    "observedGeneration": generation}
+
+        if err is not None:
+            if isinstance(err, TemplateNotFound):
+                name = claim["spec"]["sandboxTemplateRef"]["name"]
+                return false("TemplateNotFound", f'SandboxTemplate "{name}" not found')
+            return false("ReconcilerError", f"Error seen: {err}")
+        if expired:
+            return false(keys.CLAIM_EXPIRED, "Claim expired. Sandbox resources deleted.")
+        if sandbox is None:
+            return false("SandboxMissing", "Sandbox does not exist")
+        if _has_expired_condition(sandbox.get("status")):
+            return false(keys.SANDBOX_EXPIRED, "Underlying Sandbox resource has expired independently of the Claim.")
+        ready = find_condition(sandbox.get("status"), keys.READY)
+        if ready is not None:
+            return dict(ready)  # forwarded verbatim, the sandbox's observedGeneration and time included
+        return false("SandboxNotReady", "Sandbox is not ready")
+
+    async def _update_status(self, old_status: Obj, claim: Obj) -> None:
+        sort_conditions(old_status)
+        status = claim.get("status") or {}
+        sort_conditions(status)
+        if semantic_equal(old_status, status):
+            return
+        mode = self.strategies.claim_status
+        if mode == "update":
+            await self.client.status_update(keys.CLAIMS, claim)
+            return
+        # #508: a merge patch from a copy that carries the pass's starting status.
+        base = {k: v for k, v in claim.items() if k != "status"}
+        base = deep_copy(base)
+        base["status"] = old_status
+        try:
+            await self.client.status_patch(keys.CLAIMS, claim, MergeFrom(base, optimistic_lock=mode == "patch-lock"))
+        except errors.Conflict:
+            if mode != "patch-lock":
+                raise
+            # #1256: a 409 means someone wrote after our read; their watch event re-enqueues the claim.
+            return
+
+
+def _has_expired_condition(status: Obj | None) -> bool:
+    ready = find_condition(status, keys.READY)
+    return ready is not None and ready.get("reason") in (keys.CLAIM_EXPIRED, keys.SANDBOX_EXPIRED)
+
+
+def setup(mgr: Any, reconciler: ClaimReconciler, workers: int) -> Any:
+    """``SetupWithManager``: For(SandboxClaim), Owns(Sandbox), no predicates."""
+    return (mgr.controller("sandboxclaim", reconciler.reconcile, workers=workers)
+            .for_(keys.CLAIMS)
+            .owns(keys.SANDBOXES))

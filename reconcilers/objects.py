@@ -1,0 +1,153 @@
+"""Small helpers on JSON-shaped objects that the ports share: controller references, conditions, the
+semantic status comparison, and the reconcile error types.
+
+They mirror apimachinery helpers (``metav1.GetControllerOf``, ``metav1.IsControlledBy``,
+``controllerutil.SetControllerReference``, ``meta.SetStatusCondition``, ``equality.Semantic.DeepEqual``)
+closely enough for the ports to make the same decisions as the Go code.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+class ReconcileError(Exception):
+    """A returned Go error: the controller requeues the key with per-item backoff."""
+
+
+class TemplateNotFound(ReconcileError):
+    """``ErrTemplateNotFound``: the claim shows ``TemplateNotFound`` and the error is suppressed."""
+
+
+def deep_copy(obj: Any) -> Any:
+    # JSON round trip: the objects are JSON-shaped and this is the fastest deep copy in CPython.
+    return json.loads(json.dumps(obj))
+
+
+def meta(obj: Obj) -> Obj:
+    return obj.setdefault("metadata", {})
+
+
+def labels(obj: Obj) -> dict[str, str]:
+    m = meta(obj)
+    if m.get("labels") is None:
+        m["labels"] = {}
+    return m["labels"]
+
+
+def annotations(obj: Obj) -> dict[str, str]:
+    m = meta(obj)
+    if m.get("annotations") is None:
+        m["annotations"] = {}
+    return m["annotations"]
+
+
+def controller_of(obj: Obj) -> Obj | None:
+    """``metav1.GetControllerOf``: the ownerReference with ``controller: true``, if any."""
+    for ref in obj.get("metadata", {}).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def is_controlled_by(obj: Obj, owner: Obj) -> bool:
+    """``metav1.IsControlledBy``: compares the controller reference's UID with the owner's."""
+    ref = controller_of(obj)
+    return ref is not None and ref.get("uid") == owner["metadata"].get("uid")
+
+
+def controller_ref(owner: Obj) -> Obj:
+    """The reference ``SetControllerReference`` writes (controller and blockOwnerDeletion set)."""
+    m = owner["metadata"]
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": m["name"],
+        "uid": m["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def set_controller_reference(owner: Obj, obj: Obj) -> None:
+    """``controllerutil.SetControllerReference``: add or replace the controller reference to ``owner``."""
+    refs = [r for r in meta(obj).get("ownerReferences") or () if not _same_owner(r, owner)]
+    if any(r.get("controller") for r in refs):
+        existing = controller_of(obj)
+        raise ReconcileError(
+            f"Object {meta(obj).get('namespace')}/{meta(obj).get('name')} is already owned by another "
+            f"{existing.get('kind') if existing else ''} controller {existing.get('name') if existing else ''}"
+        )
+    refs.append(controller_ref(owner))
+    meta(obj)["ownerReferences"] = refs
+
+
+def _same_owner(ref: Obj, owner: Obj) -> bool:
+    group = owner["apiVersion"].split("/")[0] if "/" in owner["apiVersion"] else ""
+    ref_group = ref.get("apiVersion", "").split("/")[0] if "/" in ref.get("apiVersion", "") else ""
+    return ref.get("kind") == owner["kind"] and ref.get("name") == owner["metadata"]["name"] and ref_group == group
+
+
+def find_condition(status: Obj | None, ctype: str) -> Obj | None:
+    for cond in (status or {}).get("conditions") or ():
+        if cond.get("type") == ctype:
+            return cond
+    return None
+
+
+def is_ready(obj: Obj) -> bool:
+    cond = find_condition(obj.get("status"), "Ready")
+    return cond is not None and cond.get("status") == "True"
+
+
+def set_status_condition(status: Obj, new: Obj, now: str) -> None:
+    """``meta.SetStatusCondition``: lastTransitionTime moves only when the status flips."""
+    conditions = status.get("conditions")
+    if conditions is None:
+        conditions = status["conditions"] = []
+    for cond in conditions:
+        if cond.get("type") == new["type"]:
+            if cond.get("status") != new["status"]:
+                cond["status"] = new["status"]
+                cond["lastTransitionTime"] = new.get("lastTransitionTime") or now
+            cond["reason"] = new["reason"]
+            cond["message"] = new.get("message", "")
+            if new.get("observedGeneration"):
+                cond["observedGeneration"] = new["observedGeneration"]
+            else:
+                cond.pop("observedGeneration", None)
+            return
+    added = dict(new)
+    if not added.get("lastTransitionTime"):
+        added["lastTransitionTime"] = now
+    if not added.get("observedGeneration"):
+        added.pop("observedGeneration", None)
+    conditions.append(added)
+
+
+def _omit_empty(value: Any) -> Any:
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            v = _omit_empty(v)
+            if v in (None, "", 0, False, {}, []):
+                continue
+            out[k] = v
+        return out
+    if isinstance(value, list):
+        return [_omit_empty(v) for v in value]
+    return value
+
+
+def semantic_equal(a: Obj | None, b: Obj | None) -> bool:
+    """Equality of two Go structs decoded from these dicts: absent and zero-valued fields are the same."""
+    return _omit_empty(a or {}) == _omit_empty(b or {})
+
+
+def sort_conditions(status: Obj) -> None:
+    conditions = status.get("conditions")
+    if conditions:
+        conditions.sort(key=lambda c: c.get("type", ""))

@@ -1,0 +1,311 @@
+"""Sandbox controller, ported from kubernetes-sigs/agent-sandbox ``controllers/sandbox_controller.go`` at
+26288535 (2026-04-02).
+
+API calls per pass, in order (reads from the informer cache): GET sandbox → [PATCH sandbox: trace
+annotation] → per volumeClaimTemplate GET/POST pvc → LIST pods by sandbox-name-hash → GET pod → (DELETE pod
+when replicas=0 | PUT pod with propagated labels when they changed | POST pod) → GET service → [POST
+headless service] → sandbox status write (``strategies.sandbox_status``; PUT /status at 2026-04-02).
+
+Watches: ``For(Sandbox)``; ``Owns(Pod)`` and ``Owns(Service)``, each behind a predicate that requires the
+``agents.x-k8s.io/sandbox-name-hash`` label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakekube import errors
+from fakekube.sim import MergeFrom, Request, Result
+
+from reconcilers import keys
+from reconcilers.hashing import name_hash
+from reconcilers.objects import (
+    Obj,
+    ReconcileError,
+    annotations,
+    controller_of,
+    controller_ref,
+    deep_copy,
+    find_condition,
+    semantic_equal,
+    set_status_condition,
+)
+from reconcilers.strategies import WriteStrategies
+from reconcilers.tracing import Tracer
+
+CLUSTER_DOMAIN = "cluster.local"
+
+
+@dataclass
+class SandboxReconciler:
+    client: Any
+    now: Any  # () -> RFC 3339 string of the simulated time
+    clock_seconds: Any  # () -> simulated epoch seconds
+    strategies: WriteStrategies = field(default_factory=WriteStrategies)
+    tracer: Tracer = field(default_factory=Tracer)
+
+    async def reconcile(self, req: Request) -> Result | None:
+        c = self.client
+        try:
+            sandbox = await c.get(keys.SANDBOXES, req.name, req.namespace)
+        except errors.NotFound:
+            return None
+        m = sandbox["metadata"]
+        if m.get("deletionTimestamp"):
+            return None
+        ready = find_condition(sandbox.get("status"), keys.READY)
+        if ready is not None and ready.get("reason") == keys.SANDBOX_EXPIRED:
+            return None
+
+        ann = m.get("annotations") or {}
+        tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
+        if tc and not ann.get(keys.TRACE_CONTEXT):
+            base = deep_copy(sandbox)
+            annotations(sandbox)[keys.TRACE_CONTEXT] = tc
+            await c.patch(keys.SANDBOXES, sandbox, MergeFrom(base))
+
+        spec = sandbox.setdefault("spec", {})
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1  # in memory only, as upstream
+        old_status = deep_copy(sandbox.get("status") or {})
+
+        expired, requeue_after = self._check_expiry(sandbox)
+        deleted = False
+        err: Exception | None = None
+        try:
+            if expired:
+                deleted = await self._handle_expiry(sandbox)
+            else:
+                await self._reconcile_children(sandbox)
+        except (ReconcileError, errors.ApiError) as exc:
+            err = exc
+        if not deleted:
+            try:
+                await self._update_status(old_status, sandbox)
+            except errors.ApiError as exc:
+                err = exc if err is None else ReconcileError(f"{err}\n{exc}")
+        if err is not None:
+            raise err
+        return Result(requeue_after=requeue_after) if requeue_after > 0 else None
+
+    def _check_expiry(self, sandbox: Obj) -> tuple[bool, float]:
+        shutdown = sandbox["spec"].get("shutdownTime")
+        if not shutdown:
+            return False, 0.0
+        from fakekube.clock import parse_rfc3339
+
+        remaining = parse_rfc3339(shutdown).timestamp() - self.clock_seconds()
+        if remaining < 0:
+            return True, 0.0
+        return False, max(remaining, 2.0)
+
+    async def _handle_expiry(self, sandbox: Obj) -> bool:
+        m = sandbox["metadata"]
+        problems: list[str] = []
+        for resource in (keys.PODS, keys.SERVICES):
+            try:
+                await self.client.delete(resource, m["name"], m["namespace"])
+            except errors.NotFound:
+                pass
+            except errors.ApiError as exc:
+                problems.append(str(exc))
+        if sandbox["spec"].get("shutdownPolicy") == "Delete":
+            try:
+                await self.client.delete(keys.SANDBOXES, sandbox)
+                return True
+            except errors.NotFound:
+                return True
+            except errors.ApiError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise ReconcileError("; ".join(problems))
+        sandbox["status"] = {}
+        set_status_condition(sandbox["status"], {
+            "type": keys.READY, "status": "False", "reason": keys.SANDBOX_EXPIRED,
+            "message": "Sandbox has expired", "observedGeneration": m.get("generation") or 0,
+        }, self.now())
+        return False
+
+    # -- children --------------------------------------------------------------------------------------
+
+    async def _reconcile_children(self, sandbox: Obj) -> None:
+        m = sandbox["metadata"]
+        name_h = name_hash(m["name"])
+        status = sandbox.get("status")
+        if status is None:
+            status = sandbox["status"] = {}
+        problems: list[Exception] = []
+        try:
+            await self._reconcile_pvcs(sandbox)
+        except (ReconcileError, errors.ApiError) as exc:
+            problems.append(exc)
+        pod = None
+        try:
+            pod = await self._reconcile_pod(sandbox, name_h)
+        except (ReconcileError, errors.ApiError) as exc:
+            problems.append(exc)
+        if pod is None:
+            status.pop("replicas", None)
+            status.pop("selector", None)
+        else:
+            status["replicas"] = 1
+            status["selector"] = f"{keys.SANDBOX_NAME_HASH}={name_h}"
+        svc = None
+        try:
+            svc = await self._reconcile_service(sandbox, name_h)
+        except (ReconcileError, errors.ApiError) as exc:
+            problems.append(exc)
+        err = problems[0] if len(problems) == 1 else ReconcileError("\n".join(map(str, problems))) if problems else None
+        set_status_condition(status, self._ready_condition(sandbox, err, svc, pod), self.now())
+        if err is not None:
+            raise err
+
+    def _ready_condition(self, sandbox: Obj, err: Exception | None, svc: Obj | None, pod: Obj | None) -> Obj:
+        cond = {"type": keys.READY, "status": "False", "reason": "DependenciesNotReady", "message": "",
+                "observedGeneration": sandbox["metadata"].get("generation") or 0}
+        if err is not None:
+            cond["reason"], cond["message"] = "ReconcilerError", f"Error seen: {err}"
+            return cond
+        pod_ready = False
+        if pod is not None:
+            pstatus = pod.get("status") or {}
+            phase = pstatus.get("phase", "")
+            message = f"Pod exists with phase: {phase}"
+            if phase == "Running":
+                message = "Pod is Running but not Ready"
+                for pc in pstatus.get("conditions") or ():
+                    if pc.get("type") == "Ready":
+                        if pc.get("status") == "True":
+                            message, pod_ready = "Pod is Ready", True
+                        break
+        elif sandbox["spec"].get("replicas") == 0:
+            message, pod_ready = "Pod does not exist, replicas is 0", True
+        else:
+            message = "Pod does not exist"
+        message += "; Service Exists" if svc is not None else "; Service does not exist"
+        cond["message"] = message
+        if pod_ready and svc is not None:
+            cond["status"], cond["reason"] = "True", "DependenciesReady"
+        return cond
+
+    async def _reconcile_pvcs(self, sandbox: Obj) -> None:
+        m = sandbox["metadata"]
+        for vct in sandbox["spec"].get("volumeClaimTemplates") or ():
+            pvc_name = f"{(vct.get('metadata') or {}).get('name', '')}-{m['name']}"
+            try:
+                await self.client.get(keys.PVCS, pvc_name, m["namespace"])
+                continue
+            except errors.NotFound:
+                pass
+            pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                   "metadata": {"name": pvc_name, "namespace": m["namespace"],
+                                "ownerReferences": [controller_ref(sandbox)]},
+                   "spec": deep_copy(vct.get("spec") or {})}
+            await self.client.create(keys.PVCS, pvc)
+
+    async def _reconcile_pod(self, sandbox: Obj, name_h: str) -> Obj | None:
+        c = self.client
+        m = sandbox["metadata"]
+        ns = m["namespace"]
+        # Only used upstream to log "multiple pods"; kept because it is a cache read the pass makes.
+        await c.list(keys.PODS, namespace=ns, labels={keys.SANDBOX_NAME_HASH: name_h})
+
+        tracked = (m.get("annotations") or {}).get(keys.POD_NAME)
+        pod_name = tracked or m["name"]
+        try:
+            pod: Obj | None = await c.get(keys.PODS, pod_name, ns)
+        except errors.NotFound:
+            if tracked is not None:
+                raise ReconcileError(f"pod in annotation get failed: pods \"{pod_name}\" not found") from None
+            pod = None
+
+        if sandbox["spec"].get("replicas") == 0:
+            if pod is not None and not pod["metadata"].get("deletionTimestamp"):
+                await c.delete(keys.PODS, pod)
+            if tracked is not None:
+                base = deep_copy(sandbox)
+                sandbox["metadata"]["annotations"].pop(keys.POD_NAME, None)
+                await c.patch(keys.SANDBOXES, sandbox, MergeFrom(base))
+            return None
+
+        template_meta = (sandbox["spec"].get("podTemplate") or {}).get("metadata") or {}
+        if pod is not None:
+            before = deep_copy(pod) if self.strategies.pod_metadata == "patch" else None
+            pm = pod["metadata"]
+            pod_labels = pm.get("labels")
+            if pod_labels is None:
+                pod_labels = pm["labels"] = {}
+            changed = False
+            if pod_labels.get(keys.SANDBOX_NAME_HASH) != name_h:
+                pod_labels[keys.SANDBOX_NAME_HASH] = name_h
+                changed = True
+            for k, v in (template_meta.get("labels") or {}).items():
+                if pod_labels.get(k) != v:
+                    pod_labels[k] = v
+                    changed = True
+            if controller_of(pod) is None:
+                pm.setdefault("ownerReferences", []).append(controller_ref(sandbox))
+                changed = True
+            if changed:
+                if before is None:
+                    # PUT with the cached resourceVersion: collides with the kubelet's status patches.
+                    await c.update(keys.PODS, pod)
+                else:
+                    await c.patch(keys.PODS, pod, MergeFrom(before))
+            return pod
+
+        pod_labels = {keys.SANDBOX_NAME_HASH: name_h, **(template_meta.get("labels") or {})}
+        pod_spec = deep_copy((sandbox["spec"].get("podTemplate") or {}).get("spec") or {})
+        for vct in sandbox["spec"].get("volumeClaimTemplates") or ():
+            vname = (vct.get("metadata") or {}).get("name", "")
+            pod_spec.setdefault("volumes", []).append(
+                {"name": vname, "persistentVolumeClaim": {"claimName": f"{vname}-{m['name']}"}})
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": m["name"], "namespace": ns, "labels": pod_labels,
+                            "annotations": dict(template_meta.get("annotations") or {}),
+                            "ownerReferences": [controller_ref(sandbox)]},
+               "spec": pod_spec}
+        await c.create(keys.PODS, pod)
+        return pod
+
+    async def _reconcile_service(self, sandbox: Obj, name_h: str) -> Obj:
+        m = sandbox["metadata"]
+        try:
+            svc = await self.client.get(keys.SERVICES, m["name"], m["namespace"])
+        except errors.NotFound:
+            svc = {"apiVersion": "v1", "kind": "Service",
+                   "metadata": {"name": m["name"], "namespace": m["namespace"],
+                                "labels": {keys.SANDBOX_NAME_HASH: name_h},
+                                "ownerReferences": [controller_ref(sandbox)]},
+                   "spec": {"clusterIP": "None", "selector": {keys.SANDBOX_NAME_HASH: name_h}}}
+            await self.client.create(keys.SERVICES, svc)
+        status = sandbox["status"]
+        status["service"] = svc["metadata"]["name"]
+        status["serviceFQDN"] = f"{svc['metadata']['name']}.{svc['metadata']['namespace']}.svc.{CLUSTER_DOMAIN}"
+        return svc
+
+    async def _update_status(self, old_status: Obj, sandbox: Obj) -> None:
+        status = sandbox.get("status") or {}
+        if semantic_equal(old_status, status):
+            return
+        if self.strategies.sandbox_status == "update":
+            await self.client.status_update(keys.SANDBOXES, sandbox)
+            return
+        base = deep_copy({k: v for k, v in sandbox.items() if k != "status"})
+        base["status"] = old_status
+        await self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base))
+
+
+def has_name_hash_label(obj: Obj | None) -> bool:
+    """The Owns(Pod)/Owns(Service) ``LabelSelectorPredicate``: the sandbox-name-hash label exists."""
+    return obj is not None and keys.SANDBOX_NAME_HASH in ((obj.get("metadata") or {}).get("labels") or {})
+
+
+def setup(mgr: Any, reconciler: SandboxReconciler, workers: int, predicates: Any) -> Any:
+    """``SetupWithManager``: For(Sandbox); Owns(Pod) and Owns(Service) behind the label predicate."""
+    label_pred = predicates.new_object(has_name_hash_label) if hasattr(predicates, "new_object") else has_name_hash_label
+    return (mgr.controller("sandbox", reconciler.reconcile, workers=workers)
+            .for_(keys.SANDBOXES)
+            .owns(keys.PODS, predicates=[label_pred])
+            .owns(keys.SERVICES, predicates=[label_pred]))

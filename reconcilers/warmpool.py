@@ -1,0 +1,177 @@
+"""SandboxWarmPool controller, ported from kubernetes-sigs/agent-sandbox
+``extensions/controllers/sandboxwarmpool_controller.go`` at 26288535 (2026-04-02).
+
+API calls per pass, in order (reads from the informer cache): GET pool → LIST sandboxes labelled
+``warm-pool-sandbox=NameHash(pool)`` → [PUT sandbox to adopt an orphan] → [DELETE stuck members] → per
+missing member: GET template, POST sandbox (generateName ``<pool>-``), sequentially → [DELETE surplus] →
+server-side apply of ``/status`` (field manager ``warmpool-controller``, force) when the status changed.
+
+The create count comes from the cache LIST, which lags the pool's own creates: back-to-back passes can
+over-create (fixed upstream by expectations in #1266). Watches: ``For(SandboxWarmPool)``, ``Owns(Sandbox)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fakekube import errors
+from fakekube.sim import Apply, Request, Result
+
+from reconcilers import keys
+from reconcilers.hashing import name_hash
+from reconcilers.objects import (
+    Obj,
+    ReconcileError,
+    controller_of,
+    controller_ref,
+    deep_copy,
+    is_ready,
+    semantic_equal,
+    set_controller_reference,
+)
+
+READINESS_GRACE_SECONDS = 300.0  # warmPoolReadinessGracePeriod: unready members older than this are replaced
+
+
+@dataclass
+class WarmPoolReconciler:
+    client: Any
+    clock_seconds: Any  # () -> simulated epoch seconds
+
+    async def reconcile(self, req: Request) -> Result | None:
+        try:
+            pool = await self.client.get(keys.WARMPOOLS, req.name, req.namespace)
+        except errors.NotFound:
+            return None
+        if pool["metadata"].get("deletionTimestamp"):
+            return None
+        old_status = deep_copy(pool.get("status") or {})
+        await self._reconcile_pool(pool)
+        await self._update_status(old_status, pool)
+        return None
+
+    async def _reconcile_pool(self, pool: Obj) -> None:
+        c = self.client
+        pm = pool["metadata"]
+        pool_hash = name_hash(pm["name"])
+        selector = {keys.WARM_POOL_SANDBOX: pool_hash}
+        members = await c.list(keys.SANDBOXES, namespace=pm["namespace"], labels=selector)
+
+        problems: list[str] = []
+        active: list[Obj] = []
+        for sb in members:
+            if sb["metadata"].get("deletionTimestamp"):
+                continue
+            ref = controller_of(sb)
+            if ref is None:
+                try:
+                    set_controller_reference(pool, sb)
+                    await c.update(keys.SANDBOXES, sb)  # adopt an orphan with a locked PUT
+                except (ReconcileError, errors.ApiError) as exc:
+                    problems.append(str(exc))
+                    continue
+                active.append(sb)
+            elif ref.get("uid") == pm["uid"]:
+                active.append(sb)
+
+        from fakekube.clock import parse_rfc3339
+
+        now = self.clock_seconds()
+        healthy: list[Obj] = []
+        for sb in active:
+            created = sb["metadata"].get("creationTimestamp")
+            if (not is_ready(sb) and created
+                    and now - parse_rfc3339(created).timestamp() > READINESS_GRACE_SECONDS):
+                try:
+                    await c.delete(keys.SANDBOXES, sb)
+                except errors.ApiError as exc:
+                    problems.append(str(exc))
+                continue
+            healthy.append(sb)
+        active = healthy
+
+        desired = int(pool["spec"].get("replicas") or 0)
+        current = len(active)
+        status = pool.get("status")
+        if status is None:
+            status = pool["status"] = {}
+        status["replicas"] = current
+        status["selector"] = f"{keys.WARM_POOL_SANDBOX}={pool_hash}"
+        status["readyReplicas"] = sum(1 for sb in active if is_ready(sb))
+
+        if current < desired:
+            for _ in range(desired - current):
+                try:
+                    await self._create_pool_sandbox(pool, pool_hash)
+                except errors.ApiError as exc:
+                    problems.append(str(exc))
+        if current > desired:
+            # Unready first, then newest first.
+            active.sort(key=lambda sb: (is_ready(sb), _neg_key(sb["metadata"].get("creationTimestamp") or ""),
+                                        sb["metadata"]["name"]))
+            for sb in active[: current - desired]:
+                try:
+                    await c.delete(keys.SANDBOXES, sb)
+                except errors.ApiError as exc:
+                    problems.append(str(exc))
+        if problems:
+            raise ReconcileError("\n".join(problems))
+
+    async def _create_pool_sandbox(self, pool: Obj, pool_hash: str) -> None:
+        pm = pool["metadata"]
+        template_name = pool["spec"]["sandboxTemplateRef"]["name"]
+        template = await self.client.get(keys.TEMPLATES, template_name, pm["namespace"])
+        tspec = template.get("spec") or {}
+        tmeta = (tspec.get("podTemplate") or {}).get("metadata") or {}
+        template_hash = name_hash(template_name)
+        pod_labels = {**(tmeta.get("labels") or {}), keys.TEMPLATE_REF_HASH: template_hash}
+        pod_spec = deep_copy((tspec.get("podTemplate") or {}).get("spec") or {})
+        if pod_spec.get("automountServiceAccountToken") is None:
+            pod_spec["automountServiceAccountToken"] = False
+        management = tspec.get("networkPolicyManagement") or "Managed"
+        if management == "Managed" and tspec.get("networkPolicy") is None and not pod_spec.get("dnsPolicy"):
+            pod_spec["dnsPolicy"] = "None"
+            pod_spec["dnsConfig"] = {"nameservers": ["8.8.8.8", "1.1.1.1"]}
+        sandbox = {
+            "apiVersion": keys.SANDBOX_API,
+            "kind": "Sandbox",
+            "metadata": {
+                "generateName": f"{pm['name']}-",
+                "namespace": pm["namespace"],
+                "labels": {keys.WARM_POOL_SANDBOX: pool_hash, keys.TEMPLATE_REF_HASH: template_hash},
+                "ownerReferences": [controller_ref(pool)],
+            },
+            "spec": {
+                "replicas": 1,
+                "podTemplate": {
+                    "metadata": {"labels": pod_labels, "annotations": dict(tmeta.get("annotations") or {})},
+                    "spec": pod_spec,
+                },
+            },
+        }
+        await self.client.create(keys.SANDBOXES, sandbox)
+
+    async def _update_status(self, old_status: Obj, pool: Obj) -> None:
+        status = pool.get("status") or {}
+        if semantic_equal(old_status, status):
+            return
+        # SSA body from the Go struct: omitempty drops zero counts, so a zero is never applied
+        # (the field is released instead; #807 later moved to a merge patch for this reason).
+        applied = {k: v for k, v in status.items() if v not in (0, "", None)}
+        body = {"apiVersion": keys.EXTENSIONS_API, "kind": "SandboxWarmPool",
+                "metadata": {"name": pool["metadata"]["name"], "namespace": pool["metadata"]["namespace"]},
+                "status": applied}
+        await self.client.status_patch(keys.WARMPOOLS, body, Apply(field_owner=keys.WARMPOOL_FIELD_OWNER, force=True))
+
+
+def _neg_key(timestamp: str) -> str:
+    # Newest first inside a group: invert the RFC 3339 string (fixed width) character by character.
+    return "".join(chr(0x7F - ord(ch)) for ch in timestamp)
+
+
+def setup(mgr: Any, reconciler: WarmPoolReconciler, workers: int) -> Any:
+    """``SetupWithManager``: For(SandboxWarmPool), Owns(Sandbox), no predicates."""
+    return (mgr.controller("sandboxwarmpool", reconciler.reconcile, workers=workers)
+            .for_(keys.WARMPOOLS)
+            .owns(keys.SANDBOXES))
