@@ -31,6 +31,7 @@ from fakekube.patch.jsonutil import decode_json, go_json_kind
 from fakekube.patch.merge import create_merge_patch, merge_patch
 from fakekube.patch.schema import PatchSchema
 from fakekube.patch.strategic import SmpError, strategic_merge
+from fakekube.patch.strategic_diff import create_strategic_merge_patch
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -51,6 +52,7 @@ __all__ = [
     "apply_patch",
     "create_json_patch",
     "create_merge_patch",
+    "create_strategic_merge_patch",
     "decode_body",
     "merge_patch",
     "normalize_patch_type",
@@ -135,6 +137,3 @@ def _compact(value: Any) -> str:
 
     return json.dumps(value, separators=(",", ":"))
 
-
-# Re-exported for convenience; documented in the modules themselves.
-create_json_patch = create_json_patch

@@ -15,7 +15,8 @@ from fakekube.patch.jsonutil import go_key, json_copy
 from fakekube.patch.schema import UNTYPED, PatchSchema
 
 
-def create_strategic_merge_patch(original: dict, modified: dict, schema: PatchSchema | None) -> dict:
+def create_strategic_merge_patch(original: dict, modified: dict, schema: PatchSchema | None = None) -> dict:
+    """Two-way patch from ``original`` to ``modified``; without a schema every list is sent whole."""
     return _diff_maps(original, modified, schema or UNTYPED)
 
 
