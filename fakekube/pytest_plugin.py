@@ -10,7 +10,7 @@ Fixtures of the simulation and the HTTP front are added by their packages (see d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +45,10 @@ def load_manifests(kube: Store) -> Callable[[str | Path | dict[str, Any]], list[
     return load
 
 
-def _optional_fixtures() -> Iterator[str]:
-    # The simulation and HTTP front ship fixtures of their own; expose them when they are installed.
-    for module in ("fakekube.sim.fixtures", "fakekube.server.fixtures"):
-        yield module
+# The simulation and HTTP front ship fixtures of their own; expose them when they are importable.
+_FIXTURE_MODULES = ("fakekube.sim.fixtures", "fakekube.server.fixtures")
 
-
-for _module in _optional_fixtures():
+for _module in _FIXTURE_MODULES:
     try:
         _mod = __import__(_module, fromlist=["*"])
     except ImportError:
