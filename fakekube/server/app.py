@@ -1,0 +1,157 @@
+"""``ApiServer``: the fake API server over HTTP, on the standard library's ThreadingHTTPServer.
+
+One thread per connection (watches block in their own thread on the store's watch queue), keep-alive, Nagle
+off. ``start()`` serves from a background thread; ``stop()`` ends every watch, closes every open connection and
+joins the threads, so a test leaves nothing behind. Binds loopback unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import threading
+from collections.abc import Callable
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from fakekube.audit import AuditEntry
+from fakekube.server.auth import Authenticator, Authorizer, actor_from_user_agent
+from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
+from fakekube.server.discovery import Discovery
+from fakekube.server.handler import ApiHandler
+from fakekube.server.kubeconfig import write_kubeconfig
+from fakekube.server.watchstream import StreamSettings, WatchStreamer
+from fakekube.store import Store
+
+
+class ApiServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # stop() closes connections and joins the threads itself
+    request_queue_size = 256  # room for a burst of watch connections
+
+    def __init__(
+        self,
+        store: Store | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        token: str | None = None,
+        tokens: dict[str, str] | None = None,
+        authorizer: Authorizer | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        version_minor: str = "32",
+        watch_timeout: float = 1800.0,
+        bookmark_interval: float = 30.0,
+        poll_interval: float = 0.25,
+        actor_of: Callable[[str | None], str] = actor_from_user_agent,
+    ) -> None:
+        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.store = store if store is not None else Store()
+        all_tokens = dict(tokens or {})
+        if token:
+            all_tokens.setdefault(token, "admin")
+        self.token = token or next(iter(all_tokens), None)
+        self.authenticator = Authenticator(all_tokens)
+        self.authorizer = authorizer
+        self.max_body_bytes = max_body_bytes
+        self.actor_of = actor_of
+        self.closing = threading.Event()
+        self.streamer = WatchStreamer(self.store, StreamSettings(watch_timeout, bookmark_interval, poll_interval),
+                                      self.closing)
+        self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)
+        # The audit entry of the request a handler thread just served (its status code tells an apply that
+        # created from one that updated); audit listeners run on the thread that made the call.
+        self.last_entry = threading.local()
+        self.store.audit.subscribe(self._remember_entry)
+        self._connections: dict[socket.socket, threading.Thread] = {}
+        self._conn_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        super().__init__((host, port), ApiHandler)
+
+    def _remember_entry(self, entry: AuditEntry) -> None:
+        self.last_entry.value = entry
+
+    # -- addresses -------------------------------------------------------------------------------------------
+
+    @property
+    def host(self) -> str:
+        return str(self.server_address[0])
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def write_kubeconfig(self, path: str | Path, *, namespace: str = "default") -> Path:
+        return write_kubeconfig(path, self.url, token=self.token, namespace=namespace)
+
+    # -- connection bookkeeping --------------------------------------------------------------------------------
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._conn_lock:
+            self._connections[request] = threading.current_thread()
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._conn_lock:
+                self._connections.pop(request, None)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A connection that broke outside a request (reset during the request line, ...): nothing to answer.
+        logging.getLogger("fakekube.server").debug("connection error from %s", client_address, exc_info=True)
+
+    @property
+    def open_connections(self) -> int:
+        with self._conn_lock:
+            return len(self._connections)
+
+    # -- lifecycle -------------------------------------------------------------------------------------------
+
+    def start(self) -> ApiServer:
+        """Serve from a daemon thread; returns once the socket accepts connections (it already listens)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
+                                            name=f"fakekube-server-{self.port}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop accepting, end every watch stream, close idle keep-alive connections, join the threads."""
+        self.closing.set()
+        self.streamer.stop_all()
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join(timeout)
+            self._thread = None
+        with self._conn_lock:
+            connections = list(self._connections.items())
+        for conn, _ in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)  # wakes a handler blocked reading the next request
+        for _, thread in connections:
+            if thread is not threading.current_thread():
+                thread.join(timeout)
+        self.server_close()
+
+    close = stop
+
+    def __enter__(self) -> ApiServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def serve_until_interrupted(self) -> None:
+        try:
+            self.serve_forever(poll_interval=0.2)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.closing.set()
+            self.server_close()

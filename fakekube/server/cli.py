@@ -1,0 +1,47 @@
+"""``fakekube serve``: run the fake API server until interrupted.
+
+    fakekube serve [--host 127.0.0.1] [--port 0] [--crd FILE ...] [--kubeconfig PATH] [--token TOKEN]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from fakekube.server.app import ApiServer
+from fakekube.store import Store
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default: loopback only; the fake has no real security)")
+    parser.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
+    parser.add_argument("--crd", action="append", default=[], metavar="FILE",
+                        help="register the CustomResourceDefinitions in FILE (repeatable)")
+    parser.add_argument("--load", action="append", default=[], metavar="FILE",
+                        help="create the objects in FILE after the CRDs (repeatable)")
+    parser.add_argument("--kubeconfig", metavar="PATH", help="write a kubeconfig for this server to PATH")
+    parser.add_argument("--token", help="require this bearer token (401 without it)")
+    parser.add_argument("--max-body-bytes", type=int, default=None, help="request body limit (default 3 MiB)")
+
+
+def run(args: argparse.Namespace) -> int:
+    store = Store()
+    for path in args.crd:
+        store.load_crds(path)
+    for path in args.load:
+        store.load(path)
+    options = {"token": args.token}
+    if getattr(args, "max_body_bytes", None):
+        options["max_body_bytes"] = args.max_body_bytes
+    try:
+        server = ApiServer(store, args.host, args.port, **options)  # type: ignore[arg-type]
+    except OSError as exc:
+        print(f"fakekube serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    print(server.url, flush=True)
+    if args.kubeconfig:
+        path = server.write_kubeconfig(args.kubeconfig)
+        print(f"kubeconfig written to {path}", file=sys.stderr, flush=True)
+    server.serve_until_interrupted()
+    return 0

@@ -1,0 +1,169 @@
+"""Discovery documents, built from the store's registry and cached per ``registry.generation``.
+
+Legacy discovery (``APIVersions``, ``APIGroupList``, ``APIGroup``, ``APIResourceList``) is what every client
+reads; ``x/status`` entries must be listed because kopf decides from them whether to patch ``/status``.
+Aggregated discovery (KEP-3352, ``apidiscovery.k8s.io/v2``) is served only when the client offers exactly
+``v=v2`` in its Accept header, and with that exact Content-Type, or kubectl silently ignores it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from fakekube.resources import Registry, ResourceType
+
+AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+_SUBRESOURCE_VERBS = {"status": ["get", "patch", "update"], "scale": ["get", "patch", "update"],
+                      "finalize": ["update"]}
+
+
+def version_info(minor: str = "32") -> dict[str, Any]:
+    # The gcloud kubectl dispatcher picks kubectl.1.<minor>: 32 pins the bundled v1.32.
+    return {
+        "major": "1", "minor": minor, "gitVersion": f"v1.{minor}.0-fakekube", "gitCommit": "0" * 40,
+        "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z", "goVersion": "go1.23",
+        "compiler": "gc", "platform": "linux/amd64",
+    }
+
+
+def wants_aggregated(accept: str | None) -> bool:
+    """True when one media range of Accept is application/json with g=apidiscovery.k8s.io, v=v2,
+    as=APIGroupDiscoveryList (kubectl 1.27-1.29 offer only v2beta1: they get legacy JSON)."""
+    if not accept:
+        return False
+    for media_range in accept.split(","):
+        parts = [p.strip() for p in media_range.split(";")]
+        if parts[0].lower() != "application/json":
+            continue
+        params = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+        if (params.get("g") == "apidiscovery.k8s.io" and params.get("v") == "v2"
+                and params.get("as") == "APIGroupDiscoveryList"):
+            return True
+    return False
+
+
+class Discovery:
+    """Serialised discovery bodies; rebuilt whenever the registry changes (e.g. a CRD is created)."""
+
+    def __init__(self, registry: Registry, *, server_address: str = "127.0.0.1", minor: str = "32") -> None:
+        self.registry = registry
+        self.server_address = server_address
+        self.version = json.dumps(version_info(minor)).encode()
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._cache: dict[Any, bytes] = {}
+
+    def _cached(self, key: Any, build: Any) -> bytes:
+        with self._lock:
+            if self._generation != self.registry.generation:
+                self._cache.clear()
+                self._generation = self.registry.generation
+            body = self._cache.get(key)
+            if body is None:
+                body = self._cache[key] = json.dumps(build(), separators=(",", ":")).encode()
+            return body
+
+    # -- lookups -----------------------------------------------------------------------------------------
+
+    def _groups(self) -> dict[str, list[str]]:
+        return self.registry.groups()
+
+    def types(self, group: str, version: str) -> list[ResourceType]:
+        return sorted((rt for rt in self.registry if rt.group == group and rt.version == version),
+                      key=lambda rt: rt.plural)
+
+    def has_group(self, group: str) -> bool:
+        return group != "" and group in self._groups()
+
+    def has_group_version(self, group: str, version: str) -> bool:
+        return version in self._groups().get(group, ())
+
+    # -- legacy documents -------------------------------------------------------------------------------
+
+    def api_versions(self) -> bytes:
+        return self._cached("api", lambda: {
+            "kind": "APIVersions", "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": self.server_address}],
+        })
+
+    def _group_doc(self, group: str, versions: list[str]) -> dict[str, Any]:
+        gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
+        return {"name": group, "versions": gvs, "preferredVersion": gvs[0]}
+
+    def api_group_list(self) -> bytes:
+        return self._cached("apis", lambda: {
+            "kind": "APIGroupList", "apiVersion": "v1",
+            "groups": [self._group_doc(g, vs) for g, vs in sorted(self._groups().items()) if g],
+        })
+
+    def api_group(self, group: str) -> bytes:
+        return self._cached(("group", group), lambda: {
+            "kind": "APIGroup", "apiVersion": "v1", **self._group_doc(group, self._groups()[group]),
+        })
+
+    def resource_list(self, group: str, version: str) -> bytes:
+        def build() -> dict[str, Any]:
+            resources: list[dict[str, Any]] = []
+            for rt in self.types(group, version):
+                entry: dict[str, Any] = {
+                    "name": rt.plural, "singularName": rt.singular, "namespaced": rt.namespaced,
+                    "kind": rt.kind, "verbs": list(rt.verbs),
+                }
+                if rt.short_names:
+                    entry["shortNames"] = list(rt.short_names)
+                if rt.categories:
+                    entry["categories"] = list(rt.categories)
+                resources.append(entry)
+                for sub in sorted(rt.subresources):
+                    kind = "Scale" if sub == "scale" else rt.kind
+                    sub_entry: dict[str, Any] = {"name": f"{rt.plural}/{sub}", "singularName": "",
+                                                 "namespaced": rt.namespaced, "kind": kind,
+                                                 "verbs": _SUBRESOURCE_VERBS.get(sub, ["get"])}
+                    if sub == "scale":
+                        sub_entry.update(group="autoscaling", version="v1")
+                    resources.append(sub_entry)
+            return {"kind": "APIResourceList", "apiVersion": "v1",
+                    "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
+
+        return self._cached(("gv", group, version), build)
+
+    # -- aggregated documents ---------------------------------------------------------------------------
+
+    def aggregated(self, core: bool) -> bytes:
+        def build() -> dict[str, Any]:
+            groups = self._groups()
+            names = [""] if core else sorted(g for g in groups if g)
+            items = [{"metadata": {"name": g},
+                      "versions": [self._aggregated_version(g, v) for v in groups.get(g, [])]}
+                     for g in names]
+            return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2",
+                    "metadata": {}, "items": items}
+
+        return self._cached(("aggregated", core), build)
+
+    def _aggregated_version(self, group: str, version: str) -> dict[str, Any]:
+        resources = []
+        for rt in self.types(group, version):
+            response_kind = {"group": group, "version": version, "kind": rt.kind}
+            entry: dict[str, Any] = {
+                "resource": rt.plural, "responseKind": response_kind,
+                "scope": "Namespaced" if rt.namespaced else "Cluster",
+                "singularResource": rt.singular, "verbs": list(rt.verbs),
+            }
+            if rt.short_names:
+                entry["shortNames"] = list(rt.short_names)
+            if rt.categories:
+                entry["categories"] = list(rt.categories)
+            subs = []
+            for sub in sorted(rt.subresources):
+                kind = ({"group": "autoscaling", "version": "v1", "kind": "Scale"} if sub == "scale"
+                        else response_kind)
+                subs.append({"subresource": sub, "responseKind": kind,
+                             "verbs": _SUBRESOURCE_VERBS.get(sub, ["get"])})
+            if subs:
+                entry["subresources"] = subs
+            resources.append(entry)
+        return {"version": version, "freshness": "Current", "resources": resources}

@@ -1,0 +1,267 @@
+"""The HTTP request handler: reads a request, authenticates it, routes it and writes a JSON reply or a watch
+stream. Every failure leaves as a ``metav1.Status`` body — including malformed request lines, unknown methods
+and errors the code did not expect (a 500, logged, never a traceback to the client)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler
+from typing import TYPE_CHECKING, Any
+
+from fakekube import errors
+from fakekube.server import openapi, rest, routing
+from fakekube.server.auth import forbidden
+from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
+from fakekube.server.params import Query
+
+if TYPE_CHECKING:
+    from fakekube.server.app import ApiServer
+
+logger = logging.getLogger("fakekube.server")
+
+JSON_TYPE = "application/json"
+_DISCARD_LIMIT = 64 * 1024 * 1024  # read (and drop) oversized bodies up to this, so the client sees the 413
+_CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+
+
+def internal_error(exc: BaseException) -> errors.ApiError:
+    """``errors.NewInternalError``: what an unexpected failure looks like on the wire."""
+    text = f"{type(exc).__name__}: {exc}"
+    return errors.ApiError(500, "InternalError", f"Internal error occurred: {text}", {"causes": [{"message": text}]})
+
+
+class ApiHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive and chunked watch streams
+    disable_nagle_algorithm = True  # else each reply waits ~40 ms for the client's delayed ACK
+    server: ApiServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+        logger.debug("%s %s", self.address_string(), format % args)
+
+    # -- methods -------------------------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def do_HEAD(self) -> None:
+        self._read_body_quietly()
+        self._send_error(errors.ApiError(405, "MethodNotAllowed",
+                                         "the server does not allow this method on the requested resource"))
+
+    do_OPTIONS = do_HEAD
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The stdlib calls this for malformed requests (bad request line, huge headers, unknown method):
+        answer with a Status body instead of its HTML page, and close the connection."""
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = "Error"
+        reason = {400: "BadRequest", 404: "NotFound", 405: "MethodNotAllowed", 414: "RequestURITooLong",
+                  431: "RequestHeaderFieldsTooLarge", 501: "MethodNotAllowed"}.get(code, phrase.replace(" ", ""))
+        self.close_connection = True
+        status = errors.ApiError(405 if code == 501 else code, reason, message or phrase).status
+        body = json.dumps(status, separators=(",", ":")).encode()
+        try:
+            self._write_reply(status["code"], body, JSON_TYPE)
+        except _CLIENT_GONE + (OSError,):
+            pass
+
+    # -- the request ---------------------------------------------------------------------------------------
+
+    def _serve(self, method: str) -> None:
+        srv = self.server
+        path, _, query = self.path.partition("?")
+        try:
+            body = self._read_body()
+            user = srv.authenticator.user(self.headers.get("Authorization"))
+            route = routing.parse(path)
+            if route is None:
+                raise rest.path_not_found()
+            if isinstance(route, routing.Endpoint):
+                if method != "GET":
+                    raise errors.ApiError(405, "MethodNotAllowed",
+                                          "the server does not allow this method on the requested resource")
+                self._endpoint(route)
+                return
+            self._resource(method, route, Query(query), body, user)
+        except errors.ApiError as exc:
+            self._send_error(exc)
+        except _CLIENT_GONE:
+            self.close_connection = True
+        except Exception as exc:  # the server must keep serving whatever a request does
+            logger.exception("unexpected error serving %s %s", method, self.path)
+            self._send_error(internal_error(exc))
+
+    def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: str) -> None:
+        srv = self.server
+        store = srv.store
+        rt = rest.resolve(store, route)
+        verb = rest.verb_of(method, route, query)
+        req = rest.Request(store, method, route, query, body, self.headers.get("Content-Type"),
+                           srv.actor_of(self.headers.get("User-Agent")), user)
+        if srv.authorizer is not None:
+            attrs = rest.attributes(req, rt, verb)
+            if not srv.authorizer(attrs):
+                raise forbidden(attrs)
+        srv.last_entry.value = None
+        result = rest.serve(req, rt, verb)
+        if isinstance(result, rest.WatchReply):
+            self._stream(result)
+            return
+        code = result.code
+        entry = srv.last_entry.value
+        if verb == "patch" and entry is not None and entry.code == 201:
+            code = 201  # a server-side apply that created the object
+        self._send_json(code, result.body)
+
+    def _endpoint(self, route: routing.Endpoint) -> None:
+        d = self.server.discovery
+        kind = route.kind
+        if kind == "version":
+            self._write_reply(200, d.version, JSON_TYPE)
+        elif kind == "health":
+            self._write_reply(200, b"ok", "text/plain; charset=utf-8")
+        elif kind in ("api_versions", "apis"):
+            core = kind == "api_versions"
+            if wants_aggregated(self.headers.get("Accept")):
+                self._write_reply(200, d.aggregated(core), AGGREGATED_CONTENT_TYPE)
+            else:
+                self._write_reply(200, d.api_versions() if core else d.api_group_list(), JSON_TYPE)
+        elif kind == "group":
+            if not d.has_group(route.parts[0]):
+                raise rest.path_not_found()
+            self._write_reply(200, d.api_group(route.parts[0]), JSON_TYPE)
+        elif kind == "group_version":
+            group, version = route.parts
+            if not d.has_group_version(group, version):
+                raise rest.path_not_found()
+            self._write_reply(200, d.resource_list(group, version), JSON_TYPE)
+        elif kind == "openapi_v3":
+            gvs = [(g, v) for g, vs in sorted(d.registry.groups().items()) for v in vs]
+            self._send_json(200, openapi.index(gvs, d.registry.generation))
+        elif kind == "openapi_v3_doc":
+            group, version = route.parts
+            if not d.has_group_version(group, version):
+                raise rest.path_not_found()
+            self._send_json(200, openapi.document(d.types(group, version)))
+        else:  # pragma: no cover - routing only produces the kinds above
+            raise rest.path_not_found()
+
+    def _stream(self, reply: rest.WatchReply) -> None:
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {JSON_TYPE}\r\nTransfer-Encoding: chunked\r\n"
+                "Cache-Control: no-cache, private\r\n\r\n").encode()
+        try:
+            self.wfile.write(head)
+            clean = self.server.streamer.run(self.wfile.write, self.connection, reply.watch, reply.resource,
+                                             reply.timeout, reply.bookmarks)
+            if not clean:
+                self.close_connection = True
+        except _CLIENT_GONE + (OSError,):
+            self.close_connection = True
+        except Exception:  # headers are out: the only safe way to fail now is to drop the connection
+            logger.exception("watch stream failed")
+            self.close_connection = True
+        finally:
+            reply.watch.stop()
+
+    # -- bodies --------------------------------------------------------------------------------------------
+
+    def _read_body(self) -> bytes:
+        limit = self.server.max_body_bytes
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._read_chunked(limit)
+        raw_length = self.headers.get("Content-Length")
+        if not raw_length:
+            return b""
+        try:
+            length = int(raw_length)
+            if length < 0:
+                raise ValueError
+        except ValueError:
+            self.close_connection = True
+            raise errors.BadRequest(f"invalid Content-Length: {raw_length!r}") from None
+        if length > limit:
+            self.close_connection = True
+            if length <= _DISCARD_LIMIT:
+                self._discard(length)
+            raise too_large(limit)
+        data = self.rfile.read(length)
+        if len(data) < length:
+            raise ConnectionResetError("the client closed the connection in the middle of the body")
+        return data
+
+    def _read_chunked(self, limit: int) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                self.close_connection = True
+                raise errors.BadRequest("malformed chunked request body") from None
+            if size == 0:
+                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            total += size
+            if total > limit:
+                self.close_connection = True
+                raise too_large(limit)
+            data = self.rfile.read(size)
+            if len(data) < size:
+                raise ConnectionResetError("the client closed the connection in the middle of the body")
+            parts.append(data)
+            self.rfile.readline(2)
+
+    def _discard(self, length: int) -> None:
+        while length > 0:
+            data = self.rfile.read(min(length, 1 << 16))
+            if not data:
+                return
+            length -= len(data)
+
+    def _read_body_quietly(self) -> None:
+        try:
+            self._read_body()
+        except (errors.ApiError, *_CLIENT_GONE):
+            self.close_connection = True
+
+    # -- replies -------------------------------------------------------------------------------------------
+
+    def _send_error(self, exc: errors.ApiError) -> None:
+        self._send_json(exc.code, exc.status)
+
+    def _send_json(self, code: int, document: Any) -> None:
+        self._write_reply(code, json.dumps(document, separators=(",", ":")).encode(), JSON_TYPE)
+
+    def _write_reply(self, code: int, body: bytes, content_type: str) -> None:
+        # One write for status line, headers and body: the stdlib's send_response path costs more per request.
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = ""
+        connection = "Connection: close\r\n" if self.close_connection else ""
+        head = (f"HTTP/1.1 {code} {phrase}\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(body)}\r\n{connection}\r\n").encode()
+        self.wfile.write(head + body)
+
+
+def too_large(limit: int) -> errors.ApiError:
+    return errors.RequestEntityTooLarge(f"Request entity too large: limit is {limit}")
+

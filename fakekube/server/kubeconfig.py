@@ -1,0 +1,37 @@
+"""kubeconfig files for clients of the fake server.
+
+Written as JSON (YAML is a superset; kubectl, kubernetes, kr8s, lightkube and kopf all read it), so no
+YAML emitter is involved. Over plain http kubectl never sends the token (client-go reads credentials only for
+TLS transports), but the Python clients do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def kubeconfig_dict(url: str, *, token: str | None = None, namespace: str = "default",
+                    name: str = "fakekube") -> dict[str, Any]:
+    user: dict[str, Any] = {"token": token} if token else {}
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": name,
+        "clusters": [{"name": name, "cluster": {"server": url}}],
+        "users": [{"name": name, "user": user}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name, "namespace": namespace}}],
+        "preferences": {},
+    }
+
+
+def write_kubeconfig(path: str | os.PathLike[str], url: str, *, token: str | None = None,
+                     namespace: str = "default") -> Path:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(kubeconfig_dict(url, token=token, namespace=namespace), indent=2) + "\n")
+    if token:
+        target.chmod(0o600)  # it holds a credential
+    return target

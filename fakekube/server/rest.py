@@ -1,0 +1,283 @@
+"""Resource requests: an HTTP method on a parsed path becomes exactly one store verb.
+
+This module only translates (URL parts, query parameters, bodies and content types → verb arguments; the
+verb's result → status code and body). Every rule about objects — conflicts, status, finalizers, patch
+semantics, selectors, pagination, 410s — is the store's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from fakekube import errors
+from fakekube.patch import (
+    APPLY_PATCH,
+    CUSTOM_RESOURCE_PATCH_TYPES,
+    PATCH_TYPES,
+    normalize_patch_type,
+)
+from fakekube.resources import ResourceType
+from fakekube.server import bodies
+from fakekube.server.auth import RequestAttributes
+from fakekube.server.params import Query, dry_run_values
+from fakekube.server.routing import ResourcePath
+from fakekube.store import Store
+from fakekube.watch import Watch
+
+NOT_FOUND_MESSAGE = "the server could not find the requested resource"
+
+
+def path_not_found() -> errors.ApiError:
+    return errors.ApiError(404, "NotFound", NOT_FOUND_MESSAGE, {})
+
+
+@dataclass(slots=True)
+class Reply:
+    code: int
+    body: Any  # a JSON document
+
+
+@dataclass(slots=True)
+class WatchReply:
+    watch: Watch
+    resource: ResourceType
+    timeout: float | None  # seconds; None: the server default
+    bookmarks: bool
+
+
+@dataclass(slots=True)
+class Request:
+    store: Store
+    method: str
+    path: ResourcePath
+    query: Query
+    body: bytes
+    content_type: str | None
+    actor: str
+    user: str = "system:anonymous"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve(store: Store, path: ResourcePath) -> ResourceType:
+    rt = store.registry.get(path.group, path.version, path.plural)
+    if rt is None:
+        raise path_not_found()
+    if path.namespace is not None and not rt.namespaced:
+        raise path_not_found()  # a cluster-scoped kind has no namespaced URL
+    if rt.namespaced and path.namespace is None and path.name is not None:
+        raise path_not_found()  # namespaced objects are addressed inside their namespace
+    return rt
+
+
+def verb_of(method: str, path: ResourcePath, query: Query) -> str:
+    """The Kubernetes verb (what RBAC and the audit log call it) of a method on a path."""
+    if method == "GET":
+        if path.watch_prefix or (path.name is None and query.bool("watch")):
+            return "watch"
+        return "list" if path.name is None else "get"
+    if method == "POST" and path.name is None:
+        return "create"
+    if method == "PUT" and path.name is not None:
+        return "update"
+    if method == "PATCH" and path.name is not None:
+        return "patch"
+    if method == "DELETE":
+        if path.name is None:
+            return "deletecollection"
+        if path.subresource is None:
+            return "delete"
+    raise errors.MethodNotSupported(path.plural, path.group, method)
+
+
+def attributes(req: Request, rt: ResourceType, verb: str) -> RequestAttributes:
+    p = req.path
+    return RequestAttributes(req.user, verb, rt.group, rt.plural, p.subresource, p.namespace, p.name)
+
+
+def serve(req: Request, rt: ResourceType, verb: str) -> Reply | WatchReply:
+    handler = _HANDLERS[verb]
+    return handler(req, rt)
+
+
+# -- reads -------------------------------------------------------------------------------------------------
+
+
+def _get(req: Request, rt: ResourceType) -> Reply:
+    p = req.path
+    assert p.name is not None
+    obj = req.store.get(rt, p.name, p.namespace, subresource=p.subresource, actor=req.actor)
+    return Reply(200, obj)
+
+
+def _list(req: Request, rt: ResourceType) -> Reply:
+    q = req.query
+    result = req.store.list(
+        rt, req.path.namespace,
+        label_selector=q.str("labelSelector") or None,
+        field_selector=q.str("fieldSelector") or None,
+        limit=q.int("limit") or None,
+        continue_=q.str("continue") or None,
+        resource_version=q.str("resourceVersion"),
+        resource_version_match=q.str("resourceVersionMatch") or None,
+        actor=req.actor,
+    )
+    return Reply(200, result)
+
+
+def _watch(req: Request, rt: ResourceType) -> WatchReply:
+    q = req.query
+    field_selector = q.str("fieldSelector") or None
+    if req.path.name is not None:  # /watch/.../{name}: a watch of one object
+        by_name = f"metadata.name={req.path.name}"
+        field_selector = f"{by_name},{field_selector}" if field_selector else by_name
+    bookmarks = bool(q.bool("allowWatchBookmarks"))
+    watch = req.store.watch(
+        rt, req.path.namespace,
+        label_selector=q.str("labelSelector") or None,
+        field_selector=field_selector,
+        resource_version=q.str("resourceVersion"),
+        allow_bookmarks=bookmarks,
+        send_initial_events=q.bool("sendInitialEvents", default=None),
+        actor=req.actor,
+    )
+    timeout = q.int("timeoutSeconds")
+    return WatchReply(watch, rt, float(timeout) if timeout and timeout > 0 else None, bookmarks)
+
+
+# -- writes ------------------------------------------------------------------------------------------------
+
+
+def _object_body(req: Request) -> Any:
+    body = bodies.decode_object(req.body, req.content_type)
+    if not isinstance(body, dict):
+        raise errors.BadRequest(f"the body of the request must be a JSON object, not {type(body).__name__}")
+    return body
+
+
+def _create(req: Request, rt: ResourceType) -> Reply:
+    if req.path.subresource is not None:
+        raise errors.MethodNotSupported(req.path.plural, rt.group, "create")
+    if rt.namespaced and req.path.namespace is None:
+        raise errors.MethodNotSupported(rt.plural, rt.group, "create")
+    q = req.query
+    obj = req.store.create(rt, _object_body(req), req.path.namespace, actor=req.actor, dry_run=q.dry_run(),
+                           field_manager=q.str("fieldManager") or None)
+    return Reply(201, obj)
+
+
+def _update(req: Request, rt: ResourceType) -> Reply:
+    p = req.path
+    assert p.name is not None
+    q = req.query
+    body = _object_body(req)
+    if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
+        return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
+    obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
+                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None)
+    return Reply(200, obj)
+
+
+def _apply_config(body: bytes) -> Any:
+    """An apply body may be JSON (every client sends JSON) or YAML; YAML is read with safe_load."""
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        pass
+    try:
+        config = yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        raise errors.BadRequest(f"error decoding YAML: {exc}") from None
+    if not isinstance(config, dict):
+        raise errors.BadRequest("the apply patch must be an object")
+    return config
+
+
+def _patch(req: Request, rt: ResourceType) -> Reply:
+    p = req.path
+    assert p.name is not None
+    q = req.query
+    patch_type = normalize_patch_type(req.content_type or "")
+    accepted = CUSTOM_RESOURCE_PATCH_TYPES if rt.custom else PATCH_TYPES
+    if patch_type not in PATCH_TYPES:
+        raise errors.UnsupportedMediaType(list(accepted))
+    body: Any = _apply_config(req.body) if patch_type == APPLY_PATCH else req.body
+    obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
+                          actor=req.actor, dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
+                          force=q.bool("force", default=None))
+    return Reply(200, obj)  # the handler turns it into 201 when an apply created the object
+
+
+def delete_options(req: Request) -> dict[str, Any]:
+    """DeleteOptions from the query and from the body (kubectl and the SDK send a body; the Python clients
+    send query parameters); the body wins where both are given."""
+    q = req.query
+    options: dict[str, Any] = {
+        "propagationPolicy": q.str("propagationPolicy") or None,
+        "gracePeriodSeconds": q.int("gracePeriodSeconds"),
+        "orphanDependents": q.bool("orphanDependents", default=None),
+        "dryRun": q.all("dryRun"),
+        "preconditions": {},
+    }
+    for key in ("uid", "resourceVersion"):
+        value = q.str(f"preconditions.{key}")
+        if value:
+            options["preconditions"][key] = value
+    body = bodies.decode_optional_json(req.body, req.content_type)
+    if body is not None:
+        if not isinstance(body, dict):
+            raise errors.BadRequest("the body of a DELETE must be a DeleteOptions object")
+        for key in ("propagationPolicy", "gracePeriodSeconds", "orphanDependents", "dryRun"):
+            if body.get(key) is not None:
+                options[key] = body[key]
+        if isinstance(body.get("preconditions"), dict):
+            options["preconditions"].update({k: v for k, v in body["preconditions"].items() if v})
+    if isinstance(options["dryRun"], str):
+        options["dryRun"] = [options["dryRun"]]
+    grace = options["gracePeriodSeconds"]
+    if grace is not None and not isinstance(grace, int):
+        raise errors.BadRequest("gracePeriodSeconds must be an integer")
+    return options
+
+
+def _delete(req: Request, rt: ResourceType) -> Reply:
+    p = req.path
+    assert p.name is not None
+    options = delete_options(req)
+    result = req.store.delete(
+        rt, p.name, p.namespace,
+        propagation_policy=options["propagationPolicy"],
+        grace_period_seconds=options["gracePeriodSeconds"],
+        preconditions=options["preconditions"] or None,
+        orphan_dependents=options["orphanDependents"],
+        dry_run=dry_run_values(options["dryRun"]),
+        actor=req.actor,
+    )
+    # handlers/delete.go: 202 only when the object outlives the call and orphanDependents=false was asked.
+    kept = result.get("kind") != "Status"
+    code = 202 if kept and options["orphanDependents"] is False else 200
+    return Reply(code, result)
+
+
+def _delete_collection(req: Request, rt: ResourceType) -> Reply:
+    q = req.query
+    options = delete_options(req)
+    result = req.store.delete_collection(
+        rt, req.path.namespace,
+        label_selector=q.str("labelSelector") or None,
+        field_selector=q.str("fieldSelector") or None,
+        propagation_policy=options["propagationPolicy"],
+        grace_period_seconds=options["gracePeriodSeconds"],
+        dry_run=dry_run_values(options["dryRun"]),
+        actor=req.actor,
+    )
+    return Reply(200, result)
+
+
+_HANDLERS = {
+    "get": _get, "list": _list, "watch": _watch, "create": _create, "update": _update, "patch": _patch,
+    "delete": _delete, "deletecollection": _delete_collection,
+}

@@ -1,0 +1,119 @@
+"""Watch streams on the wire: chunked, newline-delimited JSON events, one thread per stream.
+
+- Each event is ``{"type": ..., "object": ...}`` plus a newline; events already queued are sent together.
+- ``timeoutSeconds`` ends the stream cleanly with the terminating chunk (the connection stays usable: closing
+  it silently makes aiohttp, hence kopf, fail its next request). Without it the stream lasts
+  ``default_timeout`` seconds, as the real server's 30-60 minutes; ``kubectl get -w`` exits when it ends.
+- Bookmarks only when the client asked (``allowWatchBookmarks``): after ``bookmark_interval`` seconds of
+  silence and just before a timeout, so a client that saw no event still learns a resourceVersion to resume from.
+- A thread-per-connection server only sees a vanished client when it writes, so the socket is peeked between
+  waits: a client that disconnects frees its thread within ``poll_interval`` seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fakekube.resources import ResourceType
+from fakekube.store import Store
+from fakekube.watch import ERROR, Watch, WatchEvent
+
+_END = b"0\r\n\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSettings:
+    default_timeout: float = 1800.0
+    bookmark_interval: float = 30.0
+    poll_interval: float = 0.25
+
+
+def encode_event(event: WatchEvent) -> bytes:
+    # event.raw is the store's shared, immutable object: serialise it, never touch it.
+    return (json.dumps({"type": event.type, "object": event.raw}, separators=(",", ":")) + "\n").encode()
+
+
+def chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+def peer_gone(conn: socket.socket) -> bool:
+    """True when the client closed its end (readable with zero bytes) or the socket failed."""
+    try:
+        readable, _, _ = select.select([conn], [], [], 0)
+        if not readable:
+            return False
+        return conn.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+class WatchStreamer:
+    """Writes one watch to one connection until timeout, error, client disconnect or server shutdown."""
+
+    def __init__(self, store: Store, settings: StreamSettings, closing: threading.Event) -> None:
+        self.store = store
+        self.settings = settings
+        self.closing = closing
+        self._active: set[Watch] = set()
+        self._lock = threading.Lock()
+
+    def stop_all(self) -> None:
+        """Wake and end every stream now (server shutdown)."""
+        with self._lock:
+            active = list(self._active)
+        for watch in active:
+            watch.stop()
+
+    def run(self, write: Callable[[bytes], object], conn: socket.socket, watch: Watch, resource: ResourceType,
+            timeout: float | None, bookmarks: bool) -> bool:
+        """Stream until done; False when the client went away (the connection must then be closed)."""
+        settings = self.settings
+        deadline = time.monotonic() + (timeout if timeout is not None else settings.default_timeout)
+        last_write = time.monotonic()
+
+        def send(events: list[WatchEvent]) -> bool:
+            nonlocal last_write
+            if events:
+                write(b"".join(chunk(encode_event(e)) for e in events))
+                last_write = time.monotonic()
+            return any(e.type == ERROR for e in events)
+
+        def send_bookmark() -> None:
+            # Taken before draining: every change up to the bookmark's resourceVersion is already queued, so
+            # the bookmark goes after them and never lets a client skip an event it has not seen.
+            mark = self.store.bookmark(resource)
+            send([*watch.drain(), mark])
+
+        with self._lock:
+            self._active.add(watch)
+        try:
+            while not self.closing.is_set():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    if bookmarks:
+                        send_bookmark()
+                    break
+                event = watch.next(min(remaining, settings.poll_interval))
+                if event is None:
+                    if watch.closed:
+                        break
+                    if peer_gone(conn):
+                        return False
+                    if bookmarks and time.monotonic() - last_write >= settings.bookmark_interval:
+                        send_bookmark()
+                    continue
+                if send([event, *watch.drain()]):
+                    break
+            write(_END)
+            return True
+        finally:
+            with self._lock:
+                self._active.discard(watch)
+            watch.stop()
