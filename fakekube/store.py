@@ -1065,8 +1065,13 @@ class Store:
         return {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": meta}
 
     def bookmark(self, resource: str | ResourceType) -> WatchEvent:
-        """A BOOKMARK event at the current resourceVersion (fronts send these on idle watches)."""
-        return WatchEvent(BOOKMARK, self._bookmark(self.resolve(resource)))
+        """A BOOKMARK event at the current resourceVersion (fronts send these on idle watches).
+
+        Taken under the store lock, so every change up to its resourceVersion has already been offered to the
+        watchers: a front that sends its queued events first and then the bookmark never skips one."""
+        rt = self.resolve(resource)
+        with self._lock:
+            return WatchEvent(BOOKMARK, self._bookmark(rt))
 
     def compact(self) -> None:
         """Forget the change history, as etcd compaction does: older resourceVersions now give 410."""
