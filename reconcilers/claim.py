@@ -186,7 +186,7 @@ class ClaimReconciler:
         # One namespace-wide cache LIST: the ownership guard and the adoption candidates.
         template_hash = name_hash(claim["spec"]["sandboxTemplateRef"]["name"])
         candidates: list[Obj] = []
-        for sb in await c.list(keys.SANDBOXES, namespace=ns):
+        for sb in await self._list_sandboxes(ns):
             sm = sb["metadata"]
             if sm.get("deletionTimestamp"):
                 continue
@@ -203,6 +203,20 @@ class ClaimReconciler:
             return None
         return await self._adopt_from_candidates(claim, candidates)
 
+    async def _list_sandboxes(self, namespace: str) -> list[Obj]:
+        """The namespace-wide cache LIST, without copying every item.
+
+        controller-runtime deep-copies each listed object; the pass only reads them, and copies the one it
+        adopts, so reading the cache's own objects is equivalent and spares ~2,000 copies per pass in the
+        load test. Falls back to ``client.list`` for clients without a manager (live readers, fakes).
+        """
+        manager = getattr(self.client, "manager", None)
+        if manager is None or getattr(self.client, "_live", False) or not hasattr(manager, "informer"):
+            return await self.client.list(keys.SANDBOXES, namespace=namespace)
+        informer = manager.informer(manager.sim.resolve(keys.SANDBOXES))
+        await manager.sim.sleep(manager._cache_delay())
+        return informer.list_raw(namespace)
+
     async def _adopt_from_candidates(self, claim: Obj, candidates: list[Obj]) -> Obj | None:
         # Ready first, then oldest. Go's sort.Slice leaves ties (same-second creationTimestamps) in an
         # unspecified order; the port breaks them by name so that runs replay.
@@ -213,7 +227,7 @@ class ClaimReconciler:
         start = numeric_hash(claim["metadata"]["uid"]) % window
         trace = (claim["metadata"].get("annotations") or {}).get(keys.TRACE_CONTEXT)
         for i in range(n):
-            adopted = candidates[(start + i) % n]
+            adopted = deep_copy(candidates[(start + i) % n])  # the cached objects are shared: copy to mutate
             sb_labels = labels(adopted)
             sb_labels.pop(keys.WARM_POOL_SANDBOX, None)
             sb_labels.pop(keys.TEMPLATE_REF_HASH, None)

@@ -304,7 +304,7 @@ def has_name_hash_label(obj: Obj | None) -> bool:
 
 def setup(mgr: Any, reconciler: SandboxReconciler, workers: int, predicates: Any) -> Any:
     """``SetupWithManager``: For(Sandbox); Owns(Pod) and Owns(Service) behind the label predicate."""
-    label_pred = predicates.new_object(has_name_hash_label) if hasattr(predicates, "new_object") else has_name_hash_label
+    label_pred = predicates.has_label(keys.SANDBOX_NAME_HASH)
     return (mgr.controller("sandbox", reconciler.reconcile, workers=workers)
             .for_(keys.SANDBOXES)
             .owns(keys.PODS, predicates=[label_pred])

@@ -1,0 +1,163 @@
+"""``fakekube simulate``: the agent-sandbox PR #508 experiments (claim status Update vs Patch) in seconds.
+
+Runs a scenario (seed-load by default) once per claim-status write strategy and prints, per strategy,
+conflicts (409) by resource/subresource and by actor, stale overwrites likewise, claims Ready, Ready latency
+percentiles in simulated time, total API requests and wall-clock seconds; seed-timeline also prints one
+claim's audit timeline in the PR's table format. ``--json`` prints one JSON object instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from reconcilers.scenarios import SCENARIOS, run_scenario
+from reconcilers.strategies import CLAIM_STATUS_MODES, POD_METADATA_MODES, SANDBOX_STATUS_MODES, WriteStrategies
+
+COMPARE_DEFAULT = ("update", "patch")
+LABELS = {
+    "update": "Status().Update (before #508)",
+    "patch": "Status().Patch(MergeFrom) (#508)",
+    "patch-lock": "Status().Patch(MergeFromWithOptimisticLock), 409 benign (#1256)",
+}
+_PARAMS = (
+    ("burst_size", int, "claims per burst (CL2_BURST_SIZE)"),
+    ("qps", float, "claim creations per second within a burst (CL2_QPS)"),
+    ("total_bursts", int, "number of bursts (CL2_TOTAL_BURSTS)"),
+    ("warmpool_size", int, "warm pool replicas (CL2_WARMPOOL_SIZE)"),
+    ("pause_seconds", float, "simulated pause between bursts"),
+    ("sandbox_workers", int, "--sandbox-concurrent-workers"),
+    ("claim_workers", int, "--sandbox-claim-concurrent-workers"),
+    ("warmpool_workers", int, "--sandbox-warm-pool-concurrent-workers"),
+    ("client_qps", float, "--kube-api-qps of the controller manager"),
+    ("client_burst", int, "--kube-api-burst of the controller manager"),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="seed-load",
+                        help="seed-timeline (1/1/10/2) or seed-load (300/300/5/600); default seed-load")
+    parser.add_argument("--claim-status", default=None,
+                        help=f"claim status write strategy, or a comma list: {', '.join(CLAIM_STATUS_MODES)}")
+    parser.add_argument("--compare", action="store_true",
+                        help="run update and patch side by side (the default without --claim-status)")
+    parser.add_argument("--sandbox-status", choices=SANDBOX_STATUS_MODES, default="update",
+                        help="sandbox status write: update (2026-04-02) or patch (#509/#1254)")
+    parser.add_argument("--pod-metadata", choices=POD_METADATA_MODES, default="update",
+                        help="pod label propagation: update (2026-04-02) or patch (#784)")
+    parser.add_argument("--seed", type=int, default=1, help="simulation seed (same seed, same output)")
+    for name, kind, text in _PARAMS:
+        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
+    parser.add_argument("--timeline-claim", default=None, help="claim whose timeline to print (seed-timeline)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with an entry per run")
+    parser.add_argument("--no-wall", action="store_true", help="leave out wall-clock fields (byte-comparable)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _modes(args: argparse.Namespace) -> list[str]:
+    if args.claim_status and not args.compare:
+        modes = [m.strip() for m in args.claim_status.split(",") if m.strip()]
+    elif args.claim_status and args.compare:
+        modes = list(dict.fromkeys([*COMPARE_DEFAULT, *args.claim_status.split(",")]))
+    else:
+        modes = list(COMPARE_DEFAULT)
+    for mode in modes:
+        if mode not in CLAIM_STATUS_MODES:
+            raise SystemExit(f"fakekube simulate: unknown claim status strategy {mode!r}")
+    return modes
+
+
+def run(args: argparse.Namespace) -> int:
+    from reconcilers.report import summarize, timeline_for
+
+    scenario = SCENARIOS[args.scenario].with_overrides(**{n: getattr(args, n, None) for n, _, _ in _PARAMS})
+    results: list[dict[str, Any]] = []
+    for mode in _modes(args):
+        strategies = WriteStrategies(mode, args.sandbox_status, args.pod_metadata)  # type: ignore[arg-type]
+
+        def progress(msg: str, mode: str = mode) -> None:
+            if not args.quiet:
+                print(f"[{scenario.name} {mode}] {msg}", file=sys.stderr, flush=True)
+
+        progress("starting")
+        result_run = run_scenario(scenario, strategies, seed=args.seed, progress=progress)
+        summary = summarize(result_run)
+        if scenario.timeline:
+            summary["timeline"] = timeline_for(result_run, args.timeline_claim)
+        if args.no_wall:
+            summary.pop("wall", None)
+        results.append(summary)
+        progress(f"done in {result_run.wall_seconds:.1f}s wall")
+
+    if args.json:
+        print(json.dumps({"scenario": scenario.name, "seed": args.seed, "runs": results}, indent=2, sort_keys=True))
+    else:
+        print(render_text(results))
+    return 0
+
+
+def _fmt_counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0f} ms"
+
+
+def render_text(results: list[dict[str, Any]]) -> str:
+    lines: list[str] = []
+    for r in results:
+        mode = r["strategies"]["claim_status"]
+        lines.append(f"== {r['scenario']} · claim status {mode}: {LABELS[mode]} · seed {r['seed']} ==")
+        lat = r["ready_latency_ms"]
+        rows = [
+            ("claims Ready", f"{r['claims']['ready']}/{r['claims']['expected']}"),
+            ("Ready latency (simulated)", f"p50 {_ms(lat['p50'])}  p90 {_ms(lat['p90'])}  p99 {_ms(lat['p99'])}"),
+            ("conflicts (409)", f"{r['conflicts']['total']} (sandboxclaims/status {r['conflicts']['claim_status']})"),
+            ("  by resource", _fmt_counts(r["conflicts"]["by_resource"])),
+            ("  by actor", _fmt_counts(r["conflicts"]["by_actor"])),
+            ("stale overwrites", f"{r['stale_overwrites']['total']} "
+                                 f"(sandboxclaims/status {r['stale_overwrites']['claim_status']})"),
+            ("  by resource", _fmt_counts(r["stale_overwrites"]["by_resource"])),
+            ("  by actor", _fmt_counts(r["stale_overwrites"]["by_actor"])),
+            ("warm pool", f"{r['warm_pool']['ready']}/{r['warm_pool']['size']} Ready, "
+                          f"{r['warm_pool']['sandboxes_created']} sandboxes created in total"),
+            ("sandboxes held by two claims", str(r["sandboxes_held_by_two_claims"])),
+            ("API requests", str(r["api_requests"]["total"])),
+            ("simulated time", f"{r['simulated_seconds']:.1f} s"),
+        ]
+        if "wall" in r:
+            rows.append(("wall clock", f"{r['wall']['seconds']:.2f} s"))
+        if r["timed_out"]:
+            rows.append(("timed out", ", ".join(r["timed_out"])))
+        width = max(len(k) for k, _ in rows)
+        lines.extend(f"{k.ljust(width)}  {v}" for k, v in rows)
+        if r.get("timeline"):
+            lines.append("")
+            lines.append(f"Timeline of {r['timeline']['claim']}:")
+            lines.append(r["timeline"]["table"])
+        lines.append("")
+    if len(results) > 1:
+        lines.append(_comparison(results))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _comparison(results: list[dict[str, Any]]) -> str:
+    head = ["", *[r["strategies"]["claim_status"] for r in results]]
+    rows = [
+        ["claim status 409s", *[str(r["conflicts"]["claim_status"]) for r in results]],
+        ["all 409s", *[str(r["conflicts"]["total"]) for r in results]],
+        ["claim status stale overwrites", *[str(r["stale_overwrites"]["claim_status"]) for r in results]],
+        ["all stale overwrites", *[str(r["stale_overwrites"]["total"]) for r in results]],
+        ["claims Ready", *[f"{r['claims']['ready']}/{r['claims']['expected']}" for r in results]],
+        ["Ready p99", *[_ms(r["ready_latency_ms"]["p99"]) for r in results]],
+        ["API requests", *[str(r["api_requests"]["total"]) for r in results]],
+    ]
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+    out = ["side by side:"]
+    for row in [head, *rows]:
+        out.append("  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in
+                                     enumerate(zip(row, widths, strict=True))))
+    return "\n".join(out)
