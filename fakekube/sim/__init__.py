@@ -1,0 +1,53 @@
+"""fakekube.sim: a deterministic controller runtime in virtual time.
+
+See docs/simulation.md for the model and docs/concepts.md for how each knob maps to controller-runtime.
+"""
+
+from fakekube.sim import predicates
+from fakekube.sim.client import Client
+from fakekube.sim.controller import Controller, EventHandler, ReconcileError, Request, Result, TerminalError
+from fakekube.sim.gcactor import GarbageCollectorActor
+from fakekube.sim.informer import Informer
+from fakekube.sim.kubelet import Kubelet
+from fakekube.sim.lag import Lag
+from fakekube.sim.manager import Manager, TokenBucket
+from fakekube.sim.patches import Apply, JSONPatch, MergeFrom, Patch, RawPatch, StrategicMergeFrom
+from fakekube.sim.recorder import EventRecorder
+from fakekube.sim.scheduler import Future, Scheduler, Task
+from fakekube.sim.simulation import Simulation, SimulationError
+from fakekube.sim.stale import StaleDetector, StaleOverwrite
+from fakekube.sim.timeline import Timeline
+from fakekube.sim.workqueue import WorkQueue
+
+__all__ = [
+    "Apply",
+    "Client",
+    "Controller",
+    "EventHandler",
+    "EventRecorder",
+    "Future",
+    "GarbageCollectorActor",
+    "Informer",
+    "JSONPatch",
+    "Kubelet",
+    "Lag",
+    "Manager",
+    "MergeFrom",
+    "Patch",
+    "RawPatch",
+    "ReconcileError",
+    "Request",
+    "Result",
+    "Scheduler",
+    "Simulation",
+    "SimulationError",
+    "StaleDetector",
+    "StaleOverwrite",
+    "StrategicMergeFrom",
+    "Task",
+    "TerminalError",
+    "Timeline",
+    "TokenBucket",
+    "WorkQueue",
+    "predicates",
+]

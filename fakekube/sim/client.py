@@ -1,0 +1,165 @@
+"""The simulation client, modelled on controller-runtime's default client.
+
+Reads (``get``, ``list``) come from the manager's informer cache and return copies; ``client.live`` reads
+from the store instead (``mgr.GetAPIReader()``). Writes go to the store. Every write's answer replaces the
+caller's object in place, as controller-runtime does, which is what makes "the object in memory is newer
+than the cache" reproducible.
+
+Timing of one API request (documented in docs/simulation.md):
+
+1. wait for a token of the manager's token bucket (QPS/burst), if one is configured;
+2. wait the request's latency (``api_latency``, sampled from the manager's seeded stream);
+3. the store executes the request at that instant (its audit entry and watch events are stamped then);
+4. any fault-injected delay is awaited after the store answered (a slow response, not a slow commit);
+5. the answer is copied into the caller's object and returned.
+
+A cache read costs ``cache_read_latency`` (default 0) but is always an await point, so work already due
+(watch deliveries at the same instant) runs first.
+
+Every write passes ``based_on``: the resourceVersion of the state the caller computed the write from (the
+RV of the object as read or last written in place; a merge patch's base). The stale-overwrite detector uses it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fakekube import errors
+
+from .patches import Patch
+from .scheduler import _Sleep
+
+if TYPE_CHECKING:
+    from fakekube.resources import ResourceType
+
+    from .manager import Manager
+
+Obj = dict[str, Any]
+
+
+def _replace(target: Obj, answer: Obj) -> Obj:
+    """Copy the server's answer into the caller's object (``json.Unmarshal`` into the passed object)."""
+    if target is not answer:
+        target.clear()
+        target.update(answer)
+    return target
+
+
+def _ns(rt: ResourceType, obj: Obj, namespace: str | None) -> str | None:
+    if not rt.namespaced:
+        return None
+    return namespace or (obj.get("metadata") or {}).get("namespace") or None
+
+
+class Client:
+    """``get/list`` (cache), ``create/update/status_update/patch/status_patch/delete`` (store)."""
+
+    def __init__(self, manager: Manager, actor: str, *, live: bool = False) -> None:
+        self.manager = manager
+        self.actor = actor
+        self.store = manager.sim.store
+        self._live = live
+        self._live_client: Client | None = None
+
+    @property
+    def live(self) -> Client:
+        """The same API with reads that go to the store (APIReader); writes are the same as ours."""
+        if self._live:
+            return self
+        if self._live_client is None:
+            self._live_client = Client(self.manager, self.actor, live=True)
+        return self._live_client
+
+    def _rt(self, resource: str | ResourceType) -> ResourceType:
+        return self.manager.sim.resolve(resource)
+
+    # -- reads ----------------------------------------------------------------------------------------
+
+    async def get(self, resource: str | ResourceType, name: str, namespace: str | None = None) -> Obj:
+        rt = self._rt(resource)
+        if self._live:
+            return await self._do(self.store.get, rt, name, namespace, actor=self.actor)
+        informer = self.manager.informer(rt)
+        await _Sleep(self.manager._cache_delay())
+        obj = informer.get(namespace, name)
+        if obj is None:
+            raise errors.NotFound(rt.plural, rt.group, name)
+        return obj
+
+    async def list(self, resource: str | ResourceType, namespace: str | None = None,
+                   labels: dict[str, str] | str | None = None,
+                   fields: dict[str, str] | str | None = None) -> list[Obj]:
+        rt = self._rt(resource)
+        if self._live:
+            label_selector = (",".join(f"{k}={v}" for k, v in labels.items()) if isinstance(labels, dict)
+                              else labels)
+            field_selector = (",".join(f"{k}={v}" for k, v in fields.items()) if isinstance(fields, dict)
+                              else fields)
+            answer = await self._do(self.store.list, rt, namespace, label_selector=label_selector or None,
+                                    field_selector=field_selector or None, actor=self.actor)
+            return answer["items"]
+        informer = self.manager.informer(rt)
+        await _Sleep(self.manager._cache_delay())
+        return informer.list(namespace, labels, fields)
+
+    # -- writes ---------------------------------------------------------------------------------------
+
+    async def create(self, resource: str | ResourceType, obj: Obj) -> Obj:
+        rt = self._rt(resource)
+        answer = await self._do(self.store.create, rt, obj, _ns(rt, obj, None), actor=self.actor)
+        return _replace(obj, answer)
+
+    async def update(self, resource: str | ResourceType, obj: Obj, *, subresource: str | None = None) -> Obj:
+        rt = self._rt(resource)
+        meta = obj.get("metadata") or {}
+        based_on = meta.get("resourceVersion") or None
+        answer = await self._do(self.store.update, rt, obj, _ns(rt, obj, None), subresource=subresource,
+                                actor=self.actor, based_on=str(based_on) if based_on else None)
+        return _replace(obj, answer)
+
+    async def status_update(self, resource: str | ResourceType, obj: Obj) -> Obj:
+        """``Status().Update``: PUT .../status with the object's resourceVersion."""
+        return await self.update(resource, obj, subresource="status")
+
+    async def patch(self, resource: str | ResourceType, obj: Obj, patch: Patch, *,
+                    subresource: str | None = None) -> Obj:
+        rt = self._rt(resource)
+        meta = obj.get("metadata") or {}
+        body = patch.body(obj)
+        based_on = patch.based_on(obj)
+        answer = await self._do(self.store.patch, rt, meta["name"], body, _ns(rt, obj, None),
+                                patch_type=patch.content_type, subresource=subresource, actor=self.actor,
+                                based_on=based_on, **patch.options())
+        return _replace(obj, answer)
+
+    async def status_patch(self, resource: str | ResourceType, obj: Obj, patch: Patch) -> Obj:
+        """``Status().Patch``."""
+        return await self.patch(resource, obj, patch, subresource="status")
+
+    async def delete(self, resource: str | ResourceType, obj_or_name: Obj | str, namespace: str | None = None,
+                     propagation_policy: str | None = None, *, grace_period_seconds: int | None = None,
+                     preconditions: dict[str, str] | None = None) -> None:
+        rt = self._rt(resource)
+        if isinstance(obj_or_name, dict):
+            name = obj_or_name["metadata"]["name"]
+            namespace = _ns(rt, obj_or_name, namespace)
+        else:
+            name = obj_or_name
+        await self._do(self.store.delete, rt, name, namespace, propagation_policy=propagation_policy,
+                       grace_period_seconds=grace_period_seconds, preconditions=preconditions, actor=self.actor)
+
+    # -- helpers --------------------------------------------------------------------------------------
+
+    async def _do(self, call: Any, *args: Any, **kwargs: Any) -> Any:
+        """One API request: token bucket, latency, then the store call; a fault delay is paid afterwards."""
+        await self.manager._request()
+        sim = self.manager.sim
+        try:
+            return call(*args, **kwargs)
+        finally:
+            if sim._fault_delay:
+                extra, sim._fault_delay = sim._fault_delay, 0.0
+                await _Sleep(extra)
+
+    def __repr__(self) -> str:
+        return f"<Client {self.actor}{' live' if self._live else ''}>"

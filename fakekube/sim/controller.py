@@ -1,0 +1,277 @@
+"""Controllers: a reconcile function, a workqueue, N workers, and the watches that feed the queue.
+
+Builder methods follow controller-runtime's ``builder``: ``for_`` (the object's own key), ``owns`` (the
+controller owner of the old and the new object, matched by group and kind), ``watches`` (a mapping
+function, applied to the old and the new object on update) and ``watches_raw`` (arbitrary callbacks that
+enqueue nothing). The result handling follows ``pkg/internal/controller/controller.go`` (reconcileHandler):
+
+- an exception → ``add_rate_limited`` (the returned result is ignored), except ``TerminalError`` → forget;
+- ``Result(requeue_after=d)`` → ``forget`` then ``add_after(d)``;
+- ``Result(requeue=True)`` → ``add_rate_limited``;
+- ``Result()`` / ``None`` → ``forget``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fakekube.jsoncopy import json_copy
+
+from . import predicates as preds
+from .informer import Handler
+from .workqueue import LOW_PRIORITY, WorkQueue
+
+if TYPE_CHECKING:
+    from fakekube.resources import ResourceType
+
+    from .manager import Manager
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Request:
+    """reconcile.Request: the key of one object."""
+
+    namespace: str | None
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+    @classmethod
+    def of(cls, obj: Obj) -> Request:
+        meta = obj["metadata"]
+        return cls(meta.get("namespace") or None, meta["name"])
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """reconcile.Result: ``requeue_after`` seconds (0 = none); ``requeue`` is the deprecated flag."""
+
+    requeue_after: float = 0.0
+    requeue: bool = False
+
+
+class TerminalError(Exception):
+    """reconcile.TerminalError: logged, not retried."""
+
+
+class EventHandler:
+    """Raw callbacks for ``watches_raw``: ``on_add(obj)``, ``on_update(old, new)``, ``on_delete(obj)``.
+
+    They receive copies, may do anything (fill an in-memory queue, ...) and enqueue nothing by themselves.
+    """
+
+    def __init__(self, on_add: Callable[[Obj], Any] | None = None,
+                 on_update: Callable[[Obj, Obj], Any] | None = None,
+                 on_delete: Callable[[Obj], Any] | None = None) -> None:
+        self.on_add = on_add
+        self.on_update = on_update
+        self.on_delete = on_delete
+
+
+Reconcile = Callable[[Request], Awaitable[Result | None]]
+MapFunc = Callable[[Obj], Iterable[Request]]
+
+
+@dataclass(slots=True)
+class ReconcileError:
+    time: float
+    controller: str
+    request: Request
+    error: BaseException
+
+    def __str__(self) -> str:
+        return f"{self.time:.6f}s {self.controller} {self.request}: {type(self.error).__name__}: {self.error}"
+
+
+class Controller:
+    def __init__(self, manager: Manager, name: str, reconcile: Reconcile, workers: int = 1) -> None:
+        self.manager = manager
+        self.sim = manager.sim
+        self.name = name
+        self.reconcile = reconcile
+        self.workers = workers
+        self.queue = WorkQueue(self.sim.scheduler, name=name)
+        self.for_type: ResourceType | None = None
+        self.reconciles = 0
+        self.errors = 0
+        self.requeues_after = 0
+        self.active = 0
+        self.max_active = 0
+        self.error_log: list[ReconcileError] = []
+        self.max_error_log = 1000
+        self._started = False
+        self._tasks: list[Any] = []
+
+    # -- builder --------------------------------------------------------------------------------------
+
+    def for_(self, resource: str | ResourceType,
+             predicates: Iterable[preds.Predicate | Callable[[Obj], bool]] | None = None) -> Controller:
+        rt = self.sim.resolve(resource)
+        self.for_type = rt
+        filters = preds.coerce_all(predicates)
+        queue = self.queue
+
+        def on_add(obj: Obj, initial: bool) -> None:
+            if all(p.create(obj) for p in filters):
+                queue.add(Request.of(obj), LOW_PRIORITY if initial else 0)
+
+        def on_update(old: Obj, new: Obj) -> None:
+            if all(p.update(old, new) for p in filters):
+                queue.add(Request.of(new))
+
+        def on_delete(obj: Obj) -> None:
+            if all(p.delete(obj) for p in filters):
+                queue.add(Request.of(obj))
+
+        self._watch(rt, Handler(on_add, on_update, on_delete))
+        return self
+
+    def owns(self, resource: str | ResourceType,
+             predicates: Iterable[preds.Predicate | Callable[[Obj], bool]] | None = None,
+             only_controller: bool = True) -> Controller:
+        """EnqueueRequestForOwner(For type, OnlyControllerOwner): the owner of the old and of the new object."""
+        rt = self.sim.resolve(resource)
+        filters = preds.coerce_all(predicates)
+        queue = self.queue
+
+        def owners(obj: Obj) -> list[Request]:
+            owner = self.for_type
+            if owner is None:
+                return []
+            found = []
+            for ref in obj["metadata"].get("ownerReferences") or ():
+                if only_controller and not ref.get("controller"):
+                    continue
+                group = ref.get("apiVersion", "").rpartition("/")[0]
+                if ref.get("kind") == owner.kind and group == owner.group:
+                    ns = obj["metadata"].get("namespace") if owner.namespaced else None
+                    found.append(Request(ns or None, ref.get("name", "")))
+            return found
+
+        def on_add(obj: Obj, initial: bool) -> None:
+            if all(p.create(obj) for p in filters):
+                for req in owners(obj):
+                    queue.add(req, LOW_PRIORITY if initial else 0)
+
+        def on_update(old: Obj, new: Obj) -> None:
+            if all(p.update(old, new) for p in filters):
+                for req in owners(old) + owners(new):
+                    queue.add(req)
+
+        def on_delete(obj: Obj) -> None:
+            if all(p.delete(obj) for p in filters):
+                for req in owners(obj):
+                    queue.add(req)
+
+        self._watch(rt, Handler(on_add, on_update, on_delete))
+        return self
+
+    def watches(self, resource: str | ResourceType, map_fn: MapFunc,
+                predicates: Iterable[preds.Predicate | Callable[[Obj], bool]] | None = None) -> Controller:
+        """EnqueueRequestsFromMapFunc: ``map_fn`` gets a copy of the object; on update, old and new."""
+        rt = self.sim.resolve(resource)
+        filters = preds.coerce_all(predicates)
+        queue = self.queue
+
+        def enqueue(obj: Obj, priority: int = 0) -> None:
+            for req in map_fn(json_copy(obj)) or ():
+                queue.add(req, priority)
+
+        def on_add(obj: Obj, initial: bool) -> None:
+            if all(p.create(obj) for p in filters):
+                enqueue(obj, LOW_PRIORITY if initial else 0)
+
+        def on_update(old: Obj, new: Obj) -> None:
+            if all(p.update(old, new) for p in filters):
+                enqueue(old)
+                enqueue(new)
+
+        def on_delete(obj: Obj) -> None:
+            if all(p.delete(obj) for p in filters):
+                enqueue(obj)
+
+        self._watch(rt, Handler(on_add, on_update, on_delete))
+        return self
+
+    def watches_raw(self, resource: str | ResourceType, handler: EventHandler) -> Controller:
+        rt = self.sim.resolve(resource)
+        on_add = (lambda obj, initial: handler.on_add(json_copy(obj))) if handler.on_add else None
+        on_update = (lambda old, new: handler.on_update(json_copy(old), json_copy(new))) \
+            if handler.on_update else None
+        on_delete = (lambda obj: handler.on_delete(json_copy(obj))) if handler.on_delete else None
+        self._watch(rt, Handler(on_add, on_update, on_delete))
+        return self
+
+    def _watch(self, rt: ResourceType, handler: Handler) -> None:
+        self.start()
+        self.manager.informer(rt).add_handler(handler)
+
+    # -- running --------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        for i in range(self.workers):
+            self._tasks.append(self.sim.scheduler.spawn(self._worker(), f"{self.name}-worker-{i}"))
+
+    async def _worker(self) -> None:
+        queue = self.queue
+        reconcile = self.reconcile
+        sim = self.sim
+        while True:
+            key = queue.try_get()
+            if key is None:
+                key = await queue.wait()
+            self.active += 1
+            if self.active > self.max_active:
+                self.max_active = self.active
+            self.reconciles += 1
+            try:
+                result = await reconcile(key)
+            except TerminalError as exc:
+                self._log_error(key, exc)
+                queue.forget(key)
+            except Exception as exc:  # noqa: BLE001 - a returned error in Go terms
+                self._log_error(key, exc)
+                queue.add_rate_limited(key)
+                if sim.strict and isinstance(exc, sim.bug_exceptions):
+                    self.active -= 1
+                    queue.done(key)
+                    raise
+            else:
+                if result is not None and result.requeue_after > 0:
+                    queue.forget(key)
+                    queue.add_after(key, result.requeue_after)
+                    self.requeues_after += 1
+                elif result is not None and result.requeue:
+                    queue.add_rate_limited(key)
+                else:
+                    queue.forget(key)
+            self.active -= 1
+            queue.done(key)
+
+    def _log_error(self, key: Request, exc: BaseException) -> None:
+        self.errors += 1
+        if len(self.error_log) < self.max_error_log:
+            self.error_log.append(ReconcileError(self.sim.now, self.name, key, exc))
+
+    def enqueue(self, key: Request | str, namespace: str | None = None, after: float = 0.0) -> None:
+        """Add a key by hand (``Request`` or a name plus namespace)."""
+        req = key if isinstance(key, Request) else Request(namespace, key)
+        if after > 0:
+            self.queue.add_after(req, after)
+        else:
+            self.queue.add(req)
+
+    def stats(self) -> dict[str, Any]:
+        return {"reconciles": self.reconciles, "errors": self.errors, "requeues_after": self.requeues_after,
+                "max_active": self.max_active, "queue": len(self.queue), "processing": self.queue.processing}
+
+    def __repr__(self) -> str:
+        return f"<Controller {self.name} workers={self.workers}>"

@@ -1,0 +1,317 @@
+"""Shared informer caches: one per kind per manager, fed by store watch events after a seeded lag.
+
+Like client-go's shared informer, a cache applies events strictly in order (delivery times are made
+non-decreasing, so a cache never goes backwards) and calls its event handlers as it applies them. The cache
+keeps the store's immutable event objects by reference and copies on read, as controller-runtime's cache
+does (it deep-copies on Get/List by default).
+
+Test hooks (Sieve-style, for targeted races): ``hold()`` stops delivery (the cache freezes and events pile
+up), ``release()`` delivers the backlog; ``serve_stale(obj)`` makes reads return an older copy of one object
+until ``clear_stale()``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from fakekube.jsoncopy import json_copy
+from fakekube.selectors import FieldSelector, LabelSelector
+from fakekube.watch import ADDED, DELETED, ERROR, WatchEvent
+
+from .lag import Lag
+
+if TYPE_CHECKING:
+    from fakekube.resources import ResourceType
+
+    from .scheduler import Scheduler
+
+Obj = dict[str, Any]
+IndexFunc = Callable[[Obj], list[str]]
+
+
+class Handler:
+    """Internal event handler; ``initial`` is True for objects listed when the handler was registered."""
+
+    __slots__ = ("on_add", "on_update", "on_delete")
+
+    def __init__(self, on_add: Callable[[Obj, bool], None] | None = None,
+                 on_update: Callable[[Obj, Obj], None] | None = None,
+                 on_delete: Callable[[Obj], None] | None = None) -> None:
+        self.on_add = on_add
+        self.on_update = on_update
+        self.on_delete = on_delete
+
+
+class Informer:
+    def __init__(self, rt: ResourceType, scheduler: Scheduler, lag: Lag, rng: random.Random, actor: str,
+                 store: Any) -> None:
+        self.rt = rt
+        self.scheduler = scheduler
+        self.lag = lag
+        self.rng = rng
+        self.actor = actor
+        self.store = store
+        self.by_ns: dict[str, dict[str, Obj]] = {}
+        self.handlers: list[Handler] = []
+        self.indexes: dict[str, tuple[IndexFunc, dict[str, dict[tuple[str, str], None]]]] = {}
+        self.overrides: dict[tuple[str, str], Obj] = {}
+        self._pending: deque[tuple[float, WatchEvent]] = deque()
+        self._timer_at: float | None = None
+        self._last_at = 0.0
+        self.held = False
+        self.started = False
+        self.last_rv = "0"
+        self.delivered = 0
+        self._watch: Any = None
+
+    # -- lifecycle ------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """LIST+WATCH: the initial state lands in the cache at once (as after WaitForCacheSync)."""
+        if self.started:
+            return
+        self.started = True
+        self._initial = True
+        try:
+            self._watch = self.store.watch(self.rt, on_event=self._on_event, actor=self.actor)
+        finally:
+            self._initial = False
+
+    def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
+
+    # -- event intake ---------------------------------------------------------------------------------
+
+    def _on_event(self, event: WatchEvent) -> None:
+        if self._initial:
+            self._apply(event, initial=True)
+            return
+        now = self.scheduler.now
+        at = now + self.lag.sample(self.rng) if not self.lag.is_zero else now
+        if at < self._last_at:
+            at = self._last_at  # in-order delivery per kind: a cache never goes backwards
+        self._last_at = at
+        self._pending.append((at, event))
+        if self._timer_at is None and not self.held:
+            self._timer_at = at
+            self.scheduler.call_at(at, self._drain)
+
+    def _drain(self) -> None:
+        self._timer_at = None
+        if self.held:
+            return
+        now = self.scheduler.now
+        pending = self._pending
+        while pending and pending[0][0] <= now:
+            _, event = pending.popleft()
+            self._apply(event, initial=False)
+            if self.held:
+                return
+        if pending:
+            self._timer_at = pending[0][0]
+            self.scheduler.call_at(self._timer_at, self._drain)
+
+    # -- the cache ------------------------------------------------------------------------------------
+
+    def _apply(self, event: WatchEvent, *, initial: bool) -> None:
+        kind = event.type
+        if kind == ERROR:
+            return
+        obj = event.raw
+        meta = obj["metadata"]
+        if kind not in (ADDED, DELETED, "MODIFIED"):
+            return  # BOOKMARK
+        self.delivered += 1
+        self.last_rv = meta.get("resourceVersion", self.last_rv)
+        ns = meta.get("namespace") or ""
+        name = meta["name"]
+        bucket = self.by_ns.get(ns)
+        if bucket is None:
+            bucket = self.by_ns[ns] = {}
+        old = bucket.get(name)
+        if kind == DELETED:
+            bucket.pop(name, None)
+            if self.indexes and old is not None:
+                self._unindex((ns, name), old)
+            for handler in self.handlers:
+                if handler.on_delete is not None:
+                    handler.on_delete(obj)
+            return
+        bucket[name] = obj
+        if self.indexes:
+            if old is not None:
+                self._unindex((ns, name), old)
+            self._index((ns, name), obj)
+        if old is None:
+            for handler in self.handlers:
+                if handler.on_add is not None:
+                    handler.on_add(obj, initial)
+        else:
+            for handler in self.handlers:
+                if handler.on_update is not None:
+                    handler.on_update(old, obj)
+
+    def add_handler(self, handler: Handler) -> None:
+        """Register a handler; objects already cached are replayed to it as initial adds."""
+        self.handlers.append(handler)
+        if handler.on_add is not None:
+            for bucket in list(self.by_ns.values()):
+                for obj in list(bucket.values()):
+                    handler.on_add(obj, True)
+
+    # -- indexes (mgr.GetFieldIndexer().IndexField) ------------------------------------------------------
+
+    def add_index(self, field: str, func: IndexFunc) -> None:
+        values: dict[str, dict[tuple[str, str], None]] = {}
+        self.indexes[field] = (func, values)
+        for ns, bucket in self.by_ns.items():
+            for name, obj in bucket.items():
+                for value in func(obj) or ():
+                    values.setdefault(value, {})[(ns, name)] = None
+
+    def _index(self, key: tuple[str, str], obj: Obj) -> None:
+        for func, values in self.indexes.values():
+            for value in func(obj) or ():
+                values.setdefault(value, {})[key] = None
+
+    def _unindex(self, key: tuple[str, str], obj: Obj) -> None:
+        for func, values in self.indexes.values():
+            for value in func(obj) or ():
+                keys = values.get(value)
+                if keys is not None:
+                    keys.pop(key, None)
+                    if not keys:
+                        del values[value]
+
+    # -- reads ----------------------------------------------------------------------------------------
+
+    def get_raw(self, namespace: str | None, name: str) -> Obj | None:
+        ns = (namespace or "") if self.rt.namespaced else ""
+        if self.overrides:
+            stale = self.overrides.get((ns, name))
+            if stale is not None:
+                return stale
+        bucket = self.by_ns.get(ns)
+        return bucket.get(name) if bucket is not None else None
+
+    def get(self, namespace: str | None, name: str) -> Obj | None:
+        raw = self.get_raw(namespace, name)
+        return json_copy(raw) if raw is not None else None
+
+    def list_raw(self, namespace: str | None = None, labels: dict[str, str] | str | None = None,
+                 fields: dict[str, str] | str | None = None) -> list[Obj]:
+        ns = (namespace or None) if self.rt.namespaced else None
+        field_map = _field_map(fields)
+        candidates: list[Obj]
+        indexed = [f for f in field_map if f in self.indexes]
+        if indexed:
+            first = indexed[0]
+            keys = self.indexes[first][1].get(field_map[first], {})
+            candidates = []
+            for key in keys:
+                if ns is not None and key[0] != ns:
+                    continue
+                obj = self.get_raw(key[0], key[1])
+                if obj is not None:
+                    candidates.append(obj)
+            field_map = {k: v for k, v in field_map.items() if k != first}
+        elif ns is not None:
+            bucket = self.by_ns.get(ns) or {}
+            candidates = list(bucket.values())
+            if self.overrides:
+                candidates = [self.overrides.get((ns, o["metadata"]["name"]), o) for o in candidates]
+        else:
+            candidates = [o for bucket in self.by_ns.values() for o in bucket.values()]
+            if self.overrides:
+                candidates = [self.overrides.get((o["metadata"].get("namespace") or "", o["metadata"]["name"]), o)
+                              for o in candidates]
+        if labels:
+            if isinstance(labels, dict):
+                items = list(labels.items())
+                candidates = [o for o in candidates
+                              if all((o["metadata"].get("labels") or {}).get(k) == v for k, v in items)]
+            else:
+                selector = _parse_labels(labels)
+                candidates = [o for o in candidates if selector.matches(o["metadata"].get("labels") or {})]
+        if field_map:
+            candidates = [o for o in candidates if self._fields_match(o, field_map)]
+        return candidates
+
+    def list(self, namespace: str | None = None, labels: dict[str, str] | str | None = None,
+             fields: dict[str, str] | str | None = None) -> list[Obj]:
+        return [json_copy(o) for o in self.list_raw(namespace, labels, fields)]
+
+    def _fields_match(self, obj: Obj, fields: dict[str, str]) -> bool:
+        for field, value in fields.items():
+            if field in self.indexes:
+                if value not in (self.indexes[field][0](obj) or ()):
+                    return False
+                continue
+            getter = self.rt.selectable_fields.get(field)
+            if getter is None:
+                # controller-runtime's cache only answers field selectors it has an index for.
+                raise ValueError(f"field label not supported by the cache (add an index): {field}")
+            if str(getter(obj) or "") != value:
+                return False
+        return True
+
+    def __len__(self) -> int:
+        return sum(len(b) for b in self.by_ns.values())
+
+    # -- Sieve-style controls -------------------------------------------------------------------------
+
+    def hold(self) -> None:
+        self.held = True
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        if self._pending and self._timer_at is None:
+            self._timer_at = max(self._pending[0][0], self.scheduler.now)
+            self.scheduler.call_at(self._timer_at, self._drain)
+
+    @property
+    def backlog(self) -> int:
+        return len(self._pending)
+
+    def serve_stale(self, obj: Obj) -> None:
+        meta = obj["metadata"]
+        ns = (meta.get("namespace") or "") if self.rt.namespaced else ""
+        self.overrides[(ns, meta["name"])] = json_copy(obj)
+
+    def clear_stale(self, namespace: str | None = None, name: str | None = None) -> None:
+        if name is None:
+            self.overrides.clear()
+        else:
+            self.overrides.pop(((namespace or "") if self.rt.namespaced else "", name), None)
+
+
+_LABEL_CACHE: dict[str, LabelSelector] = {}
+
+
+def _parse_labels(text: str) -> LabelSelector:
+    selector = _LABEL_CACHE.get(text)
+    if selector is None:
+        if len(_LABEL_CACHE) > 1024:
+            _LABEL_CACHE.clear()
+        selector = _LABEL_CACHE[text] = LabelSelector.parse(text)
+    return selector
+
+
+def _field_map(fields: dict[str, str] | str | None) -> dict[str, str]:
+    if not fields:
+        return {}
+    if isinstance(fields, dict):
+        return {k: str(v) for k, v in fields.items()}
+    parsed = FieldSelector.parse(fields)
+    result: dict[str, str] = {}
+    for field, op, value in parsed.requirements:
+        if op != "=":
+            raise ValueError(f"only equality field selectors are supported by the cache: {fields}")
+        result[field] = value
+    return result

@@ -1,0 +1,77 @@
+"""Seeded delay distributions for watch delivery, API latency, kubelet steps and event recording."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Lag:
+    """A delay distribution in virtual seconds: ``fixed``, ``uniform`` or ``exponential``.
+
+    ``sample(rng)`` draws from the caller's own ``random.Random`` stream; a fixed lag draws nothing, so
+    switching one component to a fixed lag does not shift the random streams of the others.
+    """
+
+    kind: str = "fixed"
+    a: float = 0.0
+    b: float = 0.0
+
+    @classmethod
+    def zero(cls) -> Lag:
+        return cls("fixed", 0.0)
+
+    @classmethod
+    def fixed(cls, seconds: float) -> Lag:
+        if seconds < 0:
+            raise ValueError("a lag cannot be negative")
+        return cls("fixed", float(seconds))
+
+    @classmethod
+    def uniform(cls, low: float, high: float) -> Lag:
+        if low < 0 or high < low:
+            raise ValueError("uniform lag needs 0 <= low <= high")
+        return cls("uniform", float(low), float(high))
+
+    @classmethod
+    def exponential(cls, mean: float, cap: float | None = None) -> Lag:
+        """Exponential with the given mean, optionally capped (watch delays have long tails)."""
+        if mean < 0:
+            raise ValueError("a lag cannot be negative")
+        return cls("exponential", float(mean), float(cap) if cap is not None else 0.0)
+
+    @classmethod
+    def coerce(cls, value: Lag | float | int | None) -> Lag:
+        if value is None:
+            return cls.zero()
+        if isinstance(value, Lag):
+            return value
+        return cls.fixed(float(value))
+
+    @property
+    def is_zero(self) -> bool:
+        return self.kind == "fixed" and self.a == 0.0
+
+    @property
+    def mean(self) -> float:
+        if self.kind == "uniform":
+            return (self.a + self.b) / 2
+        return self.a
+
+    def sample(self, rng: random.Random) -> float:
+        if self.kind == "fixed":
+            return self.a
+        if self.kind == "uniform":
+            return rng.uniform(self.a, self.b)
+        if self.a == 0.0:
+            return 0.0
+        value = rng.expovariate(1.0 / self.a)
+        return min(value, self.b) if self.b else value
+
+    def __str__(self) -> str:
+        if self.kind == "fixed":
+            return f"fixed({self.a * 1000:g} ms)"
+        if self.kind == "uniform":
+            return f"uniform({self.a * 1000:g}-{self.b * 1000:g} ms)"
+        return f"exponential(mean {self.a * 1000:g} ms)"

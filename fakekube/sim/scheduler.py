@@ -1,0 +1,228 @@
+"""A small discrete-event scheduler that runs coroutines in virtual time.
+
+No asyncio: a coroutine is driven with ``send()``; whenever it awaits one of our awaitables it yields a
+command back to the scheduler (sleep for d virtual seconds, or wait for a ``Future``). Pending work lives in
+one heap ordered by ``(time, seq)``; ``seq`` is a global counter, so two things due at the same instant run
+in the order they were scheduled. That ordering rule, plus seeded random streams, is what makes a run
+replay byte for byte.
+
+Costs matter (the whole simulation is bounded by this loop): a sleep is one heap push and one ``send``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Coroutine, Generator
+from typing import Any
+
+from fakekube.clock import VirtualClock
+
+_SLEEP = 0
+_WAIT = 1
+
+
+class _Sleep:
+    """Awaitable: suspend the current task for ``delay`` virtual seconds (0 = yield to due work)."""
+
+    __slots__ = ("delay",)
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        yield (_SLEEP, self.delay)
+
+
+class Future:
+    """A value some task will wait for; resolved once by ``set_result`` or ``set_exception``."""
+
+    __slots__ = ("_done", "_result", "_exc", "_waiters", "_scheduler")
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self._scheduler = scheduler
+        self._done = False
+        self._result: Any = None
+        self._exc: BaseException | None = None
+        self._waiters: list[Task] = []
+
+    def done(self) -> bool:
+        return self._done
+
+    def result(self) -> Any:
+        if self._exc is not None:
+            raise self._exc
+        return self._result
+
+    def set_result(self, value: Any) -> None:
+        if self._done:
+            return
+        self._done, self._result = True, value
+        self._wake()
+
+    def set_exception(self, exc: BaseException) -> None:
+        if self._done:
+            return
+        self._done, self._exc = True, exc
+        self._wake()
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for task in waiters:
+            self._scheduler._ready(task, self._result, self._exc)
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        if not self._done:
+            yield (_WAIT, self)
+        return self.result()
+
+
+class Task:
+    """A coroutine being driven by the scheduler; ``done`` and ``result`` once it returns."""
+
+    __slots__ = ("coro", "name", "done", "result", "exception", "_future", "cancelled")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], name: str) -> None:
+        self.coro = coro
+        self.name = name
+        self.done = False
+        self.cancelled = False
+        self.result: Any = None
+        self.exception: BaseException | None = None
+        self._future: Future | None = None
+
+    def __repr__(self) -> str:
+        return f"<Task {self.name} {'done' if self.done else 'pending'}>"
+
+
+class Scheduler:
+    """Virtual-time loop. Entries in the heap are ``(time, seq, kind, payload, value, exc)``.
+
+    kind 0: resume a task with (value, exc); kind 1: call ``payload()``.
+    """
+
+    def __init__(self, clock: VirtualClock | None = None) -> None:
+        self.clock = clock or VirtualClock()
+        self.now: float = self.clock.monotonic
+        self._heap: list[tuple[float, int, int, Any, Any, Any]] = []
+        self._seq = 0
+        self.steps = 0  # coroutine resumptions, for benchmarks
+        self.time_listeners: list[Callable[[float], None]] = []  # called when virtual time moves forward
+        self.task_errors: list[tuple[Task, BaseException]] = []
+        self.current: Task | None = None
+
+    # -- scheduling -----------------------------------------------------------------------------------
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str = "") -> Task:
+        task = Task(coro, name or getattr(coro, "__qualname__", "task"))
+        self._ready(task, None, None)
+        return task
+
+    def _ready(self, task: Task, value: Any, exc: BaseException | None) -> None:
+        self._seq += 1
+        heapq.heappush(self._heap, (self.now, self._seq, 0, task, value, exc))
+
+    def call_at(self, when: float, callback: Callable[[], Any]) -> None:
+        if when < self.now:
+            when = self.now
+        self._seq += 1
+        heapq.heappush(self._heap, (when, self._seq, 1, callback, None, None))
+
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> None:
+        self.call_at(self.now + (delay if delay > 0 else 0.0), callback)
+
+    def future(self) -> Future:
+        return Future(self)
+
+    @staticmethod
+    def sleep(delay: float) -> _Sleep:
+        return _Sleep(delay)
+
+    def cancel(self, task: Task) -> None:
+        """Stop a task at its next resumption (its coroutine is closed)."""
+        task.cancelled = True
+
+    # -- running --------------------------------------------------------------------------------------
+
+    @property
+    def idle(self) -> bool:
+        return not self._heap
+
+    def next_time(self) -> float | None:
+        return self._heap[0][0] if self._heap else None
+
+    def run(self, until: float | None = None, stop_when: Callable[[], bool] | None = None,
+            check_every: int = 1, advance: bool = False) -> None:
+        """Process entries in order until the heap is empty, ``until`` is reached or ``stop_when()``."""
+        heap = self._heap
+        pop = heapq.heappop
+        push = heapq.heappush
+        clock = self.clock
+        listeners = self.time_listeners
+        counter = 0
+        while heap:
+            when = heap[0][0]
+            if until is not None and when > until:
+                break
+            if stop_when is not None:
+                counter += 1
+                if counter >= check_every:
+                    counter = 0
+                    if stop_when():
+                        break
+            when, _, kind, payload, value, exc = pop(heap)
+            if when > self.now:
+                self.now = when
+                clock.advance_to(when)
+                for listener in listeners:
+                    listener(when)
+            if kind == 1:
+                payload()
+                continue
+            task: Task = payload
+            if task.cancelled:
+                task.done = True
+                task.coro.close()
+                continue
+            self.steps += 1
+            self.current = task
+            try:
+                command = task.coro.throw(exc) if exc is not None else task.coro.send(value)
+            except StopIteration as stop:
+                task.done, task.result = True, stop.value
+                if task._future is not None:
+                    task._future.set_result(stop.value)
+                continue
+            except BaseException as error:  # noqa: BLE001 - a task's failure is reported, not fatal to the loop
+                task.done, task.exception = True, error
+                if task._future is not None:
+                    task._future.set_exception(error)
+                self.task_errors.append((task, error))
+                continue
+            finally:
+                self.current = None
+            op, arg = command
+            if op == _SLEEP:
+                self._seq += 1
+                push(heap, (self.now + arg if arg > 0 else self.now, self._seq, 0, task, None, None))
+            else:
+                future: Future = arg
+                if future._done:
+                    self._ready(task, future._result, future._exc)
+                else:
+                    future._waiters.append(task)
+        if advance and until is not None and (not heap or heap[0][0] > until) and until > self.now:
+            self.now = until
+            clock.advance_to(until)
+            for listener in listeners:
+                listener(until)
+
+    def join(self, task: Task) -> Future:
+        """A future resolved when ``task`` finishes (await it from another task)."""
+        if task._future is None:
+            task._future = Future(self)
+            if task.done:
+                if task.exception is not None:
+                    task._future.set_exception(task.exception)
+                else:
+                    task._future.set_result(task.result)
+        return task._future

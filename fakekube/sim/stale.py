@@ -1,0 +1,162 @@
+"""Stale-overwrite (lost update) detection, hooked into ``store.commit_hooks``.
+
+Every write from the simulation client carries ``based_on``: the resourceVersion of the state the caller
+computed it from. When such a write commits on top of a newer object (``based_on`` < the RV it replaced), we
+compare what it changed with what every write committed after ``based_on`` changed. A path both changed
+was silently overwritten: a blind merge patch from a stale base is exactly this (agent-sandbox #1256), and it
+can be the same controller's earlier pass that loses.
+
+Paths are at leaf granularity, with lists compared as whole values (a merge patch replaces lists whole).
+``metadata.resourceVersion``, ``metadata.generation`` and ``metadata.managedFields`` are bookkeeping and are
+ignored. Costs: a commit appends one tuple to a bounded per-object history (references to the store's
+immutable objects); diffs are computed only for the rare stale write.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass
+from typing import Any
+
+from fakekube.audit import AuditEntry
+
+Path = tuple[str, ...]
+IGNORED: tuple[Path, ...] = (("metadata", "resourceVersion"), ("metadata", "generation"),
+                             ("metadata", "managedFields"))
+
+
+def render_path(path: Path) -> str:
+    out = []
+    for part in path:
+        if "." in part or "/" in part or not part:
+            out.append(f"[{part}]")
+        else:
+            out.append(("." if out else "") + part)
+    return "".join(out)
+
+
+def changed_paths(old: Any, new: Any, prefix: Path = ()) -> list[Path]:
+    """Leaf paths whose values differ; lists and scalars are whole values."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        paths: list[Path] = []
+        for key, value in old.items():
+            if key not in new:
+                paths.append((*prefix, key))
+            elif new[key] != value:
+                paths.extend(changed_paths(value, new[key], (*prefix, key)))
+        for key in new:
+            if key not in old:
+                paths.append((*prefix, key))
+        return paths
+    return [prefix] if old != new else []
+
+
+def _relevant(paths: list[Path]) -> list[Path]:
+    return [p for p in paths if not any(p[: len(i)] == i for i in IGNORED)]
+
+
+def _overlap(a: Path, b: Path) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+@dataclass(slots=True)
+class StaleOverwrite:
+    seq: int
+    time: float
+    actor: str
+    verb: str
+    resource: str
+    subresource: str | None
+    namespace: str | None
+    name: str | None
+    based_on: str
+    rv_before: str
+    paths: list[str]  # what this write overwrote
+    other_actor: str  # who had written those paths after based_on
+    other_rv: str
+    other_seq: int
+
+    @property
+    def target(self) -> str:
+        return "/".join(p for p in (self.resource, self.name, self.subresource) if p)
+
+    def note(self) -> str:
+        return f"stale overwrite: {', '.join(self.paths)} (after {self.other_actor}@rv {self.other_rv})"
+
+    def __str__(self) -> str:
+        return (f"#{self.seq} {self.actor} {self.verb.upper()} {self.target} based on rv {self.based_on} "
+                f"(server at {self.rv_before}) {self.note()}")
+
+
+class StaleDetector:
+    """Commit hook: ``hook(entry, old, new)``. ``history`` bounds the writes remembered per object."""
+
+    def __init__(self, history: int = 16) -> None:
+        self.history = history
+        self._changes: dict[str, deque[tuple[int, str, int, Any, Any]]] = {}
+        self.records: list[StaleOverwrite] = []
+        self.incomplete = 0  # stale writes whose base was older than the remembered history
+
+    def __call__(self, entry: AuditEntry, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+        uid = entry.uid or ((new or old or {}).get("metadata") or {}).get("uid")
+        if uid is None:
+            return
+        if new is None:
+            self._changes.pop(uid, None)
+            return
+        rv = int(new["metadata"]["resourceVersion"])
+        changes = self._changes.get(uid)
+        if changes is None:
+            changes = self._changes[uid] = deque(maxlen=self.history)
+        if entry.based_on and old is not None:
+            self._check(entry, old, new, changes)
+        changes.append((rv, entry.actor, entry.seq, old, new))
+
+    def _check(self, entry: AuditEntry, old: dict[str, Any], new: dict[str, Any],
+               changes: deque[tuple[int, str, int, Any, Any]]) -> None:
+        try:
+            based_on = int(entry.based_on or 0)
+        except ValueError:
+            return
+        current = int(old["metadata"]["resourceVersion"])
+        if based_on >= current:
+            return
+        later = [c for c in changes if c[0] > based_on]
+        if changes and changes[0][0] > based_on and changes.maxlen == len(changes):
+            self.incomplete += 1
+        if not later:
+            return
+        mine = _relevant(changed_paths(old, new))
+        if not mine:
+            return
+        # Report against the latest other write that touched each path.
+        hits: dict[tuple[str, str, int], list[str]] = {}
+        for path in mine:
+            for rv, actor, seq, before, after in reversed(later):
+                if before is None:
+                    continue
+                theirs = _relevant(changed_paths(before, after))
+                if any(_overlap(path, t) for t in theirs):
+                    hits.setdefault((actor, str(rv), seq), []).append(render_path(path))
+                    break
+        for (actor, rv, seq), paths in hits.items():
+            record = StaleOverwrite(entry.seq, entry.time, entry.actor, entry.verb, entry.resource,
+                                    entry.subresource, entry.namespace, entry.name, str(based_on), str(current),
+                                    paths, actor, rv, seq)
+            self.records.append(record)
+            entry.notes.append(record.note())
+
+    # -- reports --------------------------------------------------------------------------------------
+
+    def by_resource(self) -> Counter[str]:
+        return Counter(r.resource + (f"/{r.subresource}" if r.subresource else "") for r in self.records)
+
+    def by_actor(self) -> Counter[str]:
+        return Counter(r.actor for r in self.records)
+
+    def by_path(self) -> Counter[str]:
+        return Counter(p for r in self.records for p in r.paths)
+
+    def clear(self) -> None:
+        self.records.clear()

@@ -1,0 +1,209 @@
+"""A controller workqueue with controller-runtime v0.23's semantics, in virtual time.
+
+controller-runtime v0.23 uses its priority queue by default (``pkg/controller/priorityqueue``). What we keep
+from it (see docs/concepts.md for the sources):
+
+- one entry per key: adding a key that is already queued does nothing, except that an immediate add makes a
+  delayed entry ready now and an earlier ``add_after`` moves the ready time earlier (the minimum wins);
+- a key handed to a worker is *locked* until ``done``; adding it meanwhile queues it again, but it is not
+  handed out before ``done`` ("dirty while processing");
+- hand-out order: keys without a ready time first (higher priority first, then insertion order), then
+  delayed keys that became ready, by ready time;
+- ``add_rate_limited``: per-item exponential backoff, 5 ms doubling to 1,000 s, reset by ``forget``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .scheduler import Future, Scheduler
+
+LOW_PRIORITY = -100  # handler.LowPriority: adds for objects from the initial list
+
+
+class _Item:
+    __slots__ = ("key", "counter", "priority", "ready_at", "sort")
+
+    def __init__(self, key: Hashable, counter: int, priority: int, ready_at: float | None) -> None:
+        self.key = key
+        self.counter = counter
+        self.priority = priority
+        self.ready_at = ready_at
+        self.sort: tuple[Any, ...] | None = None  # the heap entry currently valid for this item
+
+
+class ItemExponentialBackoff:
+    """workqueue.TypedItemExponentialFailureRateLimiter: base * 2^failures, capped."""
+
+    def __init__(self, base: float = 0.005, cap: float = 1000.0) -> None:
+        self.base = base
+        self.cap = cap
+        self.failures: dict[Hashable, int] = {}
+
+    def when(self, key: Hashable) -> float:
+        n = self.failures.get(key, 0)
+        self.failures[key] = n + 1
+        if n > 60:
+            return self.cap
+        return min(self.base * (2**n), self.cap)
+
+    def forget(self, key: Hashable) -> None:
+        self.failures.pop(key, None)
+
+    def num_requeues(self, key: Hashable) -> int:
+        return self.failures.get(key, 0)
+
+
+class WorkQueue:
+    def __init__(self, scheduler: Scheduler, rate_limiter: ItemExponentialBackoff | None = None,
+                 name: str = "") -> None:
+        self.scheduler = scheduler
+        self.rate_limiter = rate_limiter or ItemExponentialBackoff()
+        self.name = name
+        self._items: dict[Hashable, _Item] = {}
+        self._ready: list[tuple[Any, ...]] = []  # heap of (group, a, b, c, key); lazily invalidated
+        self._locked: dict[Hashable, None] = {}
+        self._getters: deque[Future] = deque()
+        self._counter = 0
+        self.adds = 0
+        self.retries = 0
+        self.shutting_down = False
+
+    # -- adding ---------------------------------------------------------------------------------------
+
+    def add(self, key: Hashable, priority: int = 0) -> None:
+        self.add_with_opts(key, priority=priority)
+
+    def add_after(self, key: Hashable, after: float, priority: int = 0) -> None:
+        self.add_with_opts(key, after=after, priority=priority)
+
+    def add_rate_limited(self, key: Hashable, priority: int = 0) -> None:
+        self.add_with_opts(key, rate_limited=True, priority=priority)
+
+    def add_with_opts(self, key: Hashable, *, after: float = 0.0, rate_limited: bool = False,
+                      priority: int = 0) -> None:
+        if self.shutting_down:
+            return
+        if rate_limited:
+            limited = self.rate_limiter.when(key)
+            if after <= 0 or limited < after:
+                after = limited
+        now = self.scheduler.now
+        ready_at = now + after if after > 0 else None
+        if ready_at is not None:
+            self.retries += 1
+        item = self._items.get(key)
+        if item is None:
+            self._counter += 1
+            item = _Item(key, self._counter, priority, ready_at)
+            self._items[key] = item
+            self.adds += 1
+            self._place(item)
+            return
+        changed = False
+        if priority > item.priority:
+            item.priority = priority
+            changed = True
+        if item.ready_at is not None and (ready_at is None or ready_at < item.ready_at):
+            item.ready_at = ready_at
+            changed = True
+        if changed:
+            self._place(item)
+
+    def _place(self, item: _Item) -> None:
+        """Put ``item`` in the ready heap or arm its timer (a locked key waits for ``done``)."""
+        if item.ready_at is not None and item.ready_at > self.scheduler.now:
+            ready_at = item.ready_at
+            self.scheduler.call_at(ready_at, lambda: self._became_ready(item, ready_at))
+            item.sort = None
+            return
+        if item.key in self._locked:
+            item.sort = None
+            return
+        if item.ready_at is None:
+            sort = (0, 0.0, -item.priority, item.counter, item.key)
+        else:
+            sort = (1, item.ready_at, -item.priority, item.counter, item.key)
+        item.sort = sort
+        heapq.heappush(self._ready, sort)
+        if self._getters:
+            self._hand_out()
+
+    def _became_ready(self, item: _Item, ready_at: float) -> None:
+        if self._items.get(item.key) is item and item.ready_at == ready_at and item.sort is None:
+            self._place(item)
+
+    # -- getting --------------------------------------------------------------------------------------
+
+    def _pop_ready(self) -> Hashable | None:
+        heap = self._ready
+        items = self._items
+        while heap:
+            sort = heapq.heappop(heap)
+            key = sort[-1]
+            item = items.get(key)
+            if item is None or item.sort is not sort:
+                continue  # superseded entry
+            del items[key]
+            self._locked[key] = None
+            return key
+        return None
+
+    def try_get(self) -> Hashable | None:
+        """A ready key (now locked), or None."""
+        if not self._ready:
+            return None
+        return self._pop_ready()
+
+    def wait(self) -> Future:
+        """A future resolved with the next key handed to this waiter."""
+        future = self.scheduler.future()
+        self._getters.append(future)
+        return future
+
+    def _hand_out(self) -> None:
+        while self._getters and self._ready:
+            key = self._pop_ready()
+            if key is None:
+                return
+            self._getters.popleft().set_result(key)
+
+    def done(self, key: Hashable) -> None:
+        self._locked.pop(key, None)
+        item = self._items.get(key)
+        if item is not None and item.sort is None and (item.ready_at is None
+                                                       or item.ready_at <= self.scheduler.now):
+            self._place(item)
+
+    # -- rate limiter ---------------------------------------------------------------------------------
+
+    def forget(self, key: Hashable) -> None:
+        self.rate_limiter.forget(key)
+
+    def num_requeues(self, key: Hashable) -> int:
+        return self.rate_limiter.num_requeues(key)
+
+    # -- introspection --------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """Keys ready to hand out (like ``Len()``: delayed keys that are not ready yet are not counted)."""
+        now = self.scheduler.now
+        return sum(1 for item in self._items.values()
+                   if item.key not in self._locked and (item.ready_at is None or item.ready_at <= now))
+
+    @property
+    def processing(self) -> int:
+        return len(self._locked)
+
+    def is_locked(self, key: Hashable) -> bool:
+        return key in self._locked
+
+    def contains(self, key: Hashable) -> bool:
+        return key in self._items
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
