@@ -107,3 +107,9 @@ def api(kube_server: KubeServer) -> Callable[..., Response]:
 @pytest.fixture
 def widget_crd() -> dict[str, Any]:
     return json.loads(json.dumps(WIDGET_CRD))
+
+
+@pytest.fixture
+def http_request() -> Callable[..., Response]:
+    """``http_request(url, method, path, body=None, headers=None)`` for servers made by the factory."""
+    return request

@@ -1,0 +1,186 @@
+"""Watch streams on the wire: chunked NDJSON, timeoutSeconds, bookmarks, 410 as an ERROR event, keep-alive
+after a clean end, and threads freed when a client disconnects or the server stops."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+from urllib.parse import urlsplit
+
+CMS = "/api/v1/namespaces/default/configmaps"
+
+
+def _connect(url: str) -> http.client.HTTPConnection:
+    parts = urlsplit(url)
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+
+
+def _events(resp: http.client.HTTPResponse) -> list[dict]:
+    events = []
+    while True:
+        line = resp.readline()
+        if not line:
+            return events
+        events.append(json.loads(line))
+
+
+def _wait(predicate, timeout=5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def test_chunked_ndjson_with_timeout_and_keep_alive(kube_server):
+    store = kube_server.store
+    store.create("configmaps", {"metadata": {"name": "a"}}, "default")
+    conn = _connect(kube_server.url)
+    conn.request("GET", f"{CMS}?watch=true&timeoutSeconds=1")
+    resp = conn.getresponse()
+    assert resp.status == 200
+    assert resp.getheader("Transfer-Encoding") == "chunked"
+    assert resp.getheader("Content-Type") == "application/json"
+    threading.Timer(0.2, lambda: store.patch("configmaps", "a", {"data": {"x": "1"}}, "default")).start()
+    started = time.monotonic()
+    events = _events(resp)
+    assert 0.9 < time.monotonic() - started < 3
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "a"), ("MODIFIED", "a")]
+    assert events[1]["object"]["apiVersion"] == "v1" and events[1]["object"]["kind"] == "ConfigMap"
+    # The stream ended with the terminating chunk: the same connection serves the next request.
+    conn.request("GET", f"{CMS}/a")
+    again = conn.getresponse()
+    assert again.status == 200 and json.loads(again.read())["data"] == {"x": "1"}
+    conn.close()
+
+
+def test_bookmarks_only_when_asked(kube_server):
+    rv = kube_server.store.resource_version
+    conn = _connect(kube_server.url)
+    conn.request("GET", f"{CMS}?watch=1&resourceVersion={rv}&timeoutSeconds=1&allowWatchBookmarks=true")
+    events = _events(conn.getresponse())
+    assert [e["type"] for e in events] == ["BOOKMARK"]
+    assert events[0]["object"]["kind"] == "ConfigMap"
+    assert int(events[0]["object"]["metadata"]["resourceVersion"]) >= int(rv)
+    conn.request("GET", f"{CMS}?watch=True&resourceVersion={rv}&timeoutSeconds=1")
+    assert _events(conn.getresponse()) == []
+    conn.close()
+
+
+def test_periodic_bookmarks_on_idle_stream(kube_server_factory, http_request):
+    served = kube_server_factory(bookmark_interval=0.2, poll_interval=0.05)
+    rv = served.store.resource_version
+    conn = _connect(served.url)
+    conn.request("GET", f"{CMS}?watch=true&resourceVersion={rv}&timeoutSeconds=1&allowWatchBookmarks=true")
+    events = _events(conn.getresponse())
+    assert len(events) >= 3 and {e["type"] for e in events} == {"BOOKMARK"}
+
+
+def test_send_initial_events_ends_with_marked_bookmark(kube_server):
+    kube_server.store.create("configmaps", {"metadata": {"name": "a"}}, "default")
+    conn = _connect(kube_server.url)
+    conn.request("GET", f"{CMS}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true"
+                        "&resourceVersionMatch=NotOlderThan&timeoutSeconds=1")
+    events = _events(conn.getresponse())
+    assert events[0]["type"] == "ADDED"
+    marked = [e for e in events if e["type"] == "BOOKMARK"
+              and (e["object"]["metadata"].get("annotations") or {}).get("k8s.io/initial-events-end") == "true"]
+    assert marked
+
+
+def test_too_old_resource_version_is_an_error_event(kube_server):
+    store = kube_server.store
+    old = store.create("configmaps", {"metadata": {"name": "a"}}, "default")["metadata"]["resourceVersion"]
+    store.create("configmaps", {"metadata": {"name": "b"}}, "default")
+    store.compact()
+    conn = _connect(kube_server.url)
+    conn.request("GET", f"{CMS}?watch=true&resourceVersion={int(old) - 1}")
+    resp = conn.getresponse()
+    assert resp.status == 200
+    events = _events(resp)
+    assert len(events) == 1 and events[0]["type"] == "ERROR"
+    status = events[0]["object"]
+    assert status["kind"] == "Status" and status["code"] == 410 and status["reason"] == "Expired"
+    assert store.hub.watcher_count() == 0
+
+
+def test_legacy_watch_prefix_and_selectors(kube_server):
+    store = kube_server.store
+    conn = _connect(kube_server.url)
+    conn.request("GET", "/api/v1/watch/namespaces/default/configmaps/want?timeoutSeconds=1")
+    resp = conn.getresponse()
+
+    def writes():
+        store.create("configmaps", {"metadata": {"name": "other"}}, "default")
+        store.create("configmaps", {"metadata": {"name": "want"}}, "default")
+
+    threading.Timer(0.1, writes).start()
+    assert [e["object"]["metadata"]["name"] for e in _events(resp)] == ["want"]
+    conn.request("GET", f"{CMS}?watch=true&labelSelector=app%3Dx&timeoutSeconds=1")
+    resp = conn.getresponse()
+    threading.Timer(0.1, lambda: store.create("configmaps", {"metadata": {"name": "l", "labels": {"app": "x"}}},
+                                              "default")).start()
+    assert [e["object"]["metadata"]["name"] for e in _events(resp)] == ["l"]
+
+
+def test_disconnect_mid_watch_frees_the_thread(kube_server):
+    server = kube_server.server
+    baseline = server.open_connections
+    parts = urlsplit(kube_server.url)
+    sockets = []
+    for _ in range(5):
+        sock = socket.create_connection((parts.hostname, parts.port))
+        sock.sendall(f"GET {CMS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        sockets.append(sock)
+    assert _wait(lambda: kube_server.store.hub.watcher_count() == 5)
+    for sock in sockets:
+        sock.close()
+    assert _wait(lambda: kube_server.store.hub.watcher_count() == 0)
+    assert _wait(lambda: server.open_connections <= baseline)
+
+
+def test_stop_ends_streams_promptly(kube_server_factory):
+    served = kube_server_factory()
+    conn = _connect(served.url)
+    conn.request("GET", f"{CMS}?watch=true")
+    resp = conn.getresponse()
+    assert served.store.hub.watcher_count() == 1
+    started = time.monotonic()
+    served.server.stop()
+    assert time.monotonic() - started < 2
+    assert served.store.hub.watcher_count() == 0
+    assert _events(resp) == []
+
+
+def test_many_watchers_get_every_event_in_order(kube_server):
+    store = kube_server.store
+    rv = store.resource_version
+    watchers = 20
+    results: list[list[str]] = [[] for _ in range(watchers)]
+    ready = threading.Barrier(watchers + 1)
+
+    def watch(i: int) -> None:
+        conn = _connect(kube_server.url)
+        conn.request("GET", f"{CMS}?watch=true&resourceVersion={rv}&timeoutSeconds=5")
+        resp = conn.getresponse()
+        ready.wait()
+        while len(results[i]) < 50:
+            line = resp.readline()
+            if not line:
+                break
+            results[i].append(json.loads(line)["object"]["metadata"]["resourceVersion"])
+        conn.close()
+
+    threads = [threading.Thread(target=watch, args=(i,)) for i in range(watchers)]
+    for t in threads:
+        t.start()
+    ready.wait()
+    expected = [store.create("configmaps", {"metadata": {"name": f"c{i}"}}, "default")["metadata"]["resourceVersion"]
+                for i in range(50)]
+    for t in threads:
+        t.join(10)
+    assert all(r == expected for r in results)
