@@ -1,0 +1,34 @@
+"""``fakekube serve``: prints its URL, writes a kubeconfig, registers CRDs, stops on SIGINT."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import urllib.request
+
+
+def test_serve_prints_url_writes_kubeconfig_and_stops_on_interrupt(tmp_path, widget_crd):
+    crd = tmp_path / "crd.yaml"
+    crd.write_text(json.dumps(widget_crd))
+    kubeconfig = tmp_path / "kubeconfig"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube.cli", "serve", "--port", "0", "--crd", str(crd),
+                             "--kubeconfig", str(kubeconfig), "--token", "tok"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        config = json.loads(kubeconfig.read_text())
+        assert config["clusters"][0]["cluster"]["server"] == url
+        assert config["users"][0]["user"]["token"] == "tok"
+        request = urllib.request.Request(f"{url}/apis/example.com/v1", headers={"Authorization": "Bearer tok"})
+        with urllib.request.urlopen(request, timeout=5) as resp:
+            assert {r["name"] for r in json.loads(resp.read())["resources"]} == {"widgets", "widgets/status"}
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
