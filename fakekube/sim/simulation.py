@@ -78,6 +78,15 @@ class Simulation:
         return self.scheduler.now
 
     @property
+    def start_timestamp(self) -> float:
+        """The epoch timestamp of virtual time 0 (audit entries carry epoch timestamps)."""
+        return self.clock.now().timestamp() - self.clock.monotonic
+
+    def elapsed(self, entry: AuditEntry) -> float:
+        """Virtual seconds since the start at which an audit entry was recorded."""
+        return entry.time - self.start_timestamp
+
+    @property
     def audit(self) -> AuditLog:
         return self.store.audit
 
@@ -185,7 +194,12 @@ class Simulation:
     def run_until_complete(self, coro: Coroutine[Any, Any, Any], until: float | None = None) -> Any:
         """Spawn ``coro``, run until it finishes, and return its result."""
         task = self.spawn(coro)
-        self.run(until=until, stop_when=lambda: task.done)
+        try:
+            self.run(until=until, stop_when=lambda: task.done)
+        except SimulationError as exc:
+            if task.exception is not None and exc.__cause__ is task.exception:
+                raise task.exception from None
+            raise
         if not task.done:
             raise SimulationError(f"{task.name} did not finish (virtual time {self.now:.3f}s)")
         if task.exception is not None:

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import pytest
+
+from fakekube.clock import VirtualClock
+from fakekube.sim import Simulation, SimulationError
+from fakekube.sim.scheduler import Scheduler
+
+
+def test_sleeps_run_in_virtual_time_order_and_ties_in_scheduling_order():
+    sched = Scheduler(VirtualClock())
+    log = []
+
+    async def worker(name, delays):
+        for d in delays:
+            await sched.sleep(d)
+            log.append((sched.now, name))
+
+    sched.spawn(worker("a", [0.5, 0.5]))
+    sched.spawn(worker("b", [1.0]))
+    sched.spawn(worker("c", [0.0]))
+    sched.run()
+    assert log == [(0.0, "c"), (0.5, "a"), (1.0, "b"), (1.0, "a")]  # b was scheduled for 1.0 first
+    assert sched.clock.monotonic == 1.0
+
+
+def test_futures_and_join():
+    sim = Simulation(seed=1)
+    fut = sim.future()
+
+    async def producer():
+        await sim.sleep(2)
+        fut.set_result(42)
+
+    async def consumer():
+        value = await fut
+        return value + 1
+
+    sim.spawn(producer())
+    assert sim.run_until_complete(consumer()) == 43
+    assert sim.now == 2
+
+
+def test_run_until_stops_and_can_advance_time():
+    sim = Simulation(seed=1)
+
+    async def ticker():
+        while True:
+            await sim.sleep(1)
+
+    sim.spawn(ticker())
+    sim.run(until=3.5)
+    assert sim.now == 3.0
+    sim.run(until=10, until_idle=False)
+    assert sim.now == 10.0
+    sim.run(for_=0.5, until_idle=False)
+    assert sim.now == 10.5
+
+
+def test_stop_when_and_progress():
+    sim = Simulation(seed=1)
+    count = [0]
+    ticks = []
+
+    async def ticker():
+        while True:
+            await sim.sleep(0.25)
+            count[0] += 1
+
+    sim.spawn(ticker())
+    sim.run(stop_when=lambda: count[0] >= 10, progress=lambda s: ticks.append(s.now))
+    assert count[0] == 10
+    assert ticks == [1.0, 2.0]
+
+
+def test_a_failing_task_stops_the_run():
+    sim = Simulation(seed=1)
+
+    async def bad():
+        await sim.sleep(1)
+        raise ValueError("boom")
+
+    sim.spawn(bad(), "driver")
+    with pytest.raises(SimulationError, match="driver failed.*boom"):
+        sim.run()
+
+
+def test_datetime_now_follows_virtual_time_during_run():
+    # freezegun patches module attributes, so look datetime up through the module (as code importing it at
+    # module level does); a name bound in a function before run() starts keeps the real class.
+    import datetime as dt
+    from datetime import timedelta
+
+    sim = Simulation(seed=1)
+    seen = []
+
+    async def clocky():
+        seen.append(dt.datetime.now())
+        await sim.sleep(90)
+        seen.append(dt.datetime.now())
+
+    sim.spawn(clocky())
+    sim.run()
+    assert seen[1] - seen[0] == timedelta(seconds=90)
+    assert seen[0] == dt.datetime(2026, 1, 1)
+    assert dt.datetime.now() != seen[1]  # time is released after run()

@@ -1,0 +1,109 @@
+"""WorkQueue against controller-runtime v0.23's priority queue and rate limiter semantics."""
+
+from __future__ import annotations
+
+from fakekube.clock import VirtualClock
+from fakekube.sim.scheduler import Scheduler
+from fakekube.sim.workqueue import ItemExponentialBackoff, WorkQueue
+
+
+def make():
+    sched = Scheduler(VirtualClock())
+    return sched, WorkQueue(sched)
+
+
+def test_dedup_and_fifo():
+    _, q = make()
+    q.add("a")
+    q.add("b")
+    q.add("a")
+    assert len(q) == 2
+    assert q.try_get() == "a"
+    assert q.try_get() == "b"
+    assert q.try_get() is None
+
+
+def test_key_is_never_handed_out_twice_and_dirty_keys_come_back_after_done():
+    _, q = make()
+    q.add("a")
+    assert q.try_get() == "a"
+    q.add("a")  # arrives while "a" is processed: marked dirty
+    q.add("b")
+    assert q.try_get() == "b"  # "a" is locked
+    assert q.try_get() is None
+    q.done("a")
+    assert q.try_get() == "a"
+
+
+def test_add_after_keeps_the_earliest_time_and_an_immediate_add_wins():
+    sched, q = make()
+    q.add_after("a", 5)
+    q.add_after("a", 2)
+    q.add_after("a", 9)
+    sched.run(until=1.9)
+    assert q.try_get() is None
+    sched.run(until=2.0)
+    assert q.try_get() == "a"
+    q.done("a")
+    q.add_after("b", 10)
+    q.add("b")  # an immediate add makes the delayed item ready now
+    assert q.try_get() == "b"
+
+
+def test_ready_items_without_delay_go_before_items_that_waited():
+    sched, q = make()
+    q.add_after("late", 1)
+    sched.run(until=1)
+    q.add("fresh")
+    assert q.try_get() == "fresh"
+    assert q.try_get() == "late"
+
+
+def test_priority_orders_ready_items():
+    _, q = make()
+    q.add("low", priority=-100)
+    q.add("normal")
+    assert q.try_get() == "normal"
+    assert q.try_get() == "low"
+
+
+def test_rate_limited_backoff_doubles_from_5ms_to_1000s_and_forget_resets():
+    rl = ItemExponentialBackoff()
+    delays = [rl.when("k") for _ in range(20)]
+    assert delays[:4] == [0.005, 0.01, 0.02, 0.04]
+    assert delays[-1] == 1000.0
+    assert rl.num_requeues("k") == 20
+    rl.forget("k")
+    assert rl.when("k") == 0.005
+
+
+def test_add_rate_limited_schedules_with_backoff():
+    sched, q = make()
+    q.add_rate_limited("k")
+    assert q.try_get() is None
+    sched.run(until=0.005)
+    assert q.try_get() == "k"
+    q.done("k")
+    q.add_rate_limited("k")  # second failure: 10 ms
+    sched.run(until=0.014)
+    assert q.try_get() is None
+    sched.run(until=0.015)
+    assert q.try_get() == "k"
+    assert q.num_requeues("k") == 2
+
+
+def test_waiting_worker_gets_the_next_key():
+    sched, q = make()
+    got = []
+
+    async def worker():
+        key = await q.wait()
+        got.append((sched.now, key))
+
+    sched.spawn(worker())
+    sched.run()
+    assert got == []
+    sched.call_at(3.0, lambda: q.add("x"))
+    sched.run()
+    assert got == [(3.0, "x")]
+    assert q.is_locked("x")
