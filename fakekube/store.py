@@ -104,6 +104,8 @@ class Store:
         self.commit_hooks: list[CommitHook] = []
         self.delay_hook: Callable[[float], None] = time.sleep
         self._data: dict[str, dict[Key, Record]] = {}
+        self._order: dict[str, list[Key]] = {}  # sorted keys per storage, dropped when keys come or go
+        self._labels: dict[str, dict[tuple[str, str], set[Key]]] = {}  # storage -> (label, value) -> keys
         self._by_uid: dict[str, tuple[str, Key]] = {}
         self._dependents: dict[str, set[tuple[str, Key]]] = {}
         self._rv = 0
@@ -215,6 +217,8 @@ class Store:
         bucket = self._bucket(rt)
         old_obj = old.obj if old is not None else None
         record = None
+        if new is None or old is None:
+            self._order.pop(rt.storage, None)
         if new is None:
             del bucket[key]
             change_type = DELETED
@@ -224,8 +228,9 @@ class Store:
             record = Record(new)
             bucket[key] = record
             change_type = MODIFIED if old is not None else ADDED
-            self._unindex(rt, key, old_obj)
-            self._index(rt, key, new)
+            if old_obj is None or _index_fields(old_obj) != _index_fields(new):
+                self._unindex(rt, key, old_obj)
+                self._index(rt, key, new)
         entry.rv_after = str(rv)
         if rt.storage == CRD_STORAGE:
             self._crd_changed(new, old_obj, entry)
@@ -240,12 +245,22 @@ class Store:
         self._by_uid[meta["uid"]] = (rt.storage, key)
         for ref in meta.get("ownerReferences") or ():
             self._dependents.setdefault(ref.get("uid", ""), set()).add((rt.storage, key))
+        labels = self._labels.setdefault(rt.storage, {})
+        for pair in (meta.get("labels") or {}).items():
+            labels.setdefault(pair, set()).add(key)
 
     def _unindex(self, rt: ResourceType, key: Key, obj: dict[str, Any] | None) -> None:
         if obj is None:
             return
         meta = obj["metadata"]
         self._by_uid.pop(meta["uid"], None)
+        labels = self._labels.get(rt.storage, {})
+        for pair in (meta.get("labels") or {}).items():
+            keys = labels.get(pair)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del labels[pair]
         for ref in meta.get("ownerReferences") or ():
             deps = self._dependents.get(ref.get("uid", ""))
             if deps is not None:
@@ -259,6 +274,7 @@ class Store:
             assert old is not None
             for rt in [t for t in self.registry if t.custom and f"{t.plural}.{t.group}" == old["metadata"]["name"]]:
                 bucket = self._data.pop(rt.storage, {})
+                self._order.pop(rt.storage, None)
                 for key, record in sorted(bucket.items()):
                     self._rv += 1
                     self._unindex(rt, key, record.obj)
@@ -382,10 +398,11 @@ class Store:
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         meta = obj["metadata"]
-        name_rule = _NAME_VALIDATORS[rt.name_rule]
-        errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
-        if old is not None:
-            errs += validation.validate_object_meta_update(meta, old["metadata"])
+        if old is None:
+            name_rule = _NAME_VALIDATORS[rt.name_rule]
+            errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
+        else:
+            errs = validation.validate_object_meta_update(meta, old["metadata"])
         if rt.schema is not None:
             errs += rt.schema.validate(obj)
         if errs:
@@ -439,7 +456,7 @@ class Store:
         except ImportError:
             return
         record_update(old, new, manager=manager, api_version=rt.api_version, subresource=subresource,
-                      now=self._now())
+                      now=self._now(), schema=rt.patch_schema)
 
     # -- create ----------------------------------------------------------------------------------------
 
@@ -542,7 +559,9 @@ class Store:
         rt = self.resolve(resource)
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
-            matches = self._matcher(rt, namespace, label_selector, field_selector)
+            labels = label_selector if isinstance(label_selector, LabelSelector) else LabelSelector.parse(
+                label_selector)
+            matches = self._matcher(rt, namespace, labels, field_selector)
             start = ""
             list_rv = self._rv
             if continue_:
@@ -564,50 +583,75 @@ class Store:
                         "deleted between the time the first chunk was returned and now may show up in the list."
                     )
                 raise errors.Expired("The resourceVersion for the provided list is too old.")
-            keys = sorted((k for k in objects if _sort_key(k) >= start) if start else objects, key=_sort_key)
-            items: list[dict[str, Any]] = []
+            if list_rv < self._rv:
+                keys = sorted(objects, key=_sort_key)
+            else:
+                candidates = self._label_candidates(rt, labels)
+                keys = self._sorted_keys(rt) if candidates is None else sorted(candidates, key=_sort_key)
+            if start:
+                keys = [k for k in keys if _sort_key(k) >= start]
+            items: list[Record] = []
             next_key = None
             for key in keys:
-                obj = objects[key]
-                if not matches(obj):
+                record = objects[key]
+                if not matches(record.obj):
                     continue
                 if limit and len(items) >= limit:
                     next_key = key
                     break
-                items.append(obj)
+                items.append(record)
             meta: dict[str, Any] = {"resourceVersion": str(list_rv)}
             if next_key is not None:
                 meta["continue"] = self._encode_continue(list_rv, _sort_key(next_key))
                 if not label_selector and not field_selector:
-                    meta["remainingItemCount"] = sum(1 for k in keys if _sort_key(k) >= _sort_key(next_key))
+                    meta["remainingItemCount"] = len(keys) - keys.index(next_key)
             entry.rv_after = str(list_rv)
-            view = self._view(rt)
             return {
                 "apiVersion": rt.api_version,
                 "kind": rt.list_kind,
                 "metadata": meta,
-                "items": [json_copy(view(obj)) for obj in items],
+                "items": [self._present(rt, record) for record in items],
             }
 
         return self._run(lambda: self._begin("list", rt, namespace, None, None, actor), serve)
 
-    def _snapshot(self, rt: ResourceType, rv: int) -> dict[Key, dict[str, Any]] | None:
+    def _label_candidates(self, rt: ResourceType, selector: LabelSelector) -> set[Key] | None:
+        """Keys that can match, from the label index, when the selector pins a label to one value."""
+        index = self._labels.get(rt.storage, {})
+        best: set[Key] | None = None
+        for requirement in selector.requirements:
+            value = selector.requires_exact_match(requirement.key)
+            if value is None:
+                continue
+            keys = index.get((requirement.key, value), set())
+            if best is None or len(keys) < len(best):
+                best = keys
+        return best
+
+    def _sorted_keys(self, rt: ResourceType) -> list[Key]:
+        keys = self._order.get(rt.storage)
+        if keys is None:
+            keys = self._order[rt.storage] = sorted(self._bucket(rt), key=_sort_key)
+        return keys
+
+    def _snapshot(self, rt: ResourceType, rv: int) -> dict[Key, Record] | None:
         """Objects of ``rt`` as they were at ``rv``, rebuilt from the change history; None if too old."""
-        current = {k: r.obj for k, r in self._bucket(rt).items()}
+        bucket = self._bucket(rt)
         if rv >= self._rv:
-            return current
+            return bucket
         changes = self.hub.since(rv, rt.storage)
         if changes is None:
             return None
+        past = dict(bucket)
         for change in reversed(changes):
             obj = change.new if change.new is not None else change.old
             assert obj is not None
             key = self._key(rt, obj["metadata"].get("namespace"), obj["metadata"]["name"])
             if change.old is None:
-                current.pop(key, None)
+                past.pop(key, None)
             else:
-                current[key] = change.old
-        return current
+                past[key] = Record(change.old)
+        return past
 
     def _parse_rv(self, value: str) -> int:
         try:
@@ -797,8 +841,8 @@ class Store:
                 patched = apply_patch(scale, body, kind, schema=None, custom=rt.custom)
                 return self._update_scale(rt, namespace, name, patched, entry, dry_run,
                                           self._manager(actor, field_manager))
-            current = self._present(rt, record)
-            patched = apply_patch(current, body, kind, schema=rt.patch_schema, custom=rt.custom)
+            # The engines never mutate their input, so the stored object is patched without a copy first.
+            patched = apply_patch(self._view(rt)(record.obj), body, kind, schema=rt.patch_schema, custom=rt.custom)
             if not isinstance(patched.get("metadata"), dict):
                 raise errors.BadRequest("metadata must be an object")
             return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
@@ -1103,6 +1147,11 @@ class Store:
 
     def count(self, resource: str | ResourceType) -> int:
         return len(self._bucket(self.resolve(resource)))
+
+
+def _index_fields(obj: dict[str, Any]) -> tuple[Any, Any]:
+    meta = obj["metadata"]
+    return meta.get("labels"), meta.get("ownerReferences")
 
 
 def record_key(rt: ResourceType, obj: dict[str, Any]) -> Key:

@@ -513,10 +513,17 @@ def validate_object_meta_update(
         errs.extend(_immutable(new_meta.get(name) or "", old_meta.get(name) or "", f"{field_path}.{name}"))
     for name in ("deletionTimestamp", "deletionGracePeriodSeconds"):
         errs.extend(_immutable(new_meta.get(name), old_meta.get(name), f"{field_path}.{name}"))
-    errs.extend(validate_labels(new_meta.get("labels"), f"{field_path}.labels"))
-    errs.extend(validate_annotations(new_meta.get("annotations"), f"{field_path}.annotations"))
-    errs.extend(validate_owner_references(new_meta.get("ownerReferences"), f"{field_path}.ownerReferences"))
-    errs.extend(_validate_managed_fields(new_meta.get("managedFields"), f"{field_path}.managedFields"))
+    # The stored object was validated when it was written: only what changed needs another look.
+    for name, check in (
+        ("labels", validate_labels),
+        ("annotations", validate_annotations),
+        ("ownerReferences", validate_owner_references),
+        ("finalizers", validate_finalizers),
+        ("managedFields", _validate_managed_fields),
+    ):
+        value = new_meta.get(name)
+        if value != old_meta.get(name):
+            errs.extend(check(value, f"{field_path}.{name}"))
     return errs
 
 

@@ -156,30 +156,41 @@ def _pe_sort_key(pe: str) -> tuple[int, str]:
     return (_ORDER.get(pe[0], 9), pe[2:])
 
 
+_ELEMENT_KEYS: dict[str, tuple[int, str]] = {}
+
+
+def _element_key(pe: str) -> tuple[int, str]:
+    key = _ELEMENT_KEYS.get(pe)
+    if key is None:
+        if len(_ELEMENT_KEYS) > 100_000:  # bounded: element strings repeat across objects of a kind
+            _ELEMENT_KEYS.clear()
+        key = _ELEMENT_KEYS[pe] = _pe_sort_key(pe)
+    return key
+
+
+def _path_key(path: Path) -> tuple[tuple[int, str], ...]:
+    return tuple(map(_element_key, path))
+
+
 def to_fields_v1(paths: Iterable[Path]) -> dict:
-    """Encode a field set as a FieldsV1 tree (``"."`` marks a member that also has children)."""
-    members = set(paths)
+    """Encode a field set as a FieldsV1 tree (``"."`` marks a member that also has children).
+
+    Paths are inserted in sorted order, so every level of the tree comes out sorted without re-sorting,
+    and a member is seen before its children, so its ``"."`` marker can go first.
+    """
     tree: dict = {}
-    for p in members:
+    members: set[int] = set()
+    for path in sorted(set(paths), key=_path_key):
         node = tree
-        for pe in p:
-            node = node.setdefault(pe, {})
-    for p in members:
-        node = tree
-        for pe in p:
-            node = node[pe]
-        if node and "." not in node:
-            node["."] = {}
-    return _sorted_tree(tree)
-
-
-def _sorted_tree(tree: dict) -> dict:
-    out: dict = {}
-    if "." in tree:
-        out["."] = {}
-    for pe in sorted((k for k in tree if k != "."), key=_pe_sort_key):
-        out[pe] = _sorted_tree(tree[pe])
-    return out
+        for pe in path:
+            child = node.get(pe)
+            if child is None:
+                if id(node) in members and not node:
+                    node["."] = {}
+                child = node[pe] = {}
+            node = child
+        members.add(id(node))
+    return tree
 
 
 def from_fields_v1(tree: dict, prefix: Path = ()) -> set[Path]:
@@ -215,3 +226,117 @@ def path_string(path: Path) -> str:
 
 def path_sort_key(path: Path) -> tuple:
     return tuple(_pe_sort_key(pe) for pe in path)
+
+
+# -- FieldsV1 trees edited in place of path sets (the store's per-write hot path) -----------------------
+
+
+def object_tree(obj: dict, schema: PatchSchema | None) -> dict:
+    """``to_fields_v1(field_set(obj, schema))`` built in one walk of the object."""
+    tree = _map_tree(obj, schema or UNTYPED)
+    tree.pop("f:apiVersion", None)
+    tree.pop("f:kind", None)
+    meta = tree.get("f:metadata")
+    if meta is not None:
+        for path in STRIPPED:
+            if len(path) == 2:
+                meta.pop(path[1], None)
+        meta.pop(".", None)
+        if not meta:
+            del tree["f:metadata"]
+    return tree
+
+
+def _map_tree(value: dict, schema: PatchSchema) -> dict:
+    return {"f:" + k: _value_tree(value[k], schema.field(k) or UNTYPED) for k in sorted(value)}
+
+
+def _value_tree(value: Any, schema: PatchSchema) -> dict:
+    if isinstance(value, dict) and value and schema.kind != "scalar" and schema.map_type != "atomic":
+        return _map_tree(value, schema)
+    if isinstance(value, list) and value and list_kind(schema) != "atomic":
+        if list_kind(schema) == "set":
+            return {pe: {} for pe in sorted({value_element(v) for v in value}, key=_element_key)}
+        if not all(isinstance(item, dict) for item in value):
+            return {}
+        item_schema = schema.item()
+        keys = schema.ssa_keys
+        items = {key_element(item, keys): item for item in value}
+        out: dict = {}
+        for pe in sorted(items, key=_element_key):
+            children = _map_tree(items[pe], item_schema)
+            out[pe] = {".": {}, **children} if children else {}
+        return out
+    return {}
+
+
+def _sorted_node(node: dict) -> dict:
+    ordered = {".": {}} if "." in node else {}
+    for pe in sorted((k for k in node if k != "."), key=_element_key):
+        ordered[pe] = node[pe]
+    return ordered
+
+
+def tree_remove(tree: dict, paths: Iterable[Path]) -> dict:
+    """A copy of ``tree`` without ``paths`` (copy-on-write: untouched subtrees are shared)."""
+    result = tree
+    for path in paths:
+        result = _remove_one(result, path)
+    return result
+
+
+def _remove_one(node: dict, path: Path) -> dict:
+    head = path[0]
+    child = node.get(head)
+    if child is None:
+        return node
+    out = dict(node)
+    if len(path) == 1:
+        if child and set(child) != {"."}:
+            rest = {k: v for k, v in child.items() if k != "."}  # a member with children stays a container
+            out[head] = rest
+        else:
+            del out[head]
+    else:
+        new_child = _remove_one(child, path[1:])
+        if new_child is child:
+            return node
+        if not new_child:
+            del out[head]
+        elif set(new_child) == {"."}:
+            out[head] = {}
+        else:
+            out[head] = new_child
+    return out
+
+
+def tree_add(tree: dict, paths: Iterable[Path]) -> dict:
+    """A copy of ``tree`` with ``paths`` as members, every touched level kept sorted."""
+    result = tree
+    for path in sorted(paths, key=_path_key):
+        result = _add_one(result, path)
+    return result
+
+
+def _add_one(node: dict, path: Path) -> dict:
+    head = path[0]
+    child = node.get(head)
+    out = dict(node)
+    if len(path) == 1:
+        if child is None:
+            out[head] = {}
+        elif child and "." not in child:
+            out[head] = _sorted_node({".": {}, **child})
+        else:
+            return node
+    else:
+        if child is None:
+            new_child = _add_one({}, path[1:])
+        elif not child:  # a leaf member that now gets children keeps its membership
+            new_child = _add_one({".": {}}, path[1:])
+        else:
+            new_child = _add_one(child, path[1:])
+        if new_child is child:
+            return node
+        out[head] = new_child
+    return _sorted_node(out) if head not in node else out

@@ -14,7 +14,9 @@ from typing import Any
 from fakekube.patch import fieldpath
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.jsonutil import json_copy
-from fakekube.patch.schema import PatchSchema
+from fakekube.patch.schema import UNTYPED, PatchSchema
+
+_MISSING: Any = object()
 
 
 @dataclass
@@ -97,14 +99,73 @@ class Comparison:
 
 
 def compare(old: dict, new: dict, schema: PatchSchema | None) -> Comparison:
-    old_set = fieldpath.field_set(old, schema)
-    new_set = fieldpath.field_set(new, schema)
-    modified = {
-        p for p in old_set & new_set
-        if fieldpath.get_path(old, p) != fieldpath.get_path(new, p)
-        and not isinstance(fieldpath.get_path(new, p), dict)
-    }
-    return Comparison(added=new_set - old_set, removed=old_set - new_set, modified=modified)
+    """Fields added, removed and modified between two objects (managedFields ignored).
+
+    Walks both objects together and skips every subtree that compares equal, so the cost follows the size
+    of the change, not of the object: this runs on every write the store commits.
+    """
+    cmp = Comparison(set(), set(), set())
+    _diff_map(old, new, schema or UNTYPED, (), cmp)
+    for found in (cmp.added, cmp.removed, cmp.modified):
+        found -= fieldpath.STRIPPED
+    return cmp
+
+
+def _diff_map(old: dict, new: dict, schema: PatchSchema, prefix: Path, cmp: Comparison) -> None:
+    for key, new_value in new.items():
+        if prefix == ("f:metadata",) and key == "managedFields":
+            continue
+        old_value = old.get(key, _MISSING)
+        if old_value is new_value or old_value == new_value:
+            continue
+        child = schema.field(key) or UNTYPED
+        path = (*prefix, "f:" + key)
+        if old_value is _MISSING:
+            fieldpath._walk(new_value, child, path, cmp.added)
+        else:
+            _diff_value(old_value, new_value, child, path, cmp)
+    for key, old_value in old.items():
+        if key not in new and not (prefix == ("f:metadata",) and key == "managedFields"):
+            fieldpath._walk(old_value, schema.field(key) or UNTYPED, (*prefix, "f:" + key), cmp.removed)
+
+
+def _diff_value(old: Any, new: Any, schema: PatchSchema, path: Path, cmp: Comparison) -> None:
+    if (isinstance(old, dict) and isinstance(new, dict) and old and new and schema.kind != "scalar"
+            and schema.map_type != "atomic"):
+        _diff_map(old, new, schema, path, cmp)
+        return
+    if (isinstance(old, list) and isinstance(new, list) and old and new
+            and fieldpath.list_kind(schema) == "map" and all(isinstance(i, dict) for i in old + new)):
+        keys = schema.ssa_keys
+        item_schema = schema.item()
+        old_items = {fieldpath.key_element(i, keys): i for i in old}
+        new_items = {fieldpath.key_element(i, keys): i for i in new}
+        for element, item in new_items.items():
+            item_path = (*path, element)
+            if element not in old_items:
+                cmp.added.add(item_path)
+                fieldpath._walk_map(item, item_schema, item_path, cmp.added)
+            elif old_items[element] != item:
+                _diff_map(old_items[element], item, item_schema, item_path, cmp)
+        for element, item in old_items.items():
+            if element not in new_items:
+                item_path = (*path, element)
+                cmp.removed.add(item_path)
+                fieldpath._walk_map(item, item_schema, item_path, cmp.removed)
+        return
+    # Leaves, atomic values, sets and changes of shape: compare the two subtrees' field sets.
+    old_set: set[Path] = set()
+    new_set: set[Path] = set()
+    fieldpath._walk(old, schema, path, old_set)
+    fieldpath._walk(new, schema, path, new_set)
+    cmp.added |= new_set - old_set
+    cmp.removed |= old_set - new_set
+    depth = len(path)
+    for p in old_set & new_set:
+        before = fieldpath.get_path(old, p[depth:])
+        after = fieldpath.get_path(new, p[depth:])
+        if before != after and not isinstance(after, dict):
+            cmp.modified.add(p)
 
 
 def update_key(manager: str, api_version: str, subresource: str | None) -> str:
@@ -127,18 +188,66 @@ def record_update(
     write changed nothing, the entries (and their times) are left exactly as they were, so a no-op
     write stays byte-identical.
     """
-    managers = decode_managed_fields(old)
-    cmp = compare(without_managed_fields(old), without_managed_fields(new), schema)
+    if old is None:
+        tree = fieldpath.object_tree(new, schema)
+        meta = new.setdefault("metadata", {})
+        meta.pop("managedFields", None)
+        if tree:
+            entry = {"manager": manager, "operation": "Update", "apiVersion": api_version, "time": now,
+                     "fieldsType": "FieldsV1", "fieldsV1": tree}
+            if subresource:
+                entry["subresource"] = subresource
+            meta["managedFields"] = [entry]
+        return
+    cmp = compare(old, new, schema)
     taken = cmp.added | cmp.modified
-    key = update_key(manager, api_version, subresource)
-    for ident, entry in managers.items():
-        if ident != key:
-            entry.fields -= taken
-        entry.fields -= cmp.removed
+    if not taken and not cmp.removed:
+        # Nothing this write owns changed: the entries stay exactly as stored.
+        previous = ((old or {}).get("metadata") or {}).get("managedFields")
+        if previous:
+            new.setdefault("metadata", {})["managedFields"] = previous
+        else:
+            new.get("metadata", {}).pop("managedFields", None)
+        return
+    _update_entries(old, new, cmp, taken, manager, api_version, subresource or "", now, schema)
+
+
+def _update_entries(old: dict | None, new: dict, cmp: Comparison, taken: set[Path], manager: str,
+                    api_version: str, subresource: str, now: str, schema: PatchSchema | None) -> None:
+    """Edit the encoded entries' FieldsV1 trees directly: only the paths that changed are touched, and the
+    entries of managers that lost nothing are kept as they are."""
+    previous = ((old or {}).get("metadata") or {}).get("managedFields") or []
+    entries: list[dict[str, Any]] = []
+    mine: dict[str, Any] | None = None
+    for raw in previous:
+        is_mine = (raw.get("manager") == manager and raw.get("operation", "Update") == "Update"
+                   and raw.get("apiVersion", "") == api_version and raw.get("subresource", "") == subresource)
+        lost = cmp.removed if is_mine else cmp.removed | taken
+        tree = raw.get("fieldsV1") or {}
+        pruned = fieldpath.tree_remove(tree, lost) if lost else tree
+        entry = raw if pruned is tree else {**raw, "fieldsV1": pruned}
+        if is_mine:
+            mine = entry
+        elif pruned:
+            entries.append(entry)
     if taken:
-        entry = managers.get(key) or ManagerEntry(manager, "Update", api_version, None,
-                                                  subresource=subresource or "")
-        entry.fields |= taken
-        entry.time = now
-        managers[key] = entry
-    encode_managed_fields(new, managers)
+        if old is None and mine is None:
+            tree = fieldpath.object_tree(new, schema)
+        else:
+            tree = fieldpath.tree_add((mine or {}).get("fieldsV1") or {}, taken)
+        mine = {"manager": manager, "operation": "Update", "apiVersion": api_version, "time": now,
+                "fieldsType": "FieldsV1", "fieldsV1": tree}
+        if subresource:
+            mine["subresource"] = subresource
+    if mine is not None and mine.get("fieldsV1"):
+        entries.append(mine)
+    meta = new.setdefault("metadata", {})
+    if entries:
+        meta["managedFields"] = sorted(entries, key=_raw_sort_key)
+    else:
+        meta.pop("managedFields", None)
+
+
+def _raw_sort_key(entry: dict[str, Any]) -> tuple[str, ...]:
+    return (entry.get("operation", ""), entry.get("time") or "", entry.get("manager", ""),
+            entry.get("apiVersion", ""), entry.get("subresource", ""))
