@@ -27,13 +27,13 @@ def test_sim_manager_uses_the_knobs(sim_manager):
     assert sim_manager.api_latency == Lag.fixed(0.002)
 
 
-@pytest.fixture
-def sim_options():
-    return {"seed": 5, "kubelet": False, "cache_lag": Lag.fixed(0.1), "qps": 5, "burst": 1}
+class TestOverride:
+    @pytest.fixture
+    def sim_options(self):
+        return {"seed": 5, "kubelet": False, "cache_lag": Lag.fixed(0.1), "qps": 5, "burst": 1}
 
-
-def test_sim_options_override(sim, sim_manager, sim_factory):
-    assert sim.seed == 5 and sim.kubelets == []
-    assert sim_manager.cache_lag == Lag.fixed(0.1) and sim_manager.bucket.qps == 5
-    other = sim_factory(seed=6, gc=False)
-    assert other.seed == 6 and other.gc is None
+    def test_sim_options_override(self, sim, sim_manager, sim_factory):
+        assert sim.seed == 5 and sim.kubelets == []
+        assert sim_manager.cache_lag == Lag.fixed(0.1) and sim_manager.bucket.qps == 5
+        other = sim_factory(seed=6, gc=False)
+        assert other.seed == 6 and other.gc is None
