@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from freezegun import freeze_time
+
+from fakekube.clock import RealClock, VirtualClock, parse_rfc3339, rfc3339
+from fakekube.store import Store
+
+
+def test_freezegun_drives_the_real_clock_and_the_store_stamps_from_it() -> None:
+    with freeze_time("2026-04-02T10:00:00Z") as frozen:
+        store = Store(clock=RealClock())
+        first = store.create("configmaps", {"metadata": {"name": "a"}}, "default")
+        frozen.tick(90)
+        second = store.create("configmaps", {"metadata": {"name": "b"}}, "default")
+    assert first["metadata"]["creationTimestamp"] == "2026-04-02T10:00:00Z"
+    assert second["metadata"]["creationTimestamp"] == "2026-04-02T10:01:30Z"
+
+
+def test_virtual_clock_moves_only_when_told() -> None:
+    clock = VirtualClock(datetime(2026, 4, 2, tzinfo=UTC))
+    store = Store(clock=clock)
+    assert store.create("configmaps", {"metadata": {"name": "a"}}, "default")["metadata"][
+        "creationTimestamp"] == "2026-04-02T00:00:00Z"
+    clock.advance(1.5)
+    assert clock.monotonic == 1.5
+    assert rfc3339(clock.now()) == "2026-04-02T00:00:01Z"
+    with pytest.raises(ValueError):
+        clock.advance(-1)
+    with pytest.raises(ValueError):
+        clock.advance_to(1.0)
+
+
+def test_rfc3339_round_trip() -> None:
+    moment = datetime(2026, 11, 29, 15, 56, 38, tzinfo=UTC)
+    assert parse_rfc3339(rfc3339(moment)) == moment

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import pytest
+
+from fakekube import errors
+from fakekube.builtins import builtin_registry
+
+
+@pytest.mark.parametrize(
+    ("name", "plural", "group"),
+    [("pods", "pods", ""), ("po", "pods", ""), ("Pod", "pods", ""), ("pod", "pods", ""),
+     ("deployments.apps", "deployments", "apps"), ("deploy", "deployments", "apps"),
+     ("events", "events", ""), ("events.events.k8s.io", "events", "events.k8s.io"),
+     ("netpol", "networkpolicies", "networking.k8s.io"), ("leases", "leases", "coordination.k8s.io"),
+     ("crd", "customresourcedefinitions", "apiextensions.k8s.io")],
+)
+def test_resolve_like_kubectl(name: str, plural: str, group: str) -> None:
+    rt = builtin_registry().resolve(name)
+    assert (rt.plural, rt.group) == (plural, group)
+
+
+def test_builtin_scopes_and_subresources() -> None:
+    registry = builtin_registry()
+    assert not registry.resolve("namespaces").namespaced
+    assert registry.resolve("pods").subresources == {"status"}
+    assert registry.resolve("deployments").subresources == {"status", "scale"}
+    assert registry.resolve("configmaps").subresources == frozenset()
+    assert registry.resolve("services").name_rule == "dns1035"
+    assert "spec.nodeName" in registry.resolve("pods").selectable_fields
+    assert registry.for_kind("apps/v1", "Deployment").plural == "deployments"
+    assert registry.groups()["apps"] == ["v1"]
+
+
+def test_unknown_names() -> None:
+    registry = builtin_registry()
+    with pytest.raises(errors.NotFound):
+        registry.resolve("gizmos")
+    with pytest.raises(errors.NotFound):
+        registry.for_kind("example.com/v1", "Gizmo")
