@@ -112,6 +112,7 @@ class Store:
         self._seq = 0
         self._lock = threading.RLock()
         self._depth = 0
+        self._collecting = False
         from fakekube.gc import GarbageCollector
 
         self.gc = GarbageCollector(self)
@@ -188,8 +189,13 @@ class Store:
                 self._depth -= 1
                 if entry is not None:
                     self.audit.record(entry)
-                if self._depth == 0 and self.gc_mode == "sync" and self.gc.pending:
-                    self.gc.collect()
+                if self._depth == 0 and self.gc_mode == "sync" and self.gc.pending and not self._collecting:
+                    # The collector's own requests come back here; one collection at a time.
+                    self._collecting = True
+                    try:
+                        self.gc.collect()
+                    finally:
+                        self._collecting = False
 
     def _present(self, rt: ResourceType, record: Record | dict[str, Any]) -> dict[str, Any]:
         obj = record.copy() if isinstance(record, Record) else json_copy(record)
