@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"fakekube serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    print(server.url, flush=True)
-    if args.kubeconfig:
+    if args.kubeconfig:  # before the URL, so whoever waits for the URL finds the file in place
         path = server.write_kubeconfig(args.kubeconfig)
         print(f"kubeconfig written to {path}", file=sys.stderr, flush=True)
+    print(server.url, flush=True)
     server.serve_until_interrupted()
     return 0
