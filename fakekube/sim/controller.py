@@ -232,6 +232,7 @@ class Controller:
             if self.active > self.max_active:
                 self.max_active = self.active
             self.reconciles += 1
+            priority = queue.priority_of(key)
             try:
                 result = await reconcile(key)
             except TerminalError as exc:
@@ -239,7 +240,7 @@ class Controller:
                 queue.forget(key)
             except Exception as exc:  # noqa: BLE001 - a returned error in Go terms
                 self._log_error(key, exc)
-                queue.add_rate_limited(key)
+                queue.add_rate_limited(key, priority)
                 if sim.strict and isinstance(exc, sim.bug_exceptions):
                     self.active -= 1
                     queue.done(key)
@@ -247,10 +248,10 @@ class Controller:
             else:
                 if result is not None and result.requeue_after > 0:
                     queue.forget(key)
-                    queue.add_after(key, result.requeue_after)
+                    queue.add_after(key, result.requeue_after, priority)
                     self.requeues_after += 1
                 elif result is not None and result.requeue:
-                    queue.add_rate_limited(key)
+                    queue.add_rate_limited(key, priority)
                 else:
                     queue.forget(key)
             self.active -= 1

@@ -66,7 +66,7 @@ class WorkQueue:
         self.name = name
         self._items: dict[Hashable, _Item] = {}
         self._ready: list[tuple[Any, ...]] = []  # heap of (group, a, b, c, key); lazily invalidated
-        self._locked: dict[Hashable, None] = {}
+        self._locked: dict[Hashable, int] = {}  # key handed out → the priority it had
         self._getters: deque[Future] = deque()
         self._counter = 0
         self.adds = 0
@@ -149,7 +149,7 @@ class WorkQueue:
             if item is None or item.sort is not sort:
                 continue  # superseded entry
             del items[key]
-            self._locked[key] = None
+            self._locked[key] = item.priority
             return key
         return None
 
@@ -171,6 +171,10 @@ class WorkQueue:
             if key is None:
                 return
             self._getters.popleft().set_result(key)
+
+    def priority_of(self, key: Hashable) -> int:
+        """The priority a locked key was handed out with (requeues keep it, as upstream's reconcileHandler)."""
+        return self._locked.get(key, 0)
 
     def done(self, key: Hashable) -> None:
         self._locked.pop(key, None)
