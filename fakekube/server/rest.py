@@ -212,34 +212,39 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
 
 
 def delete_options(req: Request) -> dict[str, Any]:
-    """DeleteOptions from the query and from the body (kubectl and the SDK send a body; the Python clients
-    send query parameters); the body wins where both are given."""
-    q = req.query
-    options: dict[str, Any] = {
-        "propagationPolicy": q.str("propagationPolicy") or None,
-        "gracePeriodSeconds": q.int("gracePeriodSeconds"),
-        "orphanDependents": q.bool("orphanDependents", default=None),
-        "dryRun": q.all("dryRun"),
-        "preconditions": {},
-    }
-    for key in ("uid", "resourceVersion"):
-        value = q.str(f"preconditions.{key}")
-        if value:
-            options["preconditions"][key] = value
+    """DeleteOptions from the body when there is one, else from the query (kubectl and the SDK send a body, the
+    Python clients query parameters), as apiserver ``pkg/endpoints/handlers/delete.go`` decides."""
     body = bodies.decode_optional_json(req.body, req.content_type)
     if body is not None:
         if not isinstance(body, dict):
             raise errors.BadRequest("the body of a DELETE must be a DeleteOptions object")
-        for key in ("propagationPolicy", "gracePeriodSeconds", "orphanDependents", "dryRun"):
-            if body.get(key) is not None:
-                options[key] = body[key]
-        if isinstance(body.get("preconditions"), dict):
-            options["preconditions"].update({k: v for k, v in body["preconditions"].items() if v})
+        preconditions = body.get("preconditions") or {}
+        if not isinstance(preconditions, dict):
+            raise errors.BadRequest("preconditions must be an object")
+        options = {
+            "propagationPolicy": body.get("propagationPolicy"),
+            "gracePeriodSeconds": body.get("gracePeriodSeconds"),
+            "orphanDependents": body.get("orphanDependents"),
+            "dryRun": body.get("dryRun") or [],
+            "preconditions": {k: v for k, v in preconditions.items() if v},
+        }
+    else:
+        q = req.query
+        options = {
+            "propagationPolicy": q.str("propagationPolicy") or None,
+            "gracePeriodSeconds": q.int("gracePeriodSeconds"),
+            "orphanDependents": q.bool("orphanDependents", default=None),
+            "dryRun": q.all("dryRun"),
+            "preconditions": {key: q.str(f"preconditions.{key}") for key in ("uid", "resourceVersion")
+                              if q.str(f"preconditions.{key}")},
+        }
     if isinstance(options["dryRun"], str):
         options["dryRun"] = [options["dryRun"]]
     grace = options["gracePeriodSeconds"]
-    if grace is not None and not isinstance(grace, int):
+    if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
         raise errors.BadRequest("gracePeriodSeconds must be an integer")
+    if options["orphanDependents"] is not None and not isinstance(options["orphanDependents"], bool):
+        raise errors.BadRequest("orphanDependents must be a boolean")
     return options
 
 
