@@ -18,8 +18,8 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.sim import MergeFrom, Request, Result
-
 from reconcilers import keys
+from reconcilers.cache import CONTROLLER_UID, has_index, shared_list
 from reconcilers.hashing import name_hash, numeric_hash
 from reconcilers.objects import (
     Obj,
@@ -183,15 +183,21 @@ class ClaimReconciler:
                 )
             return sandbox
 
-        # One namespace-wide cache LIST: the ownership guard and the adoption candidates.
+        # One namespace-wide cache LIST: the ownership guard and the adoption candidates. With the owner and
+        # label indexes registered (build_env does) the same answer comes without scanning the namespace.
         template_hash = name_hash(claim["spec"]["sandboxTemplateRef"]["name"])
+        if has_index(c, keys.SANDBOXES, CONTROLLER_UID):
+            owned = await shared_list(c, keys.SANDBOXES, ns, index=(CONTROLLER_UID, m["uid"]))
+            listed = [*owned, *await shared_list(c, keys.SANDBOXES, ns, labels={keys.TEMPLATE_REF_HASH: template_hash})]
+        else:
+            listed = await shared_list(c, keys.SANDBOXES, ns)
         candidates: list[Obj] = []
-        for sb in await self._list_sandboxes(ns):
+        for sb in listed:
             sm = sb["metadata"]
             if sm.get("deletionTimestamp"):
                 continue
             if is_controlled_by(sb, claim):
-                return sb
+                return deep_copy(sb)
             sb_labels = sm.get("labels") or {}
             if keys.WARM_POOL_SANDBOX not in sb_labels or sb_labels.get(keys.TEMPLATE_REF_HASH) != template_hash:
                 continue
@@ -202,20 +208,6 @@ class ClaimReconciler:
         if not candidates:
             return None
         return await self._adopt_from_candidates(claim, candidates)
-
-    async def _list_sandboxes(self, namespace: str) -> list[Obj]:
-        """The namespace-wide cache LIST, without copying every item.
-
-        controller-runtime deep-copies each listed object; the pass only reads them, and copies the one it
-        adopts, so reading the cache's own objects is equivalent and spares ~2,000 copies per pass in the
-        load test. Falls back to ``client.list`` for clients without a manager (live readers, fakes).
-        """
-        manager = getattr(self.client, "manager", None)
-        if manager is None or getattr(self.client, "_live", False) or not hasattr(manager, "informer"):
-            return await self.client.list(keys.SANDBOXES, namespace=namespace)
-        informer = manager.informer(manager.sim.resolve(keys.SANDBOXES))
-        await manager.sim.sleep(manager._cache_delay())
-        return informer.list_raw(namespace)
 
     async def _adopt_from_candidates(self, claim: Obj, candidates: list[Obj]) -> Obj | None:
         # Ready first, then oldest. Go's sort.Slice leaves ties (same-second creationTimestamps) in an

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube.sim import Lag, Simulation, predicates
-
 from reconcilers import claim, crd_paths, keys, sandbox, template, warmpool
+from reconcilers.cache import register_controller_index, register_label_index
 from reconcilers.strategies import WriteStrategies
 from reconcilers.tracing import Tracer
 
@@ -26,7 +26,7 @@ class ClusterModel:
     """Latencies of the simulated cluster, in virtual seconds."""
 
     api_latency: Lag = Lag.uniform(0.002, 0.008)  # one request, client to etcd commit
-    cache_lag: Lag = Lag.exponential(0.020, cap=0.5)  # commit to the informer's cache (watch delivery)
+    cache_lag: Lag = Lag.exponential(0.004, cap=0.250)  # commit to the informer's cache (watch delivery)
     event_delay: Lag = Lag.uniform(0.001, 0.010)  # the event broadcaster's asynchronous POST
     # Pod start, one kubelet/scheduler write per step (each bumps the pod's resourceVersion):
     pod_scheduled: Lag = Lag.uniform(0.020, 0.150)  # creation → PodScheduled (scheduler queue + binding)
@@ -104,6 +104,12 @@ def build_env(
                                     seconds, workers=flags.claim_workers, strategies=strategies, tracer=tracer)
     pool_r = warmpool.WarmPoolReconciler(mgr.client(keys.WARMPOOL_ACTOR), seconds)
     template_r = template.TemplateReconciler(mgr.client(keys.TEMPLATE_ACTOR))
+
+    # Cache indexes that answer the controllers' label-selected LISTs without namespace scans (cache.py).
+    register_label_index(mgr, keys.PODS, keys.SANDBOX_NAME_HASH)
+    register_label_index(mgr, keys.SANDBOXES, keys.WARM_POOL_SANDBOX)
+    register_label_index(mgr, keys.SANDBOXES, keys.TEMPLATE_REF_HASH)
+    register_controller_index(mgr, keys.SANDBOXES)
 
     env = AgentSandboxEnv(sim, mgr, strategies, flags, model)
     env.reconcilers = {"sandbox": sandbox_r, "claim": claim_r, "warmpool": pool_r, "template": template_r}

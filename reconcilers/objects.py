@@ -99,8 +99,12 @@ def find_condition(status: Obj | None, ctype: str) -> Obj | None:
 
 
 def is_ready(obj: Obj) -> bool:
-    cond = find_condition(obj.get("status"), "Ready")
-    return cond is not None and cond.get("status") == "True"
+    status = obj.get("status")
+    if status:
+        for cond in status.get("conditions") or ():
+            if cond.get("type") == "Ready":
+                return cond.get("status") == "True"
+    return False
 
 
 def set_status_condition(status: Obj, new: Obj, now: str) -> None:

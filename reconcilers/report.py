@@ -107,3 +107,90 @@ def summarize(run: Any) -> dict[str, Any]:
         "wall": {"seconds": round(run.wall_seconds, 3)},
     }
     return result
+
+
+# -- one claim's audit timeline (the PR's tables) -----------------------------------------------------------
+
+_VERBS = {"create": "CREATE", "update": "UPDATE", "patch": "PATCH", "delete": "DELETE"}
+
+
+def claim_timeline_entries(run: Any, claim: str) -> list[Any]:
+    """The writes that make up one claim's story, as the PR's audit tables show it.
+
+    From the claim's CREATE until the next claim is created (or the run ends): writes to the claim, to the
+    sandbox it ends up with (W) and that sandbox's pod, to the replacement sandbox the pool creates right
+    after the adoption (R) and R's pod and service, to the claim's per-claim NetworkPolicy, to the warm
+    pool's status, and the claim's events.
+    """
+    entries = [e for e in run.env.store.audit.entries if e.verb in _VERBS]
+    start = next((i for i, e in enumerate(entries)
+                  if e.verb == "create" and e.resource == "sandboxclaims" and e.name == claim), None)
+    if start is None:
+        return []
+    end = next((i for i in range(start + 1, len(entries))
+                if entries[i].verb == "create" and entries[i].resource == "sandboxclaims" and entries[i].ok),
+               len(entries))
+    window = entries[start:end]
+    status = (next((c for c in run.env.store.objects(keys.CLAIMS, run.scenario.params.namespace)
+                    if c["metadata"]["name"] == claim), {}).get("status") or {})
+    held = (status.get("sandbox") or {}).get("name")
+    adoption = next((i for i, e in enumerate(window) if e.resource == "sandboxes" and e.name == held
+                     and e.verb == "update" and e.actor == keys.CLAIM_ACTOR and e.ok), None)
+    replacement = None
+    if adoption is not None:
+        replacement = next((e.name for e in window[adoption:] if e.resource == "sandboxes" and e.verb == "create"
+                            and e.actor == keys.WARMPOOL_ACTOR and e.ok), None)
+    names_by_resource = {
+        "sandboxclaims": {claim},
+        "sandboxes": {n for n in (held, replacement) if n},
+        "pods": {n for n in (held, replacement) if n},
+        "services": {replacement} if replacement else set(),
+        "networkpolicies": {f"{claim}-network-policy"},
+        "sandboxwarmpools": {run.scenario.params.pool},
+    }
+    picked = []
+    for e in window:
+        if e.resource == "events":
+            if e.name and e.name.startswith(claim + "."):
+                picked.append(e)
+        elif e.name in names_by_resource.get(e.resource, ()):
+            if e.resource == "sandboxwarmpools" and e.subresource != "status":
+                continue
+            picked.append(e)
+    return picked
+
+
+def render_timeline(entries: list[Any]) -> str:
+    """The PR's table (``| Step | Delta (ms) | Method | Target Resource | Result / Notes |``) plus an Actor column."""
+    from fakekube.sim import Timeline
+
+    return Timeline.from_audit(entries, start=entries[0].time if entries else None).to_markdown(actor_column=True)
+
+
+def timeline_features(entries: list[Any]) -> dict[str, bool]:
+    """What the PR's first table shows, checked on a claim's timeline."""
+    status_writes = [e for e in entries if e.resource == "sandboxclaims" and e.subresource == "status"]
+    return {
+        "adoption_update": any(e.resource == "sandboxes" and e.verb == "update" and e.actor == keys.CLAIM_ACTOR
+                               and e.ok for e in entries),
+        "network_policy_delete_404": any(e.resource == "networkpolicies" and e.verb == "delete" and e.code == 404
+                                         for e in entries),
+        "event": any(e.resource == "events" for e in entries),
+        "replacement_create": any(e.resource == "sandboxes" and e.verb == "create" and e.actor == keys.WARMPOOL_ACTOR
+                                  for e in entries),
+        "second_status_write_409": len(status_writes) >= 2 and status_writes[0].ok and status_writes[1].conflict,
+        "pod_update_409": any(e.resource == "pods" and e.verb == "update" and e.conflict for e in entries),
+    }
+
+
+def timeline_for(run: Any, claim: str | None = None) -> dict[str, Any]:
+    """The timeline of ``claim``, or of the first claim whose timeline shows the most of the PR's features."""
+    if claim is None:
+        best, best_score = None, -1
+        for name in run.tracker.claim_created:
+            score = sum(timeline_features(claim_timeline_entries(run, name)).values())
+            if score > best_score:
+                best, best_score = name, score
+        claim = best or ""
+    entries = claim_timeline_entries(run, claim)
+    return {"claim": claim, "features": timeline_features(entries), "table": render_timeline(entries)}

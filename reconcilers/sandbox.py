@@ -17,8 +17,9 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.sim import MergeFrom, Request, Result
-
 from reconcilers import keys
+from reconcilers.cache import shared_get as _shared_get
+from reconcilers.cache import shared_list
 from reconcilers.hashing import name_hash
 from reconcilers.objects import (
     Obj,
@@ -209,12 +210,13 @@ class SandboxReconciler:
         m = sandbox["metadata"]
         ns = m["namespace"]
         # Only used upstream to log "multiple pods"; kept because it is a cache read the pass makes.
-        await c.list(keys.PODS, namespace=ns, labels={keys.SANDBOX_NAME_HASH: name_h})
+        await shared_list(c, keys.PODS, ns, labels={keys.SANDBOX_NAME_HASH: name_h})
 
         tracked = (m.get("annotations") or {}).get(keys.POD_NAME)
         pod_name = tracked or m["name"]
         try:
-            pod: Obj | None = await c.get(keys.PODS, pod_name, ns)
+            # Read-only view of the cached pod; it is copied below only when this pass will write it.
+            pod: Obj | None = await _shared_get(c, keys.PODS, pod_name, ns)
         except errors.NotFound:
             if tracked is not None:
                 raise ReconcileError(f"pod in annotation get failed: pods \"{pod_name}\" not found") from None
@@ -231,23 +233,23 @@ class SandboxReconciler:
 
         template_meta = (sandbox["spec"].get("podTemplate") or {}).get("metadata") or {}
         if pod is not None:
-            before = deep_copy(pod) if self.strategies.pod_metadata == "patch" else None
-            pm = pod["metadata"]
-            pod_labels = pm.get("labels")
-            if pod_labels is None:
-                pod_labels = pm["labels"] = {}
-            changed = False
-            if pod_labels.get(keys.SANDBOX_NAME_HASH) != name_h:
-                pod_labels[keys.SANDBOX_NAME_HASH] = name_h
-                changed = True
-            for k, v in (template_meta.get("labels") or {}).items():
-                if pod_labels.get(k) != v:
-                    pod_labels[k] = v
-                    changed = True
-            if controller_of(pod) is None:
-                pm.setdefault("ownerReferences", []).append(controller_ref(sandbox))
-                changed = True
+            current = pod["metadata"].get("labels") or {}
+            wanted = {keys.SANDBOX_NAME_HASH: name_h, **(template_meta.get("labels") or {})}
+            changed = any(current.get(k) != v for k, v in wanted.items()) or controller_of(pod) is None
             if changed:
+                pod = deep_copy(pod)
+                before = deep_copy(pod) if self.strategies.pod_metadata == "patch" else None
+                pm = pod["metadata"]
+                pod_labels = pm.get("labels")
+                if pod_labels is None:
+                    pod_labels = pm["labels"] = {}
+                if pod_labels.get(keys.SANDBOX_NAME_HASH) != name_h:
+                    pod_labels[keys.SANDBOX_NAME_HASH] = name_h
+                for k, v in (template_meta.get("labels") or {}).items():
+                    if pod_labels.get(k) != v:
+                        pod_labels[k] = v
+                if controller_of(pod) is None:
+                    pm.setdefault("ownerReferences", []).append(controller_ref(sandbox))
                 if before is None:
                     # PUT with the cached resourceVersion: collides with the kubelet's status patches.
                     await c.update(keys.PODS, pod)
@@ -272,7 +274,7 @@ class SandboxReconciler:
     async def _reconcile_service(self, sandbox: Obj, name_h: str) -> Obj:
         m = sandbox["metadata"]
         try:
-            svc = await self.client.get(keys.SERVICES, m["name"], m["namespace"])
+            svc = await _shared_get(self.client, keys.SERVICES, m["name"], m["namespace"])
         except errors.NotFound:
             svc = {"apiVersion": "v1", "kind": "Service",
                    "metadata": {"name": m["name"], "namespace": m["namespace"],

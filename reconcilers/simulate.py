@@ -14,7 +14,12 @@ import sys
 from typing import Any
 
 from reconcilers.scenarios import SCENARIOS, run_scenario
-from reconcilers.strategies import CLAIM_STATUS_MODES, POD_METADATA_MODES, SANDBOX_STATUS_MODES, WriteStrategies
+from reconcilers.strategies import (
+    CLAIM_STATUS_MODES,
+    POD_METADATA_MODES,
+    SANDBOX_STATUS_MODES,
+    WriteStrategies,
+)
 
 COMPARE_DEFAULT = ("update", "patch")
 LABELS = {

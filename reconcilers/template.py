@@ -13,7 +13,6 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.sim import Request, Result
-
 from reconcilers import keys
 from reconcilers.hashing import name_hash
 from reconcilers.objects import Obj, controller_ref, semantic_equal

@@ -17,8 +17,8 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.sim import Apply, Request, Result
-
 from reconcilers import keys
+from reconcilers.cache import shared_list
 from reconcilers.hashing import name_hash
 from reconcilers.objects import (
     Obj,
@@ -56,7 +56,7 @@ class WarmPoolReconciler:
         pm = pool["metadata"]
         pool_hash = name_hash(pm["name"])
         selector = {keys.WARM_POOL_SANDBOX: pool_hash}
-        members = await c.list(keys.SANDBOXES, namespace=pm["namespace"], labels=selector)
+        members = await shared_list(c, keys.SANDBOXES, pm["namespace"], labels=selector)  # cached, read-only
 
         problems: list[str] = []
         active: list[Obj] = []
@@ -65,6 +65,7 @@ class WarmPoolReconciler:
                 continue
             ref = controller_of(sb)
             if ref is None:
+                sb = deep_copy(sb)
                 try:
                     set_controller_reference(pool, sb)
                     await c.update(keys.SANDBOXES, sb)  # adopt an orphan with a locked PUT
