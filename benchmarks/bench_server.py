@@ -109,7 +109,7 @@ def _watchers(server: ApiServer, store: Store, watchers: int, events: int, pace:
     connected.wait()
     started = time.perf_counter()
     order = []
-    for i in range(events):
+    for _ in range(events):
         t0 = time.perf_counter()
         obj = store.create("configmaps", {"metadata": {"generateName": f"w{watchers}-"}}, "default")
         sent[obj["metadata"]["resourceVersion"]] = t0

@@ -1,0 +1,81 @@
+"""Unit tests of the pure parts: path parsing, query parameters, Accept negotiation, actors."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakekube import errors
+from fakekube.server import routing
+from fakekube.server.auth import actor_from_user_agent
+from fakekube.server.discovery import wants_aggregated
+from fakekube.server.params import Query
+from fakekube.server.routing import Endpoint, ResourcePath
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("/version/", Endpoint("version")),
+    ("/api/", Endpoint("api_versions")),
+    ("/apis", Endpoint("apis")),
+    ("/apis/apps", Endpoint("group", ("apps",))),
+    ("/api/v1", Endpoint("group_version", ("", "v1"))),
+    ("/apis/apps/v1/", Endpoint("group_version", ("apps", "v1"))),
+    ("/openapi/v3", Endpoint("openapi_v3")),
+    ("/openapi/v3/apis/example.com/v1", Endpoint("openapi_v3_doc", ("example.com", "v1"))),
+    ("/openapi/v2", None),
+    ("/api/v1/pods", ResourcePath("", "v1", "pods")),
+    ("/api/v1/namespaces", ResourcePath("", "v1", "namespaces")),
+    ("/api/v1/namespaces/default", ResourcePath("", "v1", "namespaces", None, "default")),
+    ("/api/v1/namespaces/default/status", ResourcePath("", "v1", "namespaces", None, "default", "status")),
+    ("/api/v1/namespaces/ns/finalize", ResourcePath("", "v1", "namespaces", None, "ns", "finalize")),
+    ("/api/v1/namespaces/ns/pods", ResourcePath("", "v1", "pods", "ns")),
+    ("/api/v1/namespaces/ns/pods/p/status", ResourcePath("", "v1", "pods", "ns", "p", "status")),
+    ("/apis/apps/v1/namespaces/ns/deployments/d/scale",
+     ResourcePath("apps", "v1", "deployments", "ns", "d", "scale")),
+    ("/apis/example.com/v1/widgets?watch=1", ResourcePath("example.com", "v1", "widgets")),
+    ("/api/v1/watch/namespaces/ns/pods/p", ResourcePath("", "v1", "pods", "ns", "p", None, True)),
+    ("/api/v1/namespaces/ns/pods/p/status/extra", None),
+    ("/api/v2/pods", None),
+    ("/", None),
+    ("/metrics", None),
+])
+def test_parse(path, expected):
+    assert routing.parse(path) == expected
+
+
+@pytest.mark.parametrize("value, expected", [("true", True), ("True", True), ("1", True), ("t", True),
+                                             ("TRUE", True), ("false", False), ("0", False), ("F", False),
+                                             ("", False)])
+def test_bools_parse_like_go_in_any_case(value, expected):
+    assert Query(f"watch={value}").bool("watch") is expected
+
+
+def test_bad_values_are_400():
+    with pytest.raises(errors.ApiError) as bad:
+        Query("watch=yes").bool("watch")
+    assert bad.value.code == 400
+    with pytest.raises(errors.ApiError):
+        Query("limit=x").int("limit")
+    with pytest.raises(errors.ApiError) as dry:
+        Query("dryRun=Some").dry_run()
+    assert dry.value.code == 422
+    assert Query("dryRun=All").dry_run() is True
+    assert Query("labelSelector=a%3Db&labelSelector=c").str("labelSelector") == "a=b"
+
+
+def test_aggregated_discovery_needs_v2():
+    assert wants_aggregated("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json")
+    assert wants_aggregated("application/json; as=APIGroupDiscoveryList; v=v2; g=apidiscovery.k8s.io")
+    assert not wants_aggregated("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList")
+    assert not wants_aggregated("application/json")
+    assert not wants_aggregated(None)
+
+
+@pytest.mark.parametrize("agent, actor", [
+    ("kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd", "kubectl"),
+    ("kopf/1.45.2", "kopf"),
+    ("OpenAPI-Generator/37.0.2/python", "OpenAPI-Generator"),
+    ("", "unknown"),
+    (None, "unknown"),
+])
+def test_actor_is_the_user_agent_product(agent, actor):
+    assert actor_from_user_agent(agent) == actor
