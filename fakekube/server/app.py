@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+import ssl
 import threading
 from collections.abc import Callable
 from http.server import ThreadingHTTPServer
@@ -22,6 +23,7 @@ from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
 from fakekube.server.handler import ApiHandler
 from fakekube.server.kubeconfig import write_kubeconfig
+from fakekube.server.tls import Certificates, make_certificates
 from fakekube.server.watchstream import StreamSettings, WatchStreamer
 from fakekube.store import Store
 
@@ -46,6 +48,7 @@ class ApiServer(ThreadingHTTPServer):
         bookmark_interval: float = 30.0,
         poll_interval: float = 0.25,
         actor_of: Callable[[str | None], str] = actor_from_user_agent,
+        tls: bool = False,
     ) -> None:
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.store = store if store is not None else Store()
@@ -68,6 +71,11 @@ class ApiServer(ThreadingHTTPServer):
         self._connections: dict[socket.socket, threading.Thread] = {}
         self._conn_lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self.certificates: Certificates | None = None
+        self.ssl_context: ssl.SSLContext | None = None
+        if tls:
+            self.certificates = make_certificates(tuple(dict.fromkeys((host, "127.0.0.1", "localhost", "::1"))))
+            self.ssl_context = self.certificates.server_context()
         super().__init__((host, port), ApiHandler)
 
     def _remember_entry(self, entry: AuditEntry) -> None:
@@ -86,10 +94,23 @@ class ApiServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        scheme = "https" if self.ssl_context is not None else "http"
+        return f"{scheme}://{host}:{self.port}"
+
+    @property
+    def ca_pem(self) -> bytes | None:
+        """The CA certificate clients must trust when the server speaks TLS."""
+        return self.certificates.ca_pem if self.certificates is not None else None
 
     def write_kubeconfig(self, path: str | Path, *, namespace: str = "default") -> Path:
-        return write_kubeconfig(path, self.url, token=self.token, namespace=namespace)
+        return write_kubeconfig(path, self.url, token=self.token, namespace=namespace, ca_pem=self.ca_pem)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, address = super().get_request()
+        if self.ssl_context is not None:
+            # The handshake happens in the connection's own thread (ApiHandler.setup), never in accept().
+            sock = self.ssl_context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        return sock, address
 
     # -- connection bookkeeping --------------------------------------------------------------------------------
 

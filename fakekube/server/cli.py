@@ -22,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="create the objects in FILE after the CRDs (repeatable)")
     parser.add_argument("--kubeconfig", metavar="PATH", help="write a kubeconfig for this server to PATH")
     parser.add_argument("--token", help="require this bearer token (401 without it)")
+    parser.add_argument("--tls", action="store_true",
+                        help="serve HTTPS with a throwaway CA (needs 'cryptography'); kubectl sends tokens only over TLS")
     parser.add_argument("--max-body-bytes", type=int, default=None, help="request body limit (default 3 MiB)")
 
 
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         store.load_crds(path)
     for path in args.load:
         store.load(path)
-    options = {"token": args.token}
+    options = {"token": args.token, "tls": getattr(args, "tls", False)}
     if getattr(args, "max_body_bytes", None):
         options["max_body_bytes"] = args.max_body_bytes
     try:

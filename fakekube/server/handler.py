@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import ssl
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,14 @@ class ApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked watch streams
     disable_nagle_algorithm = True  # else each reply waits ~40 ms for the client's delayed ACK
     server: ApiServer
+
+    def setup(self) -> None:
+        if isinstance(self.request, ssl.SSLSocket):
+            # TLS handshake here, in the connection's thread, with a deadline: a silent client blocks nobody.
+            self.request.settimeout(10)
+            self.request.do_handshake()
+            self.request.settimeout(None)
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
         logger.debug("%s %s", self.address_string(), format % args)

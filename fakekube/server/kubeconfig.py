@@ -2,11 +2,12 @@
 
 Written as JSON (YAML is a superset; kubectl, kubernetes, kr8s, lightkube and kopf all read it), so no
 YAML emitter is involved. Over plain http kubectl never sends the token (client-go reads credentials only for
-TLS transports), but the Python clients do.
+TLS transports), but the Python clients do; a TLS server's CA goes in ``certificate-authority-data``.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from pathlib import Path
@@ -14,13 +15,16 @@ from typing import Any
 
 
 def kubeconfig_dict(url: str, *, token: str | None = None, namespace: str = "default",
-                    name: str = "fakekube") -> dict[str, Any]:
+                    name: str = "fakekube", ca_pem: bytes | None = None) -> dict[str, Any]:
     user: dict[str, Any] = {"token": token} if token else {}
+    cluster: dict[str, Any] = {"server": url}
+    if ca_pem:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
     return {
         "apiVersion": "v1",
         "kind": "Config",
         "current-context": name,
-        "clusters": [{"name": name, "cluster": {"server": url}}],
+        "clusters": [{"name": name, "cluster": cluster}],
         "users": [{"name": name, "user": user}],
         "contexts": [{"name": name, "context": {"cluster": name, "user": name, "namespace": namespace}}],
         "preferences": {},
@@ -28,10 +32,10 @@ def kubeconfig_dict(url: str, *, token: str | None = None, namespace: str = "def
 
 
 def write_kubeconfig(path: str | os.PathLike[str], url: str, *, token: str | None = None,
-                     namespace: str = "default") -> Path:
+                     namespace: str = "default", ca_pem: bytes | None = None) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(kubeconfig_dict(url, token=token, namespace=namespace), indent=2) + "\n")
+    target.write_text(json.dumps(kubeconfig_dict(url, token=token, namespace=namespace, ca_pem=ca_pem), indent=2) + "\n")
     if token:
         target.chmod(0o600)  # it holds a credential
     return target

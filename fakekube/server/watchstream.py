@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import select
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -44,11 +45,16 @@ def chunk(data: bytes) -> bytes:
 
 
 def peer_gone(conn: socket.socket) -> bool:
-    """True when the client closed its end (readable with zero bytes) or the socket failed."""
+    """True when the client closed its end (readable with zero bytes) or the socket failed.
+
+    A watch client sends nothing while it reads a stream, so on a TLS connection anything readable is the
+    client's close_notify (peeking cannot see through TLS records)."""
     try:
         readable, _, _ = select.select([conn], [], [], 0)
         if not readable:
             return False
+        if isinstance(conn, ssl.SSLSocket):
+            return True
         return conn.recv(1, socket.MSG_PEEK) == b""
     except (OSError, ValueError):
         return True
