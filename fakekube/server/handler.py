@@ -68,6 +68,7 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def do_HEAD(self) -> None:
         self._read_body_quietly()
+        self.close_connection = True  # a HEAD reply must not carry a body; closing keeps the client in sync
         self._send_error(errors.ApiError(405, "MethodNotAllowed",
                                          "the server does not allow this method on the requested resource"))
 
