@@ -13,6 +13,7 @@ Watches: ``For(SandboxClaim)`` and ``Owns(Sandbox)``, no predicates.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,11 +78,9 @@ class ClaimReconciler:
         policy = ((claim.get("spec") or {}).get("lifecycle") or {}).get("shutdownPolicy")
         if expired and policy in ("Delete", "DeleteForeground"):
             self.recorder.event(claim, "Normal", keys.CLAIM_EXPIRED, f"Deleting Claim (ShutdownPolicy={policy})")
-            try:
+            with contextlib.suppress(errors.NotFound):
                 await c.delete(keys.CLAIMS, claim,
                                propagation_policy="Foreground" if policy == "DeleteForeground" else None)
-            except errors.NotFound:
-                pass
             return None
 
         sandbox: Obj | None
@@ -127,10 +126,8 @@ class ClaimReconciler:
             except errors.ApiError:
                 template = None  # logged upstream; network policy reconcile skipped
             if template is not None:
-                try:
+                with contextlib.suppress(errors.ApiError):  # best effort after adoption
                     await self._reconcile_network_policy(claim, template)
-                except errors.ApiError:
-                    pass  # best effort after adoption
             return sandbox
 
         # Cold path.
@@ -287,10 +284,8 @@ class ClaimReconciler:
         np_name = m["name"] + "-network-policy"
         if tspec.get("networkPolicy") is None:
             # Blind cleanup of a per-claim policy: no cache check, so a 404 is the normal answer.
-            try:
+            with contextlib.suppress(errors.NotFound):
                 await self.client.delete(keys.NETWORK_POLICIES, np_name, m["namespace"])
-            except errors.NotFound:
-                pass
             return
         # CreateOrUpdate of the per-claim policy from the template's rules.
         desired = {

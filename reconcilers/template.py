@@ -8,6 +8,7 @@ template) when missing. Watches: ``For(SandboxTemplate)``, ``Owns(NetworkPolicy)
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,10 +52,8 @@ class TemplateReconciler:
         np_name = f"{m['name']}-network-policy"
         spec = template.get("spec") or {}
         if (spec.get("networkPolicyManagement") or "Managed") == "Unmanaged":
-            try:
+            with contextlib.suppress(errors.NotFound):
                 await c.delete(keys.NETWORK_POLICIES, np_name, m["namespace"])
-            except errors.NotFound:
-                pass
             return None
         custom = spec.get("networkPolicy")
         if custom is None:

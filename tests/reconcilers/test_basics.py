@@ -1,0 +1,53 @@
+"""Name hashes, types and CRD manifests."""
+
+from __future__ import annotations
+
+from fakekube.store import Store
+from reconcilers import crd_paths, keys
+from reconcilers.hashing import name_hash, numeric_hash
+from reconcilers.objects import semantic_equal, set_status_condition
+from reconcilers.types import SandboxClaim, SandboxWarmPool
+
+
+def test_name_hash_is_fnv1a_32_as_8_hex_digits() -> None:
+    # Reference values of FNV-1a 32-bit (offset basis 0x811c9dc5, prime 0x01000193).
+    assert numeric_hash("") == 0x811C9DC5
+    assert name_hash("a") == "e40c292c"
+    assert name_hash("foobar") == "bf9cf968"
+    assert len(name_hash("x" * 300)) == 8
+
+
+def test_crds_register_kinds_with_subresources() -> None:
+    store = Store()
+    types = {rt.kind: rt for path in crd_paths() for rt in store.load_crds(path)}
+    assert set(types) == {"Sandbox", "SandboxClaim", "SandboxTemplate", "SandboxWarmPool"}
+    assert types["Sandbox"].has_subresource("status") and types["Sandbox"].has_subresource("scale")
+    assert types["SandboxWarmPool"].has_subresource("scale")
+    assert types["SandboxClaim"].has_subresource("status")
+
+
+def test_models_round_trip_through_the_store() -> None:
+    store = Store()
+    for path in crd_paths():
+        store.load_crds(path)
+    claim = SandboxClaim.model_validate(
+        {"metadata": {"name": "c", "namespace": "default"}, "spec": {"sandboxTemplateRef": {"name": "t"}}})
+    created = store.create(keys.CLAIMS, claim.to_obj())
+    assert SandboxClaim.model_validate(created).spec.sandbox_template_ref.name == "t"
+    pool = SandboxWarmPool.model_validate(
+        {"metadata": {"name": "p", "namespace": "default"}, "spec": {"replicas": 3, "sandboxTemplateRef": {"name": "t"}}})
+    assert store.create(keys.WARMPOOLS, pool.to_obj())["spec"]["replicas"] == 3
+
+
+def test_set_status_condition_moves_transition_time_only_on_flip() -> None:
+    status: dict = {}
+    set_status_condition(status, {"type": "Ready", "status": "False", "reason": "A", "message": ""}, "t1")
+    set_status_condition(status, {"type": "Ready", "status": "False", "reason": "B", "message": "m"}, "t2")
+    assert status["conditions"][0]["lastTransitionTime"] == "t1"
+    set_status_condition(status, {"type": "Ready", "status": "True", "reason": "C", "message": ""}, "t3")
+    assert status["conditions"][0]["lastTransitionTime"] == "t3"
+
+
+def test_semantic_equal_ignores_empty_fields() -> None:
+    assert semantic_equal({}, {"conditions": [], "sandbox": {"name": ""}})
+    assert not semantic_equal({}, {"sandbox": {"name": "w"}})
