@@ -1,0 +1,56 @@
+"""seed-load wall time and peak memory per claim-status strategy (targets: ≤ 10 s, ≤ 1 GB per strategy).
+
+``run()`` returns a dict the lead's ``python -m benchmarks`` prints as JSON. Peak memory is the process's
+peak RSS growth while the run is under way (``resource.getrusage``), measured in a child process per
+strategy so one run's heap does not hide the next one's.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+import time
+from typing import Any
+
+STRATEGIES = ("update", "patch", "patch-lock")
+
+
+def _one(mode: str, seed: int, queue: Any) -> None:
+    from reconcilers.report import summarize
+    from reconcilers.scenarios import run_scenario
+    from reconcilers.strategies import WriteStrategies
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    run = run_scenario("seed-load", WriteStrategies(mode), seed=seed)  # type: ignore[arg-type]
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    summary = summarize(run)
+    queue.put({
+        "wall_seconds": round(wall, 3),
+        "peak_rss_mb": round(peak / 1024, 1),
+        "rss_growth_mb": round((peak - before) / 1024, 1),
+        "api_requests": summary["api_requests"]["total"],
+        "claim_status_conflicts": summary["conflicts"]["claim_status"],
+        "stale_overwrites": summary["stale_overwrites"]["total"],
+        "simulated_seconds": summary["simulated_seconds"],
+    })
+
+
+def run(strategies: tuple[str, ...] = STRATEGIES, seed: int = 1) -> dict[str, Any]:
+    ctx = multiprocessing.get_context("fork")
+    results: dict[str, Any] = {}
+    for mode in strategies:
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_one, args=(mode, seed, queue))
+        proc.start()
+        results[mode] = queue.get()
+        proc.join()
+    return {"scenario": "seed-load", "seed": seed, "targets": {"wall_seconds": 10, "peak_rss_mb": 1024},
+            "strategies": results}
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(run(), indent=2))
