@@ -8,6 +8,7 @@ follows virtual time while ``run()`` is active (freezegun, moved only when virtu
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections import Counter
 from collections.abc import Callable, Coroutine
@@ -30,6 +31,12 @@ if TYPE_CHECKING:
 
     from .timeline import Timeline
 
+# Packages freezegun must not scan when it starts: its scan calls getattr on every module attribute, and these
+# import submodules lazily from a module __getattr__ (defining pydantic models while datetime is half-patched).
+# They are client libraries, not reconciler code, so they keep real time.
+FREEZE_IGNORE: tuple[str, ...] = ("kubernetes", "kubernetes_asyncio", "lightkube", "kr8s", "kopf", "pydantic",
+                                  "pydantic_core", "urllib3", "requests", "aiohttp", "httpx", "yaml")
+
 # Exceptions that mean "the reconciler has a bug" rather than "the reconcile failed": with strict=True
 # they stop the run instead of being retried forever with backoff, as Go's compiler would have caught them.
 BUG_EXCEPTIONS: tuple[type[BaseException], ...] = (TypeError, AttributeError, NameError, ImportError,
@@ -44,7 +51,7 @@ class Simulation:
     def __init__(self, seed: int = 1, start: datetime | None = None, *, store: Store | None = None,
                  managed_fields: bool = False, freeze_time: bool = True, strict: bool = True,
                  bug_exceptions: tuple[type[BaseException], ...] = BUG_EXCEPTIONS,
-                 stale_history: int = 16) -> None:
+                 stale_history: int = 16, freeze_ignore: tuple[str, ...] = FREEZE_IGNORE) -> None:
         self.seed = seed
         self.clock = VirtualClock(start)
         if store is None:
@@ -64,6 +71,7 @@ class Simulation:
         self.strict = strict
         self.bug_exceptions = bug_exceptions
         self.freeze = freeze_time
+        self.freeze_ignore = freeze_ignore
         self._freezer: Any = None
         self._frozen: Any = None
         self._rt_cache: dict[str, ResourceType] = {}
@@ -225,8 +233,15 @@ class Simulation:
             return
         import freezegun
 
-        self._freezer = freezegun.freeze_time(self._naive_now())
-        self._frozen = self._freezer.start()
+        freezer = freezegun.freeze_time(self._naive_now(), ignore=list(self.freeze_ignore))
+        try:
+            self._frozen = freezer.start()
+        except BaseException:
+            # start() patches time before scanning modules: undo whatever it did, or time stays frozen.
+            with contextlib.suppress(Exception):
+                freezer.stop()
+            raise
+        self._freezer = freezer
         self.scheduler.time_listeners.append(self._move_frozen_time)
 
     def _naive_now(self) -> datetime:
