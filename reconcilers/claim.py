@@ -188,29 +188,30 @@ class ClaimReconciler:
             listed = [*owned, *await shared_list(c, keys.SANDBOXES, ns, labels={keys.TEMPLATE_REF_HASH: template_hash})]
         else:
             listed = await shared_list(c, keys.SANDBOXES, ns)
-        candidates: list[Obj] = []
+        claim_uid = m["uid"]
+        candidates: list[tuple[bool, str, str, Obj]] = []  # (unready, created, name, sandbox): the sort key
         for sb in listed:
             sm = sb["metadata"]
             if sm.get("deletionTimestamp"):
                 continue
-            if is_controlled_by(sb, claim):
+            ref = controller_of(sb)
+            if ref is not None and ref.get("uid") == claim_uid:
                 return deep_copy(sb)
             sb_labels = sm.get("labels") or {}
             if keys.WARM_POOL_SANDBOX not in sb_labels or sb_labels.get(keys.TEMPLATE_REF_HASH) != template_hash:
                 continue
-            ref = controller_of(sb)
             if ref is not None and ref.get("kind") != "SandboxWarmPool":
                 continue
-            candidates.append(sb)
+            candidates.append((not is_ready(sb), sm.get("creationTimestamp") or "", sm["name"], sb))
         if not candidates:
             return None
-        return await self._adopt_from_candidates(claim, candidates)
-
-    async def _adopt_from_candidates(self, claim: Obj, candidates: list[Obj]) -> Obj | None:
         # Ready first, then oldest. Go's sort.Slice leaves ties (same-second creationTimestamps) in an
         # unspecified order; the port breaks them by name so that runs replay.
-        candidates.sort(key=lambda sb: (not is_ready(sb), sb["metadata"].get("creationTimestamp") or "",
-                                        sb["metadata"]["name"]))
+        candidates.sort(key=lambda item: item[:3])
+        return await self._adopt_from_candidates(claim, [item[3] for item in candidates])
+
+    async def _adopt_from_candidates(self, claim: Obj, candidates: list[Obj]) -> Obj | None:
+        """Walk the sorted candidates from ``FNV(claim UID) mod min(n, workers)``, adopting with a locked PUT."""
         n = len(candidates)
         window = min(n, max(self.workers, 1))
         start = numeric_hash(claim["metadata"]["uid"]) % window

@@ -28,6 +28,7 @@ class ClusterModel:
     api_latency: Lag = Lag.uniform(0.002, 0.008)  # one request, client to etcd commit
     cache_lag: Lag = Lag.exponential(0.004, cap=0.250)  # commit to the informer's cache (watch delivery)
     event_delay: Lag = Lag.uniform(0.001, 0.010)  # the event broadcaster's asynchronous POST
+    cache_read_latency: Lag = Lag.zero()  # time before each cache read (a pass's own CPU time)
     # Pod start, one kubelet/scheduler write per step (each bumps the pod's resourceVersion):
     pod_scheduled: Lag = Lag.uniform(0.020, 0.150)  # creation → PodScheduled (scheduler queue + binding)
     pod_initialized: Lag = Lag.uniform(0.200, 0.600)  # → Initialized (pod sandbox, CNI, no init containers)
@@ -86,7 +87,8 @@ def build_env(
         sim.store.load_crds(path)
 
     mgr = sim.manager(MANAGER, cache_lag=model.cache_lag, api_latency=model.api_latency,
-                      qps=flags.client_qps, burst=flags.client_burst, event_delay=model.event_delay)
+                      qps=flags.client_qps, burst=flags.client_burst, event_delay=model.event_delay,
+                      cache_read_latency=model.cache_read_latency)
     tracer = Tracer(enabled=flags.enable_tracing)
 
     def now() -> str:

@@ -47,9 +47,11 @@ def annotations(obj: Obj) -> dict[str, str]:
 
 def controller_of(obj: Obj) -> Obj | None:
     """``metav1.GetControllerOf``: the ownerReference with ``controller: true``, if any."""
-    for ref in obj.get("metadata", {}).get("ownerReferences") or ():
-        if ref.get("controller"):
-            return ref
+    refs = obj["metadata"].get("ownerReferences") if "metadata" in obj else None
+    if refs:
+        for ref in refs:
+            if ref.get("controller"):
+                return ref
     return None
 
 
@@ -148,6 +150,8 @@ def _omit_empty(value: Any) -> Any:
 
 def semantic_equal(a: Obj | None, b: Obj | None) -> bool:
     """Equality of two Go structs decoded from these dicts: absent and zero-valued fields are the same."""
+    if a == b:
+        return True
     return _omit_empty(a or {}) == _omit_empty(b or {})
 
 

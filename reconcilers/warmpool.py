@@ -60,11 +60,14 @@ class WarmPoolReconciler:
 
         problems: list[str] = []
         active: list[Obj] = []
+        pool_uid = pm["uid"]
         for sb in members:
             if sb["metadata"].get("deletionTimestamp"):
                 continue
             ref = controller_of(sb)
-            if ref is None:
+            if ref is not None and ref.get("uid") == pool_uid:
+                active.append(sb)
+            elif ref is None:
                 sb = deep_copy(sb)
                 try:
                     set_controller_reference(pool, sb)
@@ -73,22 +76,22 @@ class WarmPoolReconciler:
                     problems.append(str(exc))
                     continue
                 active.append(sb)
-            elif ref.get("uid") == pm["uid"]:
-                active.append(sb)
 
-        from fakekube.clock import parse_rfc3339
-
-        now = self.clock_seconds()
+        # Stuck members: unready and older than the grace period. RFC 3339 UTC stamps of one width compare
+        # as strings, so the cutoff is computed once instead of parsing every member's timestamp.
+        cutoff = _rfc3339(self.clock_seconds() - READINESS_GRACE_SECONDS)
         healthy: list[Obj] = []
+        ready_count = 0
         for sb in active:
+            ready = is_ready(sb)
             created = sb["metadata"].get("creationTimestamp")
-            if (not is_ready(sb) and created
-                    and now - parse_rfc3339(created).timestamp() > READINESS_GRACE_SECONDS):
+            if not ready and created and created < cutoff:
                 try:
                     await c.delete(keys.SANDBOXES, sb)
                 except errors.ApiError as exc:
                     problems.append(str(exc))
                 continue
+            ready_count += ready
             healthy.append(sb)
         active = healthy
 
@@ -99,7 +102,7 @@ class WarmPoolReconciler:
             status = pool["status"] = {}
         status["replicas"] = current
         status["selector"] = f"{keys.WARM_POOL_SANDBOX}={pool_hash}"
-        status["readyReplicas"] = sum(1 for sb in active if is_ready(sb))
+        status["readyReplicas"] = ready_count
 
         if current < desired:
             for _ in range(desired - current):
@@ -164,6 +167,14 @@ class WarmPoolReconciler:
                 "metadata": {"name": pool["metadata"]["name"], "namespace": pool["metadata"]["namespace"]},
                 "status": applied}
         await self.client.status_patch(keys.WARMPOOLS, body, Apply(field_owner=keys.WARMPOOL_FIELD_OWNER, force=True))
+
+
+def _rfc3339(epoch_seconds: float) -> str:
+    from datetime import UTC, datetime
+
+    from fakekube.clock import rfc3339
+
+    return rfc3339(datetime.fromtimestamp(epoch_seconds, UTC))
 
 
 def _neg_key(timestamp: str) -> str:
