@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from fakekube.patch import STRATEGIC_MERGE_PATCH, apply_patch
 from fakekube.patch.builtin_schemas import builtin_kinds, builtin_schema
 from fakekube.patch.schema import PatchSchema
 
-
-def _support():  # importlib import mode: load the sibling helper module by path
-    import importlib.util
-    import sys
-
-    name = "fakekube_tests_patch_conformance_support"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conformance_support.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_s = _support()
-load = _s.load
+from .conformance_support import load
 
 TABLE = load("strategic-merge-patch/builtin-patch-metadata.json")
 

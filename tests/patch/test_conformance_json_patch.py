@@ -8,7 +8,6 @@ negative array indices, so ``add /bar/-1`` succeeds there (listed in SERVER_DEVI
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,23 +16,7 @@ from fakekube.patch import JSON_PATCH, apply_patch
 from fakekube.patch.json_patch import apply_json_patch, decode_json_patch
 from fakekube.patch.jsonutil import json_copy
 
-
-def _support():  # importlib import mode: load the sibling helper module by path
-    import importlib.util
-    import sys
-
-    name = "fakekube_tests_patch_conformance_support"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conformance_support.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_s = _support()
-load = _s.load
-params = _s.params
+from .conformance_support import load, params
 
 TESTS = load("json-patch-rfc6902/tests.json")
 SPEC = load("json-patch-rfc6902/spec_tests.json")

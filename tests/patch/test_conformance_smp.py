@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -11,24 +10,7 @@ from fakekube import errors
 from fakekube.patch import STRATEGIC_MERGE_PATCH, apply_patch
 from fakekube.patch.jsonutil import json_copy
 
-
-def _support():  # importlib import mode: load the sibling helper module by path
-    import importlib.util
-    import sys
-
-    name = "fakekube_tests_patch_conformance_support"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conformance_support.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_s = _support()
-load = _s.load
-params = _s.params
-smp_schemas = _s.smp_schemas
+from .conformance_support import load, params, smp_schemas
 
 _UPSTREAM = load("strategic-merge-patch/cases.json")
 _SUPP = load("strategic-merge-patch/supplementary-cases.json")
