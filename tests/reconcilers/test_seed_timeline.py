@@ -116,3 +116,16 @@ def test_same_seed_same_output() -> None:
     a.pop("wall")
     b.pop("wall")
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_cli_prints_identical_output_for_the_same_seed(capsys) -> None:
+    from fakekube.cli import main
+
+    outputs = []
+    for _ in range(2):
+        assert main(["simulate", "--scenario", "seed-timeline", "--seed", "3", "--no-wall", "--quiet", "--json"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    data = json.loads(outputs[0])
+    assert [r["strategies"]["claim_status"] for r in data["runs"]] == ["update", "patch"]
+    assert all("wall" not in r and r["timeline"]["table"] for r in data["runs"])
