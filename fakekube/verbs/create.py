@@ -1,0 +1,88 @@
+"""POST: create, with generateName, system fields, the kind's create strategy and validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube import errors, validation
+from fakekube.audit import AuditEntry
+from fakekube.jsoncopy import json_copy
+from fakekube.records import (
+    CRD_STORAGE,
+    MAX_GENERATE_NAME_ATTEMPTS,
+)
+from fakekube.resources import ResourceType
+
+
+class CreateVerbs:
+    """``create``."""
+
+    # -- create ----------------------------------------------------------------------------------------
+
+    def create(self, resource: str | ResourceType, body: dict[str, Any], namespace: str | None = None, *,
+               actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None) -> dict[str, Any]:
+        """POST: returns the stored object (201)."""
+        rt = self.resolve(resource)
+        ns = namespace or (body.get("metadata") or {}).get("namespace") if isinstance(body, dict) else namespace
+        name = (body.get("metadata") or {}).get("name") if isinstance(body, dict) else None
+        return self._run(
+            lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run),
+            lambda entry: self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager)),
+        )
+
+    def _create(self, rt: ResourceType, body: Any, namespace: str | None, entry: AuditEntry, dry_run: bool,
+                manager: str) -> dict[str, Any]:
+        obj = self._check_body(rt, body)
+        target = self.storage_type(rt.storage) if rt.to_storage else rt
+        meta = obj["metadata"]
+        if target.namespaced:
+            body_ns = meta.get("namespace")
+            if namespace and body_ns and body_ns != namespace:
+                raise errors.BadRequest(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            if namespace:
+                meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+        if meta.get("resourceVersion") not in (None, "") and str(meta["resourceVersion"]).isdigit():
+            raise errors.InternalError("resourceVersion should not be set on objects to be created")
+        meta.pop("resourceVersion", None)
+        for system_field in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+            meta.pop(system_field, None)
+        meta["uid"] = self._new_uid()
+        meta["creationTimestamp"] = self._now()
+        meta.pop("generation", None)
+        target.strategy.prepare_for_create(obj)
+        self._prepare_schema(target, obj)
+        if target.storage == CRD_STORAGE:
+            self._check_crd(obj)
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        if generated:
+            meta["name"] = validation.generate_name(str(meta["generateName"]), self.name_rng)
+        self._validate(target, obj, None)
+        entry.namespace = meta.get("namespace") if target.namespaced else None
+        self._check_namespace(target, meta.get("namespace", ""), creating=True)
+        bucket = self._bucket(target)
+        attempts = 1
+        while True:
+            key = self._key(target, meta.get("namespace"), meta["name"])
+            existing = bucket.get(key)
+            if existing is None:
+                break
+            if not generated:
+                raise errors.AlreadyExists(target.plural, target.group, meta["name"],
+                                           deleting=bool(existing.obj["metadata"].get("deletionTimestamp")))
+            if attempts >= MAX_GENERATE_NAME_ATTEMPTS:
+                raise errors.GenerateNameConflict(target.plural, target.group, meta["name"])
+            attempts += 1
+            meta["name"] = validation.generate_name(str(meta["generateName"]), self.name_rng)
+        entry.name = meta["name"]
+        entry.uid = meta["uid"]
+        self._record_managed_fields(target, None, obj, manager, None)
+        entry.code = 201
+        if dry_run:
+            return self._convert_out(rt, json_copy(obj))
+        record = self._commit(target, key, obj, None, entry)
+        assert record is not None
+        return self._present(rt, record)

@@ -1,0 +1,149 @@
+"""DELETE and delete-collection: preconditions, finalizers, graceful deletion, propagation policy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube import errors
+from fakekube.audit import AuditEntry
+from fakekube.clock import rfc3339
+from fakekube.jsoncopy import json_copy
+from fakekube.records import (
+    GC_FINALIZERS,
+    record_key,
+    sort_key,
+)
+from fakekube.resources import ResourceType
+
+
+class DeleteVerbs:
+    """``delete`` and ``delete_collection``."""
+
+    # -- delete ----------------------------------------------------------------------------------------
+
+    def delete(self, resource: str | ResourceType, name: str, namespace: str | None = None, *,
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None,
+               preconditions: dict[str, str] | None = None, orphan_dependents: bool | None = None,
+               dry_run: bool = False, actor: str = "fakekube") -> dict[str, Any]:
+        """DELETE: the object while it is kept for finalizers (or graceful deletion), else a Success Status."""
+        rt = self.resolve(resource)
+        return self._run(
+            lambda: self._begin("delete", rt, namespace, name, None, actor, dry_run=dry_run),
+            lambda entry: self._delete(rt, namespace, name, entry, propagation_policy, grace_period_seconds,
+                                       preconditions or {}, orphan_dependents, dry_run),
+        )
+
+    def _delete(self, rt: ResourceType, namespace: str | None, name: str, entry: AuditEntry,
+                policy: str | None, grace: int | None, preconditions: dict[str, str],
+                orphan_dependents: bool | None, dry_run: bool) -> dict[str, Any]:
+        if policy not in (None, "Orphan", "Background", "Foreground"):
+            raise errors.Invalid("DeleteOptions", "meta.k8s.io", "", [errors.not_supported(
+                "propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"])])
+        if policy is not None and orphan_dependents is not None:
+            raise errors.Invalid("DeleteOptions", "meta.k8s.io", "", [errors.invalid(
+                "propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set")])
+        if grace is not None and grace < 0:
+            grace = 0
+        record = self._lookup(rt, namespace, name)
+        obj = record.obj
+        meta = obj["metadata"]
+        entry.rv_before = record.rv
+        entry.uid = meta["uid"]
+        kind_resource = errors.qualified(rt.kind, rt.group)
+        if preconditions.get("uid") and preconditions["uid"] != meta["uid"]:
+            raise errors.Conflict(rt.kind, rt.group, name,
+                                  f"the UID in the precondition ({preconditions['uid']}) does not match the UID in "
+                                  f"record ({meta['uid']}). The object might have been deleted and then recreated")
+        if preconditions.get("resourceVersion") and preconditions["resourceVersion"] != record.rv:
+            raise errors.Conflict(rt.kind, rt.group, name,
+                                  f"the ResourceVersion in the precondition ({preconditions['resourceVersion']}) does "
+                                  f"not match the ResourceVersion in record ({record.rv}). The object might have "
+                                  "been modified")
+        del kind_resource
+        new = json_copy(obj)
+        new_meta = new["metadata"]
+        finalizers = list(new_meta.get("finalizers") or [])
+        # deletionFinalizersForGarbageCollection: the policy decides the orphan / foregroundDeletion finalizer.
+        if orphan_dependents is not None:
+            policy = "Orphan" if orphan_dependents else "Background"
+        if policy == "Orphan":
+            finalizers = [f for f in finalizers if f != "foregroundDeletion"]
+            if "orphan" not in finalizers:
+                finalizers.append("orphan")
+        elif policy == "Foreground":
+            finalizers = [f for f in finalizers if f != "orphan"]
+            if "foregroundDeletion" not in finalizers:
+                finalizers.append("foregroundDeletion")
+        elif policy == "Background":
+            finalizers = [f for f in finalizers if f not in GC_FINALIZERS]
+        is_namespace = rt.storage == "/namespaces"
+        graceful = rt.strategy.graceful_delete
+        grace_seconds = rt.strategy.grace_period(obj, grace) if graceful else 0
+        already_deleting = bool(meta.get("deletionTimestamp"))
+        keep = bool(finalizers) or grace_seconds > 0 or (is_namespace and (obj.get("spec") or {}).get("finalizers"))
+        if not keep:
+            entry.code = 200
+            if dry_run:
+                return self._success(rt, name, meta["uid"])
+            self._commit(rt, record_key(rt, obj), None, record, entry)
+            return self._success(rt, name, meta["uid"])
+        if finalizers:
+            new_meta["finalizers"] = finalizers
+        else:
+            new_meta.pop("finalizers", None)
+        now = self.clock.now()
+        if graceful and grace_seconds > 0:
+            from datetime import timedelta
+
+            deadline = rfc3339(now + timedelta(seconds=grace_seconds))
+            current_grace = meta.get("deletionGracePeriodSeconds")
+            if already_deleting and current_grace is not None and current_grace <= grace_seconds:
+                return self._present(rt, record)  # a repeated graceful delete that does not shorten it
+            new_meta["deletionTimestamp"] = deadline
+            new_meta["deletionGracePeriodSeconds"] = grace_seconds
+        else:
+            if not already_deleting:
+                new_meta["deletionTimestamp"] = rfc3339(now)
+            new_meta["deletionGracePeriodSeconds"] = 0
+        if not already_deleting and "generation" in new_meta and new_meta["generation"] > 0:
+            new_meta["generation"] += 1
+        if is_namespace:
+            new.setdefault("status", {})["phase"] = "Terminating"
+        if new == obj:
+            return self._present(rt, record)
+        if dry_run:
+            return self._convert_out(rt, new)
+        new_record = self._commit(rt, record_key(rt, obj), new, record, entry)
+        assert new_record is not None
+        return self._present(rt, new_record)
+
+    def _success(self, rt: ResourceType, name: str, uid: str) -> dict[str, Any]:
+        details = {"name": name, "kind": rt.plural, "uid": uid}
+        if rt.group:
+            details["group"] = rt.group
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
+
+    def delete_collection(self, resource: str | ResourceType, namespace: str | None = None, *,
+                          label_selector: str | None = None, field_selector: str | None = None,
+                          propagation_policy: str | None = None, grace_period_seconds: int | None = None,
+                          dry_run: bool = False, actor: str = "fakekube") -> dict[str, Any]:
+        """DELETE on a collection: deletes every match; returns the list of what was deleted."""
+        rt = self.resolve(resource)
+
+        def serve(entry: AuditEntry) -> dict[str, Any]:
+            matches = self._matcher(rt, namespace, label_selector, field_selector)
+            keys = sorted((k for k, r in self._bucket(rt).items() if matches(r.obj)), key=sort_key)
+            deleted = []
+            for key in keys:
+                record = self._bucket(rt).get(key)
+                if record is None:
+                    continue
+                deleted.append(self._present(rt, record))
+                self.delete(rt, key[1], key[0] or None, propagation_policy=propagation_policy,
+                            grace_period_seconds=grace_period_seconds, dry_run=dry_run, actor=entry.actor)
+            entry.rv_after = str(self._rv)
+            return {"apiVersion": rt.api_version, "kind": rt.list_kind,
+                    "metadata": {"resourceVersion": str(self._rv)}, "items": deleted}
+
+        return self._run(lambda: self._begin("deletecollection", rt, namespace, None, None, actor,
+                                             dry_run=dry_run), serve)

@@ -1,0 +1,59 @@
+"""The ``scale`` subresource: an autoscaling/v1 Scale view of an object's replicas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube import errors
+from fakekube.audit import AuditEntry
+from fakekube.resources import ResourceType
+
+
+class ScaleVerbs:
+    """Reading and writing ``/scale``."""
+
+    # -- scale -----------------------------------------------------------------------------------------
+
+    def _scale_of(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        assert rt.scale is not None
+        from fakekube.resources import path_getter
+
+        meta = obj["metadata"]
+        spec = path_getter(rt.scale.spec_replicas_path)(obj)
+        status = path_getter(rt.scale.status_replicas_path)(obj)
+        scale: dict[str, Any] = {
+            "apiVersion": "autoscaling/v1",
+            "kind": "Scale",
+            "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                         if k in meta},
+            "spec": {"replicas": int(spec)} if spec else {},
+            "status": {"replicas": int(status) if status else 0},
+        }
+        if rt.scale.label_selector_path:
+            selector = path_getter(rt.scale.label_selector_path)(obj)
+            if selector:
+                scale["status"]["selector"] = selector
+        elif rt.kind == "Deployment":
+            match = ((obj.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+            if match:
+                scale["status"]["selector"] = ",".join(f"{k}={v}" for k, v in sorted(match.items()))
+        return scale
+
+    def _update_scale(self, rt: ResourceType, namespace: str | None, name: str, body: Any, entry: AuditEntry,
+                      dry_run: bool, manager: str) -> dict[str, Any]:
+        assert rt.scale is not None
+        if not isinstance(body, dict) or not isinstance((body.get("spec") or {}).get("replicas", 0), int):
+            raise errors.BadRequest("the body of the request must be an autoscaling/v1 Scale")
+        record = self._lookup(rt, namespace, name)
+        obj = record.copy()
+        rv = (body.get("metadata") or {}).get("resourceVersion")
+        obj["metadata"]["resourceVersion"] = rv or record.rv
+        target: dict[str, Any] = obj
+        parts = [p for p in rt.scale.spec_replicas_path.split(".") if p]
+        for part in parts[:-1]:
+            target = target.setdefault(part, {})
+        target[parts[-1]] = (body.get("spec") or {}).get("replicas", 0)
+        saved_unconditional = rt.strategy.allow_unconditional_update
+        result = self._update(rt, namespace, name, obj, None, entry, dry_run, manager, current=record)
+        rt.strategy.allow_unconditional_update = saved_unconditional
+        return self._scale_of(rt, result)

@@ -1,0 +1,200 @@
+"""PUT and PATCH, including server-side apply: the shared update path with preconditions and strategies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube import errors
+from fakekube.audit import AuditEntry
+from fakekube.jsoncopy import json_copy
+from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
+from fakekube.records import (
+    CRD_STORAGE,
+    Record,
+    record_key,
+)
+from fakekube.resources import ResourceType
+
+
+class WriteVerbs:
+    """``update`` and ``patch``."""
+
+    # -- update ----------------------------------------------------------------------------------------
+
+    def update(self, resource: str | ResourceType, body: dict[str, Any], namespace: str | None = None, *,
+               name: str | None = None, subresource: str | None = None, actor: str = "fakekube",
+               dry_run: bool = False, field_manager: str | None = None, based_on: str | None = None,
+               ) -> dict[str, Any]:
+        """PUT (of the object or of its ``status``/``scale`` subresource)."""
+        rt = self.resolve(resource)
+        meta = (body.get("metadata") or {}) if isinstance(body, dict) and isinstance(body.get("metadata"), dict) else {}
+        name = name or meta.get("name")
+        ns = namespace or meta.get("namespace")
+
+        def serve(entry: AuditEntry) -> dict[str, Any]:
+            self._check_subresource(rt, subresource, "update")
+            if not name:
+                raise errors.BadRequest("name is required for an update")
+            if subresource == "scale":
+                return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
+            obj = self._check_body(rt, body)
+            return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager))
+
+        return self._run(
+            lambda: self._begin("update", rt, ns, name, subresource, actor, dry_run=dry_run, based_on=based_on),
+            serve,
+        )
+
+    def _update(self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any],
+                subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str,
+                *, current: Record | None = None) -> dict[str, Any]:
+        """The shared write path of PUT and PATCH: preconditions, strategy, validation, commit."""
+        target = self.storage_type(rt.storage) if rt.to_storage else rt
+        if rt.to_storage is not None:
+            obj = rt.to_storage(obj)
+        meta = obj["metadata"]
+        if meta.get("name", name) != name:
+            raise errors.BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL ({name})")
+        record = current or self._lookup(target, namespace, name)
+        old = record.obj
+        old_meta = old["metadata"]
+        entry.rv_before = record.rv
+        entry.uid = old_meta["uid"]
+        if target.namespaced and namespace and meta.get("namespace", namespace) != namespace:
+            raise errors.BadRequest(
+                "the namespace of the provided object does not match the namespace sent on the request"
+            )
+        meta["name"] = name
+        if target.namespaced:
+            meta["namespace"] = old_meta.get("namespace")
+        uid = meta.get("uid")
+        if uid and uid != old_meta["uid"]:
+            raise errors.Conflict(
+                target.plural, target.group, name,
+                f"StorageError: invalid object, Code: 4, Key: /registry/{target.plural}/"
+                f"{old_meta.get('namespace', '') + '/' if target.namespaced else ''}{name}, ResourceVersion: 0, "
+                f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: "
+                f"{old_meta['uid']}",
+            )
+        rv = meta.get("resourceVersion")
+        if rv in (None, "", "0", 0):
+            if not target.strategy.allow_unconditional_update:
+                raise errors.Invalid(
+                    target.plural, target.group, name,
+                    [errors.invalid("metadata.resourceVersion", 0, "must be specified for an update")],
+                )
+        else:
+            try:
+                requested = int(rv)
+            except (TypeError, ValueError):
+                raise errors.InternalError(f'invalid resource version "{rv}"') from None
+            if requested != int(record.rv):
+                raise errors.Conflict(target.plural, target.group, name)
+        meta["resourceVersion"] = record.rv
+        # rest.BeforeUpdate: system fields come from the stored object.
+        meta["uid"] = old_meta["uid"]
+        meta["creationTimestamp"] = old_meta.get("creationTimestamp")
+        for carried in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+            if carried in old_meta:
+                meta[carried] = old_meta[carried]
+            else:
+                meta.pop(carried, None)
+        if "generation" in old_meta:
+            meta["generation"] = old_meta["generation"]
+        else:
+            meta.pop("generation", None)
+        if subresource == "status":
+            target.strategy.prepare_for_status_update(obj, old)
+        else:
+            target.strategy.prepare_for_update(obj, old)
+            self._prepare_schema(target, obj)
+            if target.storage == CRD_STORAGE:
+                self._check_crd(obj)
+        self._validate(target, obj, old)
+        self._record_managed_fields(target, old, obj, manager, subresource)
+        if obj == old:
+            # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
+            entry.rv_after = record.rv
+            entry.notes.append("no-op")
+            return self._present(rt, record)
+        if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
+                and not old_meta.get("deletionGracePeriodSeconds")):
+            # ShouldDeleteDuringUpdate: the last finalizer is gone, so the update becomes the delete.
+            if dry_run:
+                return self._convert_out(rt, obj)
+            self._commit(target, record_key(target, old), None, record, entry)
+            entry.notes.append("deleted: last finalizer removed")
+            return self._convert_out(rt, json_copy(obj))
+        if dry_run:
+            return self._convert_out(rt, json_copy(obj))
+        new_record = self._commit(target, record_key(target, old), obj, record, entry)
+        assert new_record is not None
+        return self._present(rt, new_record)
+
+    # -- patch -----------------------------------------------------------------------------------------
+
+    def patch(self, resource: str | ResourceType, name: str, body: Any, namespace: str | None = None, *,
+              patch_type: str = "application/merge-patch+json", subresource: str | None = None,
+              actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None,
+              force: bool | None = None, based_on: str | None = None) -> dict[str, Any]:
+        """PATCH with a JSON patch, merge patch, strategic merge patch or apply patch."""
+        rt = self.resolve(resource)
+        kind = normalize_patch_type(patch_type)
+
+        def serve(entry: AuditEntry) -> dict[str, Any]:
+            self._check_subresource(rt, subresource, "patch")
+            if force is not None and kind != APPLY_PATCH:
+                raise errors.Invalid("PatchOptions", "meta.k8s.io", "",
+                                     [errors.forbidden("force", "may not be specified for non-apply patch")])
+            if kind == APPLY_PATCH:
+                return self._apply(rt, namespace, name, body, subresource, entry, dry_run, actor,
+                                   field_manager, bool(force))
+            record = self._lookup(rt, namespace, name)
+            entry.rv_before = record.rv
+            if subresource == "scale":
+                scale = self._scale_of(rt, record.obj)
+                patched = apply_patch(scale, body, kind, schema=None, custom=rt.custom)
+                return self._update_scale(rt, namespace, name, patched, entry, dry_run,
+                                          self._manager(actor, field_manager))
+            # The engines never mutate their input, so the stored object is patched without a copy first.
+            patched = apply_patch(self._view(rt)(record.obj), body, kind, schema=rt.patch_schema, custom=rt.custom)
+            if not isinstance(patched.get("metadata"), dict):
+                raise errors.BadRequest("metadata must be an object")
+            return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
+                                self._manager(actor, field_manager), current=record)
+
+        return self._run(
+            lambda: self._begin("patch", rt, namespace, name, subresource, actor, dry_run=dry_run,
+                                patch_type=kind, based_on=based_on),
+            serve,
+        )
+
+    def _apply(self, rt: ResourceType, namespace: str | None, name: str, body: Any, subresource: str | None,
+               entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool) -> dict[str, Any]:
+        from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
+
+        config = parse_apply_body(body)
+        validate_apply_request(config, field_manager=field_manager, api_version=rt.api_version, kind=rt.kind)
+        assert field_manager is not None
+        record = self._bucket(rt).get(self._key(rt, namespace, name))
+        live = self._present(rt, record) if record is not None else None
+        result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
+                                   api_version=rt.api_version, subresource=subresource, now=self._now())
+        if record is None:
+            if subresource:
+                raise errors.NotFound(rt.plural, rt.group, name)
+            result.setdefault("metadata", {})["name"] = name
+            if rt.namespaced and namespace:
+                result["metadata"]["namespace"] = namespace
+            saved, self.track_managed_fields = self.track_managed_fields, False
+            try:
+                return self._create(rt, result, namespace, entry, dry_run, field_manager)
+            finally:
+                self.track_managed_fields = saved
+        entry.rv_before = record.rv
+        saved, self.track_managed_fields = self.track_managed_fields, False
+        try:
+            return self._update(rt, namespace, name, result, subresource, entry, dry_run, field_manager,
+                                current=record)
+        finally:
+            self.track_managed_fields = saved
