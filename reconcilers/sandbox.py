@@ -49,7 +49,9 @@ class SandboxReconciler:
     async def reconcile(self, req: Request) -> Result | None:
         c = self.client
         try:
-            sandbox = await c.get(keys.SANDBOXES, req.name, req.namespace)
+            # The cached object, read-only: the pass copies only what it changes (its status, or the whole
+            # object before a metadata patch). The wire traffic is the same as with a full copy.
+            sandbox = await _shared_get(c, keys.SANDBOXES, req.name, req.namespace)
         except errors.NotFound:
             return None
         m = sandbox["metadata"]
@@ -62,14 +64,14 @@ class SandboxReconciler:
         ann = m.get("annotations") or {}
         tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
         if tc and not ann.get(keys.TRACE_CONTEXT):
+            sandbox = deep_copy(sandbox)
             base = deep_copy(sandbox)
             annotations(sandbox)[keys.TRACE_CONTEXT] = tc
             await c.patch(keys.SANDBOXES, sandbox, MergeFrom(base))
 
-        spec = sandbox.setdefault("spec", {})
-        if spec.get("replicas") is None:
-            spec["replicas"] = 1  # in memory only, as upstream
-        old_status = deep_copy(sandbox.get("status") or {})
+        # spec.replicas nil means 1 (upstream sets it in memory only; _replicas() reads it that way).
+        old_status = sandbox.get("status") or {}
+        sandbox = {**sandbox, "status": deep_copy(old_status)}
 
         expired, requeue_after = self._check_expiry(sandbox)
         deleted = False
@@ -146,6 +148,11 @@ class SandboxReconciler:
             pod = await self._reconcile_pod(sandbox, name_h)
         except (ReconcileError, errors.ApiError) as exc:
             problems.append(exc)
+        # A metadata patch in _reconcile_pod replaces the in-memory object (status included): write on top
+        # of what is there now.
+        status = sandbox.get("status")
+        if status is None:
+            status = sandbox["status"] = {}
         if pod is None:
             status.pop("replicas", None)
             status.pop("selector", None)
@@ -180,7 +187,7 @@ class SandboxReconciler:
                         if pc.get("status") == "True":
                             message, pod_ready = "Pod is Ready", True
                         break
-        elif sandbox["spec"].get("replicas") == 0:
+        elif _replicas(sandbox) == 0:
             message, pod_ready = "Pod does not exist, replicas is 0", True
         else:
             message = "Pod does not exist"
@@ -222,13 +229,16 @@ class SandboxReconciler:
                 raise ReconcileError(f"pod in annotation get failed: pods \"{pod_name}\" not found") from None
             pod = None
 
-        if sandbox["spec"].get("replicas") == 0:
+        if _replicas(sandbox) == 0:
             if pod is not None and not pod["metadata"].get("deletionTimestamp"):
                 await c.delete(keys.PODS, pod)
             if tracked is not None:
-                base = deep_copy(sandbox)
-                sandbox["metadata"]["annotations"].pop(keys.POD_NAME, None)
-                await c.patch(keys.SANDBOXES, sandbox, MergeFrom(base))
+                full = deep_copy(sandbox)
+                base = deep_copy(full)
+                full["metadata"]["annotations"].pop(keys.POD_NAME, None)
+                await c.patch(keys.SANDBOXES, full, MergeFrom(base))
+                sandbox.clear()
+                sandbox.update(full)  # the in-memory object is now the server's answer, as in Go
             return None
 
         template_meta = (sandbox["spec"].get("podTemplate") or {}).get("metadata") or {}
@@ -297,6 +307,11 @@ class SandboxReconciler:
         base = deep_copy({k: v for k, v in sandbox.items() if k != "status"})
         base["status"] = old_status
         await self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base))
+
+
+def _replicas(sandbox: Obj) -> int:
+    replicas = (sandbox.get("spec") or {}).get("replicas")
+    return 1 if replicas is None else int(replicas)
 
 
 def has_name_hash_label(obj: Obj | None) -> bool:
