@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fakekube.jsoncopy import json_copy
 from fakekube.resources import ResourceType
 
 Key = tuple[str, str]  # (namespace or "", name)
@@ -29,8 +30,13 @@ class Record:
             self._text = json.dumps(self.obj, separators=(",", ":"))
         return self._text
 
-    def copy(self) -> dict[str, Any]:
+    def read(self) -> dict[str, Any]:
+        """A copy for a read: reads repeat, so the text is encoded once and decoded from then on."""
         return json.loads(self.text)
+
+    def copy(self) -> dict[str, Any]:
+        # Decoding cached text is the cheapest copy; encoding first would cost more than it saves.
+        return json.loads(self._text) if self._text is not None else json_copy(self.obj)
 
     @property
     def rv(self) -> str:

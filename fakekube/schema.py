@@ -523,10 +523,13 @@ class StructuralSchema:
         self.source = openapi_v3_schema or {}
         self._root = _Node(self.source)
 
-    def validate(self, obj: Any) -> list[FieldError]:
+    def validate(self, obj: Any, old: Any = None) -> list[FieldError]:
         """Schema errors for everything but top-level ``metadata`` (validation.py owns that).
 
-        Includes the list-type (set/map) duplicate checks the CR strategy runs after the schema.
+        Includes the list-type (set/map) duplicate checks the CR strategy runs after the schema. On an update
+        (``old`` given), top-level fields equal to the stored ones are not validated again, as validation
+        ratcheting does for unchanged values (apiextensions-apiserver ``pkg/apiserver/schema/validation``,
+        CRDValidationRatcheting, GA in v1.33) — and a status write does not re-check the whole spec.
         """
         errs: list[FieldError] = []
         root = self._root
@@ -534,8 +537,20 @@ class StructuralSchema:
             root.validate(obj, "", errs)
             return errs
         body = {k: v for k, v in obj.items() if k != "metadata"}
+        if isinstance(old, dict) and body.keys() == {k for k in old if k != "metadata"}:
+            for key, value in body.items():
+                if old[key] == value:
+                    continue
+                node = root.properties.get(key) or root.additional
+                if node is not None:
+                    node.validate(value, key, errs)
+                    node.validate_lists(value, key, errs)
+            return errs
         root.validate(body, "", errs)
         root.validate_lists(body, "", errs)
+        if isinstance(old, dict):
+            unchanged = {k for k, v in body.items() if k in old and old[k] == v}
+            errs = [e for e in errs if e.field.split(".", 1)[0].split("[", 1)[0] not in unchanged]
         return errs
 
     def prune(self, obj: Any) -> None:

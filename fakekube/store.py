@@ -330,7 +330,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])
         if rt.schema is not None:
-            errs += rt.schema.validate(obj)
+            errs += rt.schema.validate(obj, old)
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
 

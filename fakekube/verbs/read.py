@@ -33,7 +33,7 @@ class ReadVerbs:
             entry.rv_before = entry.rv_after = record.rv
             if subresource == "scale":
                 return self._scale_of(rt, record.obj)
-            return self._present(rt, record)
+            return self._convert_out(rt, record.read())
 
         return self._run(lambda: self._begin("get", rt, namespace, name, subresource, actor), serve)
 
@@ -103,7 +103,7 @@ class ReadVerbs:
                 "apiVersion": rt.api_version,
                 "kind": rt.list_kind,
                 "metadata": meta,
-                "items": [self._present(rt, record) for record in items],
+                "items": [self._convert_out(rt, record.read()) for record in items],
             }
 
         return self._run(lambda: self._begin("list", rt, namespace, None, None, actor), serve)

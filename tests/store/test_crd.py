@@ -57,3 +57,22 @@ def test_events_are_served_in_both_groups(kube: Store) -> None:
     new = kube.get("events.events.k8s.io", "e1", "default")
     assert new["apiVersion"] == "events.k8s.io/v1" and new["note"] == "hello"
     assert [e["metadata"]["name"] for e in kube.list("events", field_selector="involvedObject.name=p")["items"]] == ["e1"]
+
+
+def test_unchanged_fields_are_not_revalidated_on_update(crd_kube: Store) -> None:
+    """Validation ratcheting: a value that was valid when stored may stay after the schema tightens."""
+    import copy
+
+    crd_kube.create("widgets", widget(color="red"), "default")
+    stricter = copy.deepcopy(WIDGET_CRD)
+    props = stricter["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    props["color"]["enum"] = ["green", "blue"]
+    crd = crd_kube.get("customresourcedefinitions", "widgets.example.com")
+    crd_kube.update("customresourcedefinitions", {**stricter, "metadata": crd["metadata"]})
+    w = crd_kube.get("widgets", "w1", "default")
+    w["status"] = {"phase": "Ready"}
+    assert crd_kube.update("widgets", w, "default", subresource="status")["status"] == {"phase": "Ready"}
+    w = crd_kube.get("widgets", "w1", "default")
+    w["spec"]["replicas"] = 2
+    with pytest.raises(errors.Invalid, match="spec.color"):
+        crd_kube.update("widgets", w, "default")
