@@ -24,6 +24,7 @@ from fakekube import errors, validation
 from fakekube.audit import AuditEntry, AuditLog
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
+from fakekube.decoding import check_decodable
 from fakekube.faults import FaultInjector
 from fakekube.jsoncopy import json_copy
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
@@ -158,6 +159,11 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                 if entry is not None:
                     entry.code, entry.reason, entry.message = exc.code, exc.reason, exc.message
                 raise
+            except Exception as exc:  # a bug of ours: answered like the real server answers a panic
+                internal = errors.InternalError(f"Internal error occurred: {exc!r}", reason="InternalError")
+                if entry is not None:
+                    entry.code, entry.reason, entry.message = internal.code, internal.reason, internal.message
+                raise internal from exc
             finally:
                 self._depth -= 1
                 if entry is not None:
@@ -342,6 +348,12 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         obj = json_copy(body)
         api_version = obj.get("apiVersion")
         kind = obj.get("kind")
+        for field_name, value in (("apiVersion", api_version), ("kind", kind)):
+            if value is not None and not isinstance(value, str):
+                raise errors.BadRequest(
+                    f"json: cannot unmarshal {type(value).__name__} into Go struct field TypeMeta.{field_name} "
+                    "of type string"
+                )
         if rt.to_storage is not None and api_version in (None, rt.api_version):
             obj = rt.to_storage({**obj, "apiVersion": rt.api_version, "kind": rt.kind})
             api_version, kind = obj["apiVersion"], obj["kind"]
@@ -361,6 +373,8 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         elif not isinstance(meta, dict):
             raise errors.BadRequest("metadata must be an object")
         rest = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+        if not rt.custom:
+            check_decodable(rt.group, rt.kind, rt.version, rest)
         return {"apiVersion": api_version or rt.api_version, "kind": rt.kind, "metadata": meta, **rest}
 
     def _prepare_schema(self, rt: ResourceType, obj: dict[str, Any]) -> None:

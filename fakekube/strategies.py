@@ -105,7 +105,7 @@ class NamespaceStrategy(StatusStrategy):
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
         # spec.finalizers only change through /finalize; the name label is re-asserted.
-        new["spec"] = old.get("spec", {})
+        new["spec"] = old.get("spec") or {}
         new["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = old["metadata"]["name"]
 
 
@@ -119,7 +119,7 @@ class PodStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
-        obj["status"] = {"phase": "Pending", "qosClass": _qos_class(obj.get("spec", {}))}
+        obj["status"] = {"phase": "Pending", "qosClass": _qos_class(obj.get("spec") or {})}
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         _reset_status(new, old)

@@ -8,7 +8,6 @@ from freezegun import freeze_time
 from fakekube.clock import RealClock, VirtualClock, parse_rfc3339, rfc3339
 from fakekube.store import Store
 
-
 # Client libraries that build pydantic models at import time must stay out of freezegun's module scan.
 FREEZE_IGNORE = ["kubernetes", "kubernetes_asyncio", "lightkube", "kr8s", "kopf", "pydantic", "pydantic_core"]
 

@@ -37,6 +37,8 @@ def parse_apply_body(body: bytes | str | dict) -> dict:
         return json_copy(body)
     if isinstance(body, bytes | bytearray):
         body = bytes(body).decode("utf-8", errors="replace")
+    if not isinstance(body, str):
+        raise errors.BadRequest(f"error decoding patch: apply patch must be an object, got {type(body).__name__}")
     try:
         parsed = yaml.safe_load(body)
     except yaml.YAMLError as exc:

@@ -6,6 +6,7 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.audit import AuditEntry
+from fakekube.decoding import check_decodable
 from fakekube.jsoncopy import json_copy
 from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
 from fakekube.records import (
@@ -52,7 +53,11 @@ class WriteVerbs:
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         if rt.to_storage is not None:
             obj = rt.to_storage(obj)
+        if not target.custom:
+            check_decodable(target.group, target.kind, target.version, obj)
         meta = obj["metadata"]
+        if not isinstance(meta, dict):
+            raise errors.BadRequest("metadata must be an object")
         if meta.get("name", name) != name:
             raise errors.BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL ({name})")
         record = current or self._lookup(target, namespace, name)
