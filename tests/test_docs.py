@@ -1,6 +1,7 @@
 """The Python examples in the docs run, and the links between the docs resolve.
 
-Every page under docs/ (docs/patches/ has its own runner in tests/patch/test_docs.py) is collected here. A
+README.md and every page under docs/ (docs/patches/ has its own runner in tests/patch/test_docs.py) are
+collected here. A
 page's ```python blocks are executed in order in one namespace; every ``test_*`` function they define
 becomes its own test item and is called with fixtures asked from pytest (``request.getfixturevalue``), so
 it gets exactly what a user's test would get: ``kube``, ``sim``, ``kube_server``, ``agent_sandbox_env``...
@@ -30,7 +31,7 @@ TEST_DEF = re.compile(r"^(?:async\s+)?def\s+(test_\w+)\s*\(", re.M)
 
 
 def _pages() -> list[Path]:
-    return sorted(p for p in DOCS.rglob("*.md") if OWN_RUNNER not in p.parents)
+    return [ROOT / "README.md", *sorted(p for p in DOCS.rglob("*.md") if OWN_RUNNER not in p.parents)]
 
 
 def _blocks(page: Path) -> list[str]:
@@ -46,7 +47,7 @@ def _cases() -> list[Any]:
         blocks = _blocks(page)
         if not blocks:
             continue
-        name = page.relative_to(DOCS).as_posix()
+        name = page.relative_to(ROOT).as_posix()
         tests = list(dict.fromkeys(TEST_DEF.findall("\n".join(blocks))))
         for test in tests or [None]:
             cases.append(pytest.param(page, test, id=f"{name}::{test}" if test else name))
@@ -54,7 +55,7 @@ def _cases() -> list[Any]:
 
 
 def _run_page(page: Path) -> dict[str, Any]:
-    name = page.relative_to(DOCS).as_posix()
+    name = page.relative_to(ROOT).as_posix()
     namespace: dict[str, Any] = {"__name__": f"docs.{name}"}
     for block in _blocks(page):
         exec(compile(block, str(page), "exec"), namespace)
@@ -111,7 +112,7 @@ def test_page_fixtures_override_plugin_fixtures(request: pytest.FixtureRequest) 
     assert seen == ["autouse", "seed=3"]
 
 
-@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.relative_to(DOCS).as_posix())
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_python_fences_are_runnable_or_marked(page: Path) -> None:
     """A Python block is either run (```python) or explicitly a fragment (```python fragment)."""
     for info, _ in FENCE.findall(page.read_text()):
