@@ -1,7 +1,11 @@
 """The simulation client, modelled on controller-runtime's default client.
 
 Reads (``get``, ``list``) come from the manager's informer cache and return copies; ``client.live`` reads
-from the store instead (``mgr.GetAPIReader()``). Writes go to the store. Every write's answer replaces the
+from the store instead (``mgr.GetAPIReader()``). ``copy=False`` hands out the cache's own objects instead
+(controller-runtime's ``UnsafeDisableDeepCopy``): they are shared with the cache and every other reader, so
+**do not mutate them** — copy the one you change. The store never mutates an object it has published in a
+watch event, so a shared object is a stable snapshot: it does not change under the caller when the cache
+moves on. Writes go to the store. Every write's answer replaces the
 caller's object in place, as controller-runtime does, which is what makes "the object in memory is newer
 than the cache" reproducible.
 
@@ -70,25 +74,44 @@ class Client:
             self._live_client = Client(self.manager, self.actor, live=True)
         return self._live_client
 
+    @property
+    def is_live(self) -> bool:
+        """True for the API reader (``client.live``): its reads are API requests, not cache reads."""
+        return self._live
+
+    async def cache_read(self) -> None:
+        """Pay for one cache read without reading (an await point costing ``cache_read_latency``).
+
+        For callers that answer a read from their own index over the cache (maintained from the informer's
+        event handlers): the timing, and the seeded stream, stay those of the ``get``/``list`` it replaces.
+        """
+        await _Sleep(self.manager.cache_read_delay())
+
     def _rt(self, resource: str | ResourceType) -> ResourceType:
         return self.manager.sim.resolve(resource)
 
     # -- reads ----------------------------------------------------------------------------------------
 
-    async def get(self, resource: str | ResourceType, name: str, namespace: str | None = None) -> Obj:
+    async def get(self, resource: str | ResourceType, name: str, namespace: str | None = None, *,
+                  copy: bool = True) -> Obj:
+        """Cached GET (NotFound if absent). ``copy=False``: the cache's shared object — read it only."""
         rt = self._rt(resource)
         if self._live:
             return await self._do(self.store.get, rt, name, namespace, actor=self.actor)
         informer = self.manager.informer(rt)
-        await _Sleep(self.manager._cache_delay())
-        obj = informer.get(namespace, name)
+        await _Sleep(self.manager.cache_read_delay())
+        obj = informer.get(namespace, name) if copy else informer.get_raw(namespace, name)
         if obj is None:
             raise errors.NotFound(rt.plural, rt.group, name)
         return obj
 
     async def list(self, resource: str | ResourceType, namespace: str | None = None,
                    labels: dict[str, str] | str | None = None,
-                   fields: dict[str, str] | str | None = None) -> list[Obj]:
+                   fields: dict[str, str] | str | None = None, *, copy: bool = True) -> list[Obj]:
+        """Cached LIST; ``fields`` may name an index (``mgr.index_field``), which then answers the query.
+
+        ``copy=False`` returns the cache's shared objects (a fresh list, the items not copied): read them only.
+        """
         rt = self._rt(resource)
         if self._live:
             label_selector = (",".join(f"{k}={v}" for k, v in labels.items()) if isinstance(labels, dict)
@@ -99,8 +122,10 @@ class Client:
                                     field_selector=field_selector or None, actor=self.actor)
             return answer["items"]
         informer = self.manager.informer(rt)
-        await _Sleep(self.manager._cache_delay())
-        return informer.list(namespace, labels, fields)
+        await _Sleep(self.manager.cache_read_delay())
+        if copy:
+            return informer.list(namespace, labels, fields)
+        return informer.list_raw(namespace, labels, fields)
 
     # -- writes ---------------------------------------------------------------------------------------
 

@@ -143,8 +143,11 @@ class Manager:
             delay += self.bucket.reserve(self.sim.scheduler.now)
         return _Sleep(delay)
 
-    def _cache_delay(self) -> float:
+    def cache_read_delay(self) -> float:
+        """The next cache read's cost (``cache_read_latency``, from this manager's seeded stream)."""
         return self.cache_read_latency.sample(self._cache_rng)
+
+    _cache_delay = cache_read_delay  # the old private name, for callers written against it
 
     def on_time(self, callback: Callable[[float], None]) -> None:
         self.sim.scheduler.time_listeners.append(callback)
