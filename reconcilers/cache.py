@@ -43,11 +43,12 @@ def register_controller_index(manager: Any, resource: str) -> None:
         manager.index_field(resource, CONTROLLER_UID, extract)
 
 
-def _informer(client: Any, resource: str) -> Any | None:
+def cache_informer(client: Any, resource: str) -> Any | None:
+    """The manager's informer behind a cache-reading fakekube.sim client; None for the API reader or fakes."""
     manager = getattr(client, "manager", None)
-    if manager is None or getattr(client, "_live", False) or not hasattr(manager, "informer"):
+    if manager is None or getattr(client, "is_live", False) or not hasattr(manager, "informer"):
         return None
-    return manager.informer(manager.sim.resolve(resource))
+    return manager.informer(resource)
 
 
 async def shared_list(client: Any, resource: str, namespace: str | None = None,
@@ -57,12 +58,25 @@ async def shared_list(client: Any, resource: str, namespace: str | None = None,
     A label with a registered index is looked up through it. Without a manager (fakes in unit tests) this
     falls back to ``client.list``, whose items are copies.
     """
-    informer = _informer(client, resource)
+    informer = cache_informer(client, resource)
     if informer is None:
-        items = await client.list(resource, namespace=namespace, labels=labels or None)
         if index is not None:
             raise NotImplementedError("index lookups need a fakekube.sim client")
-        return items
+        return await client.list(resource, namespace=namespace, labels=labels or None)
+    rest, fields = _selector(informer, labels, index)
+    return await client.list(resource, namespace, rest, fields, copy=False)
+
+
+def list_now(informer: Any, namespace: str | None = None, labels: dict[str, str] | None = None,
+             index: tuple[str, str] | None = None) -> list[Obj]:
+    """What ``shared_list`` answers, read at once (the caller has already paid the cache read)."""
+    rest, fields = _selector(informer, labels, index)
+    return informer.list_raw(namespace, rest, fields)
+
+
+def _selector(informer: Any, labels: dict[str, str] | None,
+              index: tuple[str, str] | None) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+    """Labels and index fields for ``list_raw``: the first label with an index is looked up through it."""
     fields: dict[str, str] = {}
     rest = dict(labels or {})
     if index is not None:
@@ -72,27 +86,16 @@ async def shared_list(client: Any, resource: str, namespace: str | None = None,
             if label_index(key) in informer.indexes:
                 fields[label_index(key)] = rest.pop(key)
                 break
-    manager = client.manager
-    await manager.sim.sleep(manager._cache_delay())
-    return informer.list_raw(namespace, rest or None, fields or None)
+    return rest or None, fields or None
 
 
 def has_index(client: Any, resource: str, field: str) -> bool:
-    informer = _informer(client, resource)
+    informer = cache_informer(client, resource)
     return informer is not None and field in informer.indexes
 
 
 async def shared_get(client: Any, resource: str, name: str, namespace: str | None = None) -> Obj:
     """``client.get`` without the copy: the cache's own object, to be read only (raises NotFound)."""
-    informer = _informer(client, resource)
-    if informer is None:
+    if cache_informer(client, resource) is None:
         return await client.get(resource, name, namespace)
-    manager = client.manager
-    await manager.sim.sleep(manager._cache_delay())
-    obj = informer.get_raw(namespace, name)
-    if obj is None:
-        from fakekube import errors
-
-        rt = informer.rt
-        raise errors.NotFound(rt.plural, rt.group, name)
-    return obj
+    return await client.get(resource, name, namespace, copy=False)

@@ -20,8 +20,9 @@ from typing import Any
 from fakekube import errors
 from fakekube.sim import MergeFrom, Request, Result
 from reconcilers import keys
-from reconcilers.cache import CONTROLLER_UID, has_index, shared_list
+from reconcilers.cache import CONTROLLER_UID, cache_informer, has_index, list_now, shared_list
 from reconcilers.hashing import name_hash, numeric_hash
+from reconcilers.indexes import ClaimCandidates
 from reconcilers.objects import (
     Obj,
     ReconcileError,
@@ -51,6 +52,7 @@ class ClaimReconciler:
     workers: int = 1
     strategies: WriteStrategies = field(default_factory=WriteStrategies)
     tracer: Tracer = field(default_factory=Tracer)
+    candidates: ClaimCandidates | None = None  # a summary of the sandbox cache (indexes.py); None: scan
 
     # -- Reconcile -------------------------------------------------------------------------------------
 
@@ -181,14 +183,33 @@ class ClaimReconciler:
             return sandbox
 
         # One namespace-wide cache LIST: the ownership guard and the adoption candidates. With the owner and
-        # label indexes registered (build_env does) the same answer comes without scanning the namespace.
+        # label indexes registered (build_env does) the same answer comes without scanning the namespace, and
+        # with the candidate summary (indexes.py) without sorting the candidates on every pass.
         template_hash = name_hash(claim["spec"]["sandboxTemplateRef"]["name"])
-        if has_index(c, keys.SANDBOXES, CONTROLLER_UID):
-            owned = await shared_list(c, keys.SANDBOXES, ns, index=(CONTROLLER_UID, m["uid"]))
-            listed = [*owned, *await shared_list(c, keys.SANDBOXES, ns, labels={keys.TEMPLATE_REF_HASH: template_hash})]
-        else:
-            listed = await shared_list(c, keys.SANDBOXES, ns)
         claim_uid = m["uid"]
+        if not has_index(c, keys.SANDBOXES, CONTROLLER_UID):
+            return await self._scan_candidates(claim, await shared_list(c, keys.SANDBOXES, ns), template_hash)
+        owned = await shared_list(c, keys.SANDBOXES, ns, index=(CONTROLLER_UID, claim_uid))
+        summary = self.candidates
+        if summary is None or cache_informer(c, keys.SANDBOXES) is not summary.informer:
+            labelled = await shared_list(c, keys.SANDBOXES, ns, labels={keys.TEMPLATE_REF_HASH: template_hash})
+            return await self._scan_candidates(claim, [*owned, *labelled], template_hash)
+        await c.cache_read()  # the label-selected LIST, answered by the summary unless a rare case needs it
+        if not summary.exact or _owns_labelled(summary.informer, ns, claim_uid, template_hash):
+            labelled = list_now(summary.informer, ns, labels={keys.TEMPLATE_REF_HASH: template_hash})
+            return await self._scan_candidates(claim, [*owned, *labelled], template_hash)
+        for sb in owned:
+            ref = controller_of(sb)
+            if not sb["metadata"].get("deletionTimestamp") and ref is not None and ref.get("uid") == claim_uid:
+                return deep_copy(sb)
+        candidates = summary.candidates(ns, template_hash)
+        if not candidates:
+            return None
+        return await self._adopt_from_candidates(claim, candidates)
+
+    async def _scan_candidates(self, claim: Obj, listed: list[Obj], template_hash: str) -> Obj | None:
+        """The Go loop over the LISTed sandboxes: one this claim controls, else adopt from the candidates."""
+        claim_uid = claim["metadata"]["uid"]
         candidates: list[tuple[bool, str, str, Obj]] = []  # (unready, created, name, sandbox): the sort key
         for sb in listed:
             sm = sb["metadata"]
@@ -367,6 +388,17 @@ class ClaimReconciler:
                 raise
             # #1256: a 409 means someone wrote after our read; their watch event re-enqueues the claim.
             return
+
+
+def _owns_labelled(informer: Any, namespace: str, claim_uid: str, template_hash: str) -> bool:
+    """Does the claim control a sandbox that still has the template-hash label (the LIST would return it)?
+
+    Adoption drops that label, so this is normally False; when True only the LIST's own order is exact.
+    """
+    for sb in informer.list_raw(namespace, None, {CONTROLLER_UID: claim_uid}):
+        if (sb["metadata"].get("labels") or {}).get(keys.TEMPLATE_REF_HASH) == template_hash:
+            return True
+    return False
 
 
 def _has_expired_condition(status: Obj | None) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from fakekube.sim import Lag, Simulation, predicates
 from reconcilers import claim, crd_paths, keys, sandbox, template, warmpool
 from reconcilers.cache import register_controller_index, register_label_index
+from reconcilers.indexes import ClaimCandidates, WarmPoolMembers
 from reconcilers.strategies import WriteStrategies
 from reconcilers.tracing import Tracer
 
@@ -112,6 +113,10 @@ def build_env(
     register_label_index(mgr, keys.SANDBOXES, keys.WARM_POOL_SANDBOX)
     register_label_index(mgr, keys.SANDBOXES, keys.TEMPLATE_REF_HASH)
     register_controller_index(mgr, keys.SANDBOXES)
+    # Summaries kept from the sandbox informer's events, so pool and claim passes do not rescan (indexes.py).
+    sandbox_informer = mgr.informer(keys.SANDBOXES)
+    pool_r.members = WarmPoolMembers(sandbox_informer)
+    claim_r.candidates = ClaimCandidates(sandbox_informer)
 
     env = AgentSandboxEnv(sim, mgr, strategies, flags, model)
     env.reconcilers = {"sandbox": sandbox_r, "claim": claim_r, "warmpool": pool_r, "template": template_r}

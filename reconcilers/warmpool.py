@@ -18,8 +18,9 @@ from typing import Any
 from fakekube import errors
 from fakekube.sim import Apply, Request, Result
 from reconcilers import keys
-from reconcilers.cache import shared_list
+from reconcilers.cache import cache_informer, list_now, shared_list
 from reconcilers.hashing import name_hash
+from reconcilers.indexes import WarmPoolMembers
 from reconcilers.objects import (
     Obj,
     ReconcileError,
@@ -38,6 +39,7 @@ READINESS_GRACE_SECONDS = 300.0  # warmPoolReadinessGracePeriod: unready members
 class WarmPoolReconciler:
     client: Any
     clock_seconds: Any  # () -> simulated epoch seconds
+    members: WarmPoolMembers | None = None  # a summary of the sandbox cache (indexes.py); None: scan
 
     async def reconcile(self, req: Request) -> Result | None:
         try:
@@ -56,11 +58,55 @@ class WarmPoolReconciler:
         pm = pool["metadata"]
         pool_hash = name_hash(pm["name"])
         selector = {keys.WARM_POOL_SANDBOX: pool_hash}
-        members = await shared_list(c, keys.SANDBOXES, pm["namespace"], labels=selector)  # cached, read-only
-
         problems: list[str] = []
+        summary = self.members
+        counts: tuple[int, int] | None = None
+        members: list[Obj] = []
+        if summary is not None and cache_informer(c, keys.SANDBOXES) is summary.informer:
+            await c.cache_read()  # the members LIST, answered by the summary when nothing needs the scan
+            counts = self._active_from_summary(summary, pm, pool_hash)
+            if counts is None:
+                members = list_now(summary.informer, pm["namespace"], selector)  # the LIST's answer, same instant
+        else:
+            members = await shared_list(c, keys.SANDBOXES, pm["namespace"], labels=selector)  # cached, read-only
+        active_members: list[Obj] | None = None
+        if counts is not None:
+            current, ready_count = counts
+        else:
+            active_members, ready_count = await self._scan_members(pool, members, problems)
+            current = len(active_members)
+        desired = int(pool["spec"].get("replicas") or 0)
+        status = pool.get("status")
+        if status is None:
+            status = pool["status"] = {}
+        status["replicas"] = current
+        status["selector"] = f"{keys.WARM_POOL_SANDBOX}={pool_hash}"
+        status["readyReplicas"] = ready_count
+
+        if current < desired:
+            for _ in range(desired - current):
+                try:
+                    await self._create_pool_sandbox(pool, pool_hash)
+                except errors.ApiError as exc:
+                    problems.append(str(exc))
+        if current > desired:
+            active = active_members if active_members is not None else self._owned_members(pm)
+            # Unready first, then newest first (names are unique, so the order never depends on the LIST's).
+            active.sort(key=lambda sb: (is_ready(sb), _neg_key(sb["metadata"].get("creationTimestamp") or ""),
+                                        sb["metadata"]["name"]))
+            for sb in active[: current - desired]:
+                try:
+                    await c.delete(keys.SANDBOXES, sb)
+                except errors.ApiError as exc:
+                    problems.append(str(exc))
+        if problems:
+            raise ReconcileError("\n".join(problems))
+
+    async def _scan_members(self, pool: Obj, members: list[Obj], problems: list[str]) -> tuple[list[Obj], int]:
+        """The Go loop over the LISTed members: adopt orphans, delete stuck members; (active, Ready count)."""
+        c = self.client
+        pool_uid = pool["metadata"]["uid"]
         active: list[Obj] = []
-        pool_uid = pm["uid"]
         for sb in members:
             if sb["metadata"].get("deletionTimestamp"):
                 continue
@@ -93,34 +139,35 @@ class WarmPoolReconciler:
                 continue
             ready_count += ready
             healthy.append(sb)
-        active = healthy
+        return healthy, ready_count
 
-        desired = int(pool["spec"].get("replicas") or 0)
-        current = len(active)
-        status = pool.get("status")
-        if status is None:
-            status = pool["status"] = {}
-        status["replicas"] = current
-        status["selector"] = f"{keys.WARM_POOL_SANDBOX}={pool_hash}"
-        status["readyReplicas"] = ready_count
+    def _active_from_summary(self, summary: WarmPoolMembers, pm: Obj, pool_hash: str) -> tuple[int, int] | None:
+        """(active, Ready) from the summary when the scan would neither adopt nor delete; else None."""
+        if not summary.exact:
+            return None
+        group = summary.group(pm["namespace"], pool_hash)
+        if group is None:
+            return 0, 0
+        if group.orphans:
+            return None
+        pool_uid = pm["uid"]
+        cutoff = _rfc3339(self.clock_seconds() - READINESS_GRACE_SECONDS)
+        for uid, created in group.unready.values():
+            if uid == pool_uid and created and created < cutoff:
+                return None
+        counts = group.owned.get(pool_uid)
+        return (counts[0], counts[1]) if counts is not None else (0, 0)
 
-        if current < desired:
-            for _ in range(desired - current):
-                try:
-                    await self._create_pool_sandbox(pool, pool_hash)
-                except errors.ApiError as exc:
-                    problems.append(str(exc))
-        if current > desired:
-            # Unready first, then newest first.
-            active.sort(key=lambda sb: (is_ready(sb), _neg_key(sb["metadata"].get("creationTimestamp") or ""),
-                                        sb["metadata"]["name"]))
-            for sb in active[: current - desired]:
-                try:
-                    await c.delete(keys.SANDBOXES, sb)
-                except errors.ApiError as exc:
-                    problems.append(str(exc))
-        if problems:
-            raise ReconcileError("\n".join(problems))
+    def _owned_members(self, pm: Obj) -> list[Obj]:
+        """The cached active members (not deleting, controlled by the pool), in no particular order."""
+        summary = self.members
+        assert summary is not None
+        group = summary.group(pm["namespace"], name_hash(pm["name"]))
+        pool_uid = pm["uid"]
+        informer = summary.informer
+        return [informer.get_raw(ns, name) for (ns, name), (counted, _orphan, uid, _ready) in
+                (group.members.items() if group is not None else ())
+                if counted and uid == pool_uid]
 
     async def _create_pool_sandbox(self, pool: Obj, pool_hash: str) -> None:
         pm = pool["metadata"]

@@ -1,0 +1,178 @@
+"""Summaries of the sandbox cache kept up to date from the informer's event handlers.
+
+Two scans dominated the seed-load run after the copies were gone: every warm-pool pass walked all ~600 pool
+members (controller reference, Ready condition, age) and every claim pass sorted all ~600 adoption
+candidates. Both answers change only when a sandbox changes, so these structures are updated once per watch
+event (the informer calls its handlers synchronously while it applies the event, so they always describe
+exactly what the cache holds) and a pass reads them in O(1) or O(log n).
+
+They only replace in-memory work: the reconcilers still pay the cache read they stand for
+(``client.cache_read()``), and fall back to the plain scan whenever a rare case needs the exact order of the
+cache LIST (an orphan to adopt, a stuck member, a claim-owned candidate) or a test serves stale objects.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from typing import Any
+
+from fakekube.sim.informer import Handler
+from reconcilers import keys
+from reconcilers.objects import Obj, controller_of, is_ready
+
+Key = tuple[str, str]  # (namespace, name)
+
+
+def _key(obj: Obj) -> Key:
+    meta = obj["metadata"]
+    return meta.get("namespace") or "", meta["name"]
+
+
+class _Summary:
+    """Base: subscribes to one informer and routes each event to ``_remove`` / ``_insert`` by key."""
+
+    def __init__(self, informer: Any) -> None:
+        self.informer = informer
+        informer.add_handler(Handler(self._on_add, self._on_update, self._on_delete))
+
+    @property
+    def exact(self) -> bool:
+        """False while a test serves stale objects (``serve_stale``): the summaries describe the real cache."""
+        return not self.informer.overrides
+
+    def _on_add(self, obj: Obj, _initial: bool) -> None:
+        self._insert(_key(obj), obj)
+
+    def _on_update(self, _old: Obj, new: Obj) -> None:
+        key = _key(new)
+        self._remove(key)
+        self._insert(key, new)
+
+    def _on_delete(self, obj: Obj) -> None:
+        self._remove(_key(obj))
+
+    def _insert(self, key: Key, obj: Obj) -> None:
+        raise NotImplementedError
+
+    def _remove(self, key: Key) -> None:
+        raise NotImplementedError
+
+
+class PoolGroup:
+    """The members of one warm pool (sandboxes labelled ``warm-pool-sandbox=<hash>``) in one namespace."""
+
+    __slots__ = ("members", "orphans", "owned", "unready")
+
+    def __init__(self) -> None:
+        # key -> (counted: not deleting, orphan, controller uid or None, ready)
+        self.members: dict[Key, tuple[bool, bool, str | None, bool]] = {}
+        self.orphans = 0  # not deleting, no controller: the pass would adopt them
+        self.owned: dict[str, list[int]] = {}  # controller uid -> [members, ready members], not deleting
+        self.unready: dict[Key, tuple[str | None, str]] = {}  # not deleting, not Ready -> (controller uid, created)
+
+
+class WarmPoolMembers(_Summary):
+    """Per (namespace, pool hash): counts of active and Ready members by controller, orphans, unready ages."""
+
+    def __init__(self, informer: Any) -> None:
+        self.groups: dict[Key, PoolGroup] = {}
+        self._where: dict[Key, Key] = {}  # member key -> its group
+        super().__init__(informer)
+
+    def group(self, namespace: str, pool_hash: str) -> PoolGroup | None:
+        return self.groups.get((namespace, pool_hash))
+
+    def _insert(self, key: Key, obj: Obj) -> None:
+        meta = obj["metadata"]
+        pool_hash = (meta.get("labels") or {}).get(keys.WARM_POOL_SANDBOX)
+        if pool_hash is None:
+            return
+        gkey = (key[0], pool_hash)
+        group = self.groups.get(gkey)
+        if group is None:
+            group = self.groups[gkey] = PoolGroup()
+        ref = controller_of(obj)
+        uid = ref.get("uid") if ref is not None else None
+        deleting = bool(meta.get("deletionTimestamp"))
+        ready = is_ready(obj)
+        created = meta.get("creationTimestamp") or ""
+        group.members[key] = (not deleting, ref is None, uid, ready)
+        self._where[key] = gkey
+        if deleting:
+            return
+        if ref is None:
+            group.orphans += 1
+        elif uid is not None:
+            counts = group.owned.get(uid)
+            if counts is None:
+                counts = group.owned[uid] = [0, 0]
+            counts[0] += 1
+            counts[1] += ready
+        if not ready:
+            group.unready[key] = (uid, created)
+
+    def _remove(self, key: Key) -> None:
+        gkey = self._where.pop(key, None)
+        if gkey is None:
+            return
+        group = self.groups[gkey]
+        counted, orphan, uid, ready = group.members.pop(key)
+        if counted:
+            if orphan:
+                group.orphans -= 1
+            elif uid is not None:
+                counts = group.owned[uid]
+                counts[0] -= 1
+                counts[1] -= ready
+                if not counts[0]:
+                    del group.owned[uid]
+            group.unready.pop(key, None)
+        if not group.members:
+            del self.groups[gkey]
+
+
+class ClaimCandidates(_Summary):
+    """Per (namespace, template hash): the adoption candidates, sorted as the claim controller sorts them.
+
+    A candidate is a sandbox that is not being deleted, carries the warm-pool label and the template-hash
+    label, and whose controller is a SandboxWarmPool or nobody. Order: Ready first, then oldest, then name
+    (unique in a namespace, so the order never depends on event order).
+    """
+
+    def __init__(self, informer: Any) -> None:
+        # (namespace, template hash) -> sorted [(unready, created, name, object)]
+        self.groups: dict[Key, list[tuple[bool, str, str, Obj]]] = {}
+        self._where: dict[Key, tuple[Key, tuple[bool, str, str]]] = {}
+        super().__init__(informer)
+
+    def candidates(self, namespace: str, template_hash: str) -> list[Obj]:
+        """A snapshot (new list) of the cached candidate objects, in adoption order; do not mutate them."""
+        return [entry[3] for entry in self.groups.get((namespace, template_hash), ())]
+
+    def _insert(self, key: Key, obj: Obj) -> None:
+        meta = obj["metadata"]
+        if meta.get("deletionTimestamp"):
+            return
+        sb_labels = meta.get("labels") or {}
+        template_hash = sb_labels.get(keys.TEMPLATE_REF_HASH)
+        if keys.WARM_POOL_SANDBOX not in sb_labels or template_hash is None:
+            return
+        ref = controller_of(obj)
+        if ref is not None and ref.get("kind") != "SandboxWarmPool":
+            return
+        gkey = (key[0], template_hash)
+        sort_key = (not is_ready(obj), meta.get("creationTimestamp") or "", meta["name"])
+        # Names are unique in a namespace, so comparisons never reach the object itself.
+        insort(self.groups.setdefault(gkey, []), (*sort_key, obj))
+        self._where[key] = (gkey, sort_key)
+
+    def _remove(self, key: Key) -> None:
+        where = self._where.pop(key, None)
+        if where is None:
+            return
+        gkey, sort_key = where
+        entries = self.groups[gkey]
+        # A 3-tuple sorts just before the 4-tuple it prefixes: bisect lands on the entry itself.
+        del entries[bisect_left(entries, sort_key)]
+        if not entries:
+            del self.groups[gkey]
