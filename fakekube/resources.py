@@ -204,7 +204,10 @@ def load_manifests(source: str | Path | dict[str, Any] | list[dict[str, Any]]) -
         docs = source
     else:
         text = source.read_text() if isinstance(source, Path) else source
-        if isinstance(source, str) and "\n" not in source and Path(source).is_file():
+        if isinstance(source, str) and "\n" not in source and (
+            Path(source).is_file() or source.endswith((".yaml", ".yml", ".json"))
+        ):
+            # One line naming a file is a path; a mistyped one is a FileNotFoundError, not "bad YAML".
             text = Path(source).read_text()
         try:
             docs = list(yaml.safe_load_all(text))

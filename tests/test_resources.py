@@ -37,3 +37,17 @@ def test_unknown_names() -> None:
         registry.resolve("gizmos")
     with pytest.raises(errors.NotFound):
         registry.for_kind("example.com/v1", "Gizmo")
+
+
+def test_manifests_from_a_path_and_a_mistyped_path(tmp_path) -> None:
+    from fakekube.resources import load_manifests
+
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: v1\nkind: List\nitems:\n"
+                    "- {apiVersion: v1, kind: Secret, metadata: {name: s}}\n")
+    assert [d["kind"] for d in load_manifests(str(path))] == ["ConfigMap", "Secret"]
+    assert [d["kind"] for d in load_manifests(path)] == ["ConfigMap", "Secret"]
+    with pytest.raises(FileNotFoundError):
+        load_manifests(str(tmp_path / "missing.yaml"))
+    with pytest.raises(errors.BadRequest):
+        load_manifests("- just\n- a list\n")
