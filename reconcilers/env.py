@@ -92,10 +92,16 @@ def build_env(
                       cache_read_latency=model.cache_read_latency)
     tracer = Tracer(enabled=flags.enable_tracing)
 
-    def now() -> str:
-        from fakekube.clock import rfc3339
+    # Every sandbox pass stamps its Ready condition: format the time once per virtual instant (strftime
+    # through freezegun costs more than the rest of a pass's status work).
+    stamp: list[Any] = [None, ""]  # [virtual time, RFC 3339 string]
 
-        return rfc3339(sim.clock.now())
+    def now() -> str:
+        if stamp[0] != sim.clock.monotonic:
+            from fakekube.clock import rfc3339
+
+            stamp[0], stamp[1] = sim.clock.monotonic, rfc3339(sim.clock.now())
+        return stamp[1]
 
     def seconds() -> float:
         return sim.clock.now().timestamp()
