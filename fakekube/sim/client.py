@@ -36,6 +36,7 @@ from .scheduler import _Sleep
 if TYPE_CHECKING:
     from fakekube.resources import ResourceType
 
+    from .informer import Informer
     from .manager import Manager
 
 Obj = dict[str, Any]
@@ -64,6 +65,8 @@ class Client:
         self.store = manager.sim.store
         self._live = live
         self._live_client: Client | None = None
+        self._informers: dict[str, Informer] = {}
+        self._informers_generation = -1
 
     @property
     def live(self) -> Client:
@@ -90,20 +93,34 @@ class Client:
     def _rt(self, resource: str | ResourceType) -> ResourceType:
         return self.manager.sim.resolve(resource)
 
+    def _informer(self, resource: str | ResourceType) -> Informer:
+        # Cache reads are most of a simulation's calls: remember each resource name's informer (one dict
+        # lookup) while the registry is unchanged, instead of resolving the name on every read.
+        manager = self.manager
+        generation = manager.sim.store.registry.generation
+        if generation != self._informers_generation:
+            self._informers.clear()
+            self._informers_generation = generation
+        informer = self._informers.get(resource)  # type: ignore[arg-type]
+        if informer is None:
+            informer = manager.informer(resource)
+            if isinstance(resource, str):
+                self._informers[resource] = informer
+        return informer
+
     # -- reads ----------------------------------------------------------------------------------------
 
     async def get(self, resource: str | ResourceType, name: str, namespace: str | None = None, *,
                   copy: bool = True) -> Obj:
         """Cached GET (NotFound if absent). ``copy=False``: the cache's shared object — read it only."""
-        rt = self._rt(resource)
-        if self._live:
-            return await self._do(self.store.get, rt, name, namespace, actor=self.actor)
-        informer = self.manager.informer(rt)
-        await _Sleep(self.manager.cache_read_delay())
-        obj = informer.get(namespace, name) if copy else informer.get_raw(namespace, name)
-        if obj is None:
-            raise errors.NotFound(rt.plural, rt.group, name)
-        return obj
+        if not self._live:
+            informer = self._informer(resource)
+            await _Sleep(self.manager.cache_read_delay())
+            obj = informer.get(namespace, name) if copy else informer.get_raw(namespace, name)
+            if obj is None:
+                raise errors.NotFound(informer.rt.plural, informer.rt.group, name)
+            return obj
+        return await self._do(self.store.get, self._rt(resource), name, namespace, actor=self.actor)
 
     async def list(self, resource: str | ResourceType, namespace: str | None = None,
                    labels: dict[str, str] | str | None = None,
@@ -112,8 +129,8 @@ class Client:
 
         ``copy=False`` returns the cache's shared objects (a fresh list, the items not copied): read them only.
         """
-        rt = self._rt(resource)
         if self._live:
+            rt = self._rt(resource)
             label_selector = (",".join(f"{k}={v}" for k, v in labels.items()) if isinstance(labels, dict)
                               else labels)
             field_selector = (",".join(f"{k}={v}" for k, v in fields.items()) if isinstance(fields, dict)
@@ -121,7 +138,7 @@ class Client:
             answer = await self._do(self.store.list, rt, namespace, label_selector=label_selector or None,
                                     field_selector=field_selector or None, actor=self.actor)
             return answer["items"]
-        informer = self.manager.informer(rt)
+        informer = self._informer(resource)
         await _Sleep(self.manager.cache_read_delay())
         if copy:
             return informer.list(namespace, labels, fields)

@@ -12,7 +12,7 @@ import contextlib
 import random
 from collections import Counter
 from collections.abc import Callable, Coroutine
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from fakekube.audit import AuditEntry, AuditLog
@@ -74,6 +74,7 @@ class Simulation:
         self.freeze_ignore = freeze_ignore
         self._freezer: Any = None
         self._frozen: Any = None
+        self._naive_start: tuple[Any, datetime] | None = None  # (clock, its naive UTC time at monotonic 0)
         self._rt_cache: dict[str, ResourceType] = {}
         self._rt_generation = -1
         self._tasks_checked = 0
@@ -249,7 +250,12 @@ class Simulation:
 
     def _move_frozen_time(self, now: float) -> None:
         # freezegun's move_to() re-parses its argument; assigning the naive UTC time is ~100x cheaper.
-        self._frozen.time_to_freeze = self._naive_now()
+        # Called on every step of virtual time: one addition to the naive start instead of building an
+        # aware datetime and converting it (the same instant; UTC has no offsets to get wrong).
+        start = self._naive_start
+        if start is None or start[0] is not self.clock:
+            start = self._naive_start = (self.clock, self._naive_now() - timedelta(seconds=self.clock.monotonic))
+        self._frozen.time_to_freeze = start[1] + timedelta(seconds=self.clock.monotonic)
 
     def _stop_freeze(self) -> None:
         if self._freezer is None:
