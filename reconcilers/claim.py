@@ -20,7 +20,7 @@ from typing import Any
 from fakekube import errors
 from fakekube.sim import MergeFrom, Request, Result
 from reconcilers import keys
-from reconcilers.cache import CONTROLLER_UID, cache_informer, has_index, list_now, shared_list
+from reconcilers.cache import CONTROLLER_UID, cache_informer, has_index, list_now, shared_get, shared_list
 from reconcilers.hashing import name_hash, numeric_hash
 from reconcilers.indexes import ClaimCandidates
 from reconcilers.objects import (
@@ -152,7 +152,8 @@ class ClaimReconciler:
 
     async def _get_template(self, claim: Obj) -> Obj:
         name = claim["spec"]["sandboxTemplateRef"]["name"]
-        return await self.client.get(keys.TEMPLATES, name, claim["metadata"]["namespace"])
+        # Read only (the pod template is deep-copied before use): the cache's object, not a copy.
+        return await shared_get(self.client, keys.TEMPLATES, name, claim["metadata"]["namespace"])
 
     # -- finding or adopting a sandbox -----------------------------------------------------------------
 
@@ -313,8 +314,8 @@ class ClaimReconciler:
         desired = {
             "podSelector": {"matchLabels": {keys.CLAIM_UID: m["uid"]}},
             "policyTypes": ["Ingress", "Egress"],
-            "ingress": tspec["networkPolicy"].get("ingress"),
-            "egress": tspec["networkPolicy"].get("egress"),
+            "ingress": deep_copy(tspec["networkPolicy"].get("ingress")),  # the template is the cache's object
+            "egress": deep_copy(tspec["networkPolicy"].get("egress")),
         }
         desired = {k: v for k, v in desired.items() if v is not None}
         try:

@@ -10,6 +10,7 @@ Ready.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 from fakekube.sim import Lag, Simulation, predicates
@@ -92,15 +93,16 @@ def build_env(
                       cache_read_latency=model.cache_read_latency)
     tracer = Tracer(enabled=flags.enable_tracing)
 
-    # Every sandbox pass stamps its Ready condition: format the time once per virtual instant (strftime
-    # through freezegun costs more than the rest of a pass's status work).
-    stamp: list[Any] = [None, ""]  # [virtual time, RFC 3339 string]
+    # Every sandbox pass stamps its Ready condition. fakekube.clock.rfc3339 goes through strftime, which
+    # freezegun patches (slow); the same fixed-width UTC text is formatted by hand, once per virtual instant.
+    stamp: list[Any] = [None, ""]  # [clock offset, RFC 3339 string]
 
     def now() -> str:
-        if stamp[0] != sim.clock.monotonic:
-            from fakekube.clock import rfc3339
-
-            stamp[0], stamp[1] = sim.clock.monotonic, rfc3339(sim.clock.now())
+        offset = sim.clock.monotonic
+        if stamp[0] != offset:
+            t = sim.clock.now().astimezone(UTC)
+            stamp[0] = offset
+            stamp[1] = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
         return stamp[1]
 
     def seconds() -> float:

@@ -13,6 +13,7 @@ _FNV32_OFFSET = 0x811C9DC5
 _FNV32_PRIME = 0x01000193
 
 
+@lru_cache(maxsize=65536)  # pure, and asked again for the same UIDs pass after pass
 def numeric_hash(text: str) -> int:
     """FNV-1a 32-bit of ``text`` (Go's ``hash/fnv.New32a``)."""
     value = _FNV32_OFFSET

@@ -18,7 +18,7 @@ from typing import Any
 from fakekube import errors
 from fakekube.sim import Apply, Request, Result
 from reconcilers import keys
-from reconcilers.cache import cache_informer, list_now, shared_list
+from reconcilers.cache import cache_informer, list_now, shared_get, shared_list
 from reconcilers.hashing import name_hash
 from reconcilers.indexes import WarmPoolMembers
 from reconcilers.objects import (
@@ -172,7 +172,7 @@ class WarmPoolReconciler:
     async def _create_pool_sandbox(self, pool: Obj, pool_hash: str) -> None:
         pm = pool["metadata"]
         template_name = pool["spec"]["sandboxTemplateRef"]["name"]
-        template = await self.client.get(keys.TEMPLATES, template_name, pm["namespace"])
+        template = await shared_get(self.client, keys.TEMPLATES, template_name, pm["namespace"])  # read only
         tspec = template.get("spec") or {}
         tmeta = (tspec.get("podTemplate") or {}).get("metadata") or {}
         template_hash = name_hash(template_name)
