@@ -109,8 +109,8 @@ def build_env(
         return sim.clock.now().timestamp()
 
     sandbox_r = sandbox.SandboxReconciler(mgr.client(keys.SANDBOX_ACTOR), now, seconds, strategies, tracer)
-    recorder = mgr.event_recorder(keys.CLAIM_ACTOR)
-    recorder.api = "core"  # 2026-04-02 used client-go's core/v1 record.EventRecorder (#458 changed it later)
+    # 2026-04-02 used client-go's core/v1 record.EventRecorder (#458 changed it later).
+    recorder = mgr.event_recorder(keys.CLAIM_ACTOR, api="core")
     claim_r = claim.ClaimReconciler(mgr.client(keys.CLAIM_ACTOR), recorder, now,
                                     seconds, workers=flags.claim_workers, strategies=strategies, tracer=tracer)
     pool_r = warmpool.WarmPoolReconciler(mgr.client(keys.WARMPOOL_ACTOR), seconds)

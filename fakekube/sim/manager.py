@@ -127,10 +127,19 @@ class Manager:
             existing = self.clients[actor] = Client(self, actor)
         return existing
 
-    def event_recorder(self, name: str) -> EventRecorder:
+    def event_recorder(self, name: str, api: str = "events") -> EventRecorder:
+        """``mgr.GetEventRecorderFor(name)``: ``api="events"`` writes ``events.k8s.io/v1`` Events (client-go's
+        ``tools/events``, what controller-runtime's recorder uses since v0.23); ``api="core"`` writes core/v1
+        Events (``tools/record``, as controllers built on older controller-runtime versions do).
+
+        One recorder per name: asking again with another ``api`` is an error rather than a silent switch.
+        """
+        kind = EventRecorder.normalize_api(api)
         existing = self.recorders.get(name)
         if existing is None:
-            existing = self.recorders[name] = EventRecorder(self, name)
+            existing = self.recorders[name] = EventRecorder(self, name, api=kind)
+        elif existing.api != kind:
+            raise ValueError(f"event recorder {name!r} already writes {existing.api} Events, not {kind}")
         return existing
 
     # -- request timing -------------------------------------------------------------------------------

@@ -23,11 +23,17 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
+EVENTS_API = "events.k8s.io"
+CORE_API = "core"
+_API_NAMES = {"events": EVENTS_API, "events.k8s.io": EVENTS_API, "events.k8s.io/v1": EVENTS_API,
+              "core": CORE_API, "v1": CORE_API, "core/v1": CORE_API}
+
+
 class EventRecorder:
-    def __init__(self, manager: Manager, name: str, *, api: str = "events.k8s.io") -> None:
+    def __init__(self, manager: Manager, name: str, *, api: str = EVENTS_API) -> None:
         self.manager = manager
         self.name = name
-        self.api = api
+        self.api = self.normalize_api(api)
         self.sim = manager.sim
         self._queue: deque[Obj] = deque()
         self._wakeup: Future | None = None
@@ -37,6 +43,14 @@ class EventRecorder:
         self.written = 0
         self.failed = 0
         self.emitted: list[tuple[float, str, str, str, str]] = []  # (time, object, type, reason, message)
+
+    @staticmethod
+    def normalize_api(api: str) -> str:
+        """``"events"`` (or ``events.k8s.io[/v1]``) → ``events.k8s.io``; ``"core"`` (or ``v1``) → ``core``."""
+        try:
+            return _API_NAMES[api]
+        except KeyError:
+            raise ValueError(f"unknown event API {api!r}: use 'events' (events.k8s.io/v1) or 'core' (v1)") from None
 
     def event(self, obj: Obj, event_type: str, reason: str, message: str, action: str | None = None) -> None:
         """Queue an Event about ``obj`` (``Eventf``); it is written asynchronously."""
@@ -53,7 +67,7 @@ class EventRecorder:
             "resourceVersion": meta.get("resourceVersion", ""),
         }
         namespace = meta.get("namespace") or "default"
-        if self.api == "core":
+        if self.api == CORE_API:
             body: Obj = {
                 "apiVersion": "v1", "kind": "Event",
                 "metadata": {"name": name, "namespace": namespace},
@@ -85,7 +99,7 @@ class EventRecorder:
         self.event(obj, event_type, reason, fmt % args if args else fmt)
 
     async def _write_loop(self) -> None:
-        resource = "events.events.k8s.io" if self.api != "core" else "events"
+        resource = "events" if self.api == CORE_API else "events.events.k8s.io"
         while True:
             if not self._queue:
                 self._wakeup = self.sim.scheduler.future()
