@@ -429,29 +429,12 @@ def _merge_ordered_lists(original: dict, patch: dict, schema: PatchSchema) -> No
             patch_items = [v for v in merged if go_key(v) in in_order]
             server_only = [v for v in merged if go_key(v) not in in_order]
         else:
-            patch_items, server_only = _partition_ordered(merged, order, merge_key)
+            patch_items, server_only = _partition_maps(merged, order, merge_key)
         _element_kind(original_list if found_original else None, patch_list if found_patch else None)
         original[field] = _normalize_order(
             patch_items, server_only, order, original_list if found_original else [], merge_key, scalar=scalar
         )
         patch.pop(field, None)
-
-
-def _partition_ordered(merged: list, order: list, merge_key: str) -> tuple[list, list]:
-    keys = set()
-    for i, v in enumerate(order):
-        if not isinstance(v, dict):
-            raise SmpError(f"value for key {i} is not a map")
-        if merge_key in v:
-            keys.add(go_key(v[merge_key]))
-    inside, outside = [], []
-    for v in merged:
-        if not isinstance(v, dict):
-            raise _bad_arg_type("map[string]interface {}", v)
-        if merge_key not in v:
-            raise _no_merge_key(v, merge_key)
-        (inside if go_key(v[merge_key]) in keys else outside).append(v)
-    return inside, outside
 
 
 def _validate_order(patch_list: list, order: list, merge_key: str) -> None:
