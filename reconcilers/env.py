@@ -31,6 +31,10 @@ class ClusterModel:
     cache_lag: Lag = Lag.exponential(0.004, cap=0.250)  # commit to the informer's cache (watch delivery)
     event_delay: Lag = Lag.uniform(0.001, 0.010)  # the event broadcaster's asynchronous POST
     cache_read_latency: Lag = Lag.zero()  # time before each cache read (a pass's own CPU time)
+    # Commit → response. 0 keeps the published numbers: the whole round trip happens before the commit.
+    # Splitting it (e.g. api_latency 1-4 ms + response_latency 1-4 ms) lets a write's watch event race
+    # its response, as on a cluster (docs/concepts.md).
+    response_latency: Lag = Lag.zero()
     # Pod start, one kubelet/scheduler write per step (each bumps the pod's resourceVersion):
     pod_scheduled: Lag = Lag.uniform(0.020, 0.150)  # creation → PodScheduled (scheduler queue + binding)
     pod_initialized: Lag = Lag.uniform(0.200, 0.600)  # → Initialized (pod sandbox, CNI, no init containers)
@@ -90,7 +94,7 @@ def build_env(
 
     mgr = sim.manager(MANAGER, cache_lag=model.cache_lag, api_latency=model.api_latency,
                       qps=flags.client_qps, burst=flags.client_burst, event_delay=model.event_delay,
-                      cache_read_latency=model.cache_read_latency)
+                      cache_read_latency=model.cache_read_latency, response_latency=model.response_latency)
     tracer = Tracer(enabled=flags.enable_tracing)
 
     # Every sandbox pass stamps its Ready condition. fakekube.clock.rfc3339 goes through strftime, which

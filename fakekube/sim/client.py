@@ -14,7 +14,9 @@ Timing of one API request (documented in docs/simulation.md):
 1. wait for a token of the manager's token bucket (QPS/burst), if one is configured;
 2. wait the request's latency (``api_latency``, sampled from the manager's seeded stream);
 3. the store executes the request at that instant (its audit entry and watch events are stamped then);
-4. any fault-injected delay is awaited after the store answered (a slow response, not a slow commit);
+4. the response leg: ``response_latency`` (default 0) plus any fault-injected delay is awaited after the
+   store answered (a slow response, not a slow commit) — so a watch event can reach a cache before the
+   writer has its answer, as on a real cluster;
 5. the answer is copied into the caller's object and returned.
 
 A cache read costs ``cache_read_latency`` (default 0) but is always an await point, so work already due
@@ -193,14 +195,21 @@ class Client:
     # -- helpers --------------------------------------------------------------------------------------
 
     async def _do(self, call: Any, *args: Any, **kwargs: Any) -> Any:
-        """One API request: token bucket, latency, then the store call; a fault delay is paid afterwards."""
-        await self.manager._request()
-        sim = self.manager.sim
+        """One API request: token bucket, latency, the store call (the commit), then the response leg.
+
+        A fault delay and ``response_latency`` are paid after the commit, errors included (a 409 also takes
+        its time to come back).
+        """
+        manager = self.manager
+        await manager._request()
+        sim = manager.sim
         try:
             return call(*args, **kwargs)
         finally:
+            extra = manager.response_delay() if not manager.response_latency.is_zero else 0.0
             if sim._fault_delay:
-                extra, sim._fault_delay = sim._fault_delay, 0.0
+                extra, sim._fault_delay = extra + sim._fault_delay, 0.0
+            if extra > 0:
                 await _Sleep(extra)
 
     def __repr__(self) -> str:

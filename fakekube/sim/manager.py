@@ -52,17 +52,22 @@ class Manager:
     def __init__(self, sim: Simulation, name: str, *, cache_lag: Lag | float | None = None,
                  per_kind_lag: dict[str, Lag | float] | None = None, api_latency: Lag | float | None = None,
                  cache_read_latency: Lag | float | None = None, qps: float | None = None,
-                 burst: int = 10, event_delay: Lag | float | None = None) -> None:
+                 burst: int = 10, event_delay: Lag | float | None = None,
+                 response_latency: Lag | float | None = None) -> None:
         self.sim = sim
         self.name = name
         self.cache_lag = Lag.coerce(cache_lag)
         self.per_kind_lag = {k: Lag.coerce(v) for k, v in (per_kind_lag or {}).items()}
-        self.api_latency = Lag.coerce(api_latency)
+        self.api_latency = Lag.coerce(api_latency)  # request sent → commit (audit entry, watch event)
+        # commit → the caller has the response (default 0: the answer arrives at the commit instant). A real
+        # write commits somewhere inside the round trip, so its watch event can beat its response.
+        self.response_latency = Lag.coerce(response_latency)
         self.cache_read_latency = Lag.coerce(cache_read_latency)
         self.bucket = TokenBucket(qps, burst) if qps else None
         self.event_delay = Lag.coerce(event_delay if event_delay is not None else 0.001)
         self._latency_rng = sim.rng(name, "api-latency")
         self._cache_rng = sim.rng(name, "cache-read")
+        self._response_rng = sim.rng(name, "api-response")  # its own stream: a zero lag draws nothing
         self.informers: dict[str, Informer] = {}
         self.controllers: dict[str, Controller] = {}
         self.clients: dict[str, Client] = {}
@@ -151,6 +156,10 @@ class Manager:
         if self.bucket is not None:
             delay += self.bucket.reserve(self.sim.scheduler.now)
         return _Sleep(delay)
+
+    def response_delay(self) -> float:
+        """Commit → response for the next request (``response_latency``)."""
+        return self.response_latency.sample(self._response_rng)
 
     def cache_read_delay(self) -> float:
         """The next cache read's cost (``cache_read_latency``, from this manager's seeded stream)."""

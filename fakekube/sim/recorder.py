@@ -113,6 +113,8 @@ class EventRecorder:
                 self.written += 1
             except errors.ApiError:
                 self.failed += 1  # the broadcaster logs and drops
+            if not self.manager.response_latency.is_zero:
+                await _Sleep(self.manager.response_delay())  # the writer waits for the answer before the next
 
     @property
     def pending(self) -> int:

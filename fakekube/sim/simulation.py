@@ -124,11 +124,12 @@ class Simulation:
     def manager(self, name: str, *, cache_lag: Lag | float | None = None,
                 per_kind_lag: dict[str, Lag | float] | None = None, api_latency: Lag | float | None = None,
                 cache_read_latency: Lag | float | None = None, qps: float | None = None, burst: int = 10,
-                event_delay: Lag | float | None = None) -> Manager:
+                event_delay: Lag | float | None = None, response_latency: Lag | float | None = None) -> Manager:
         if name in self.managers:
             raise ValueError(f"manager {name!r} already exists")
         mgr = Manager(self, name, cache_lag=cache_lag, per_kind_lag=per_kind_lag, api_latency=api_latency,
-                      cache_read_latency=cache_read_latency, qps=qps, burst=burst, event_delay=event_delay)
+                      cache_read_latency=cache_read_latency, qps=qps, burst=burst, event_delay=event_delay,
+                      response_latency=response_latency)
         self.managers[name] = mgr
         return mgr
 
