@@ -125,3 +125,40 @@ def test_event_recorder_api_is_fixed_per_name_and_validated():
         mgr.event_recorder("ctl")
     with pytest.raises(ValueError, match="unknown event API"):
         mgr.event_recorder("other", api="bogus")
+
+
+def test_response_latency_splits_a_request_at_the_commit():
+    sim = Simulation(seed=1)
+    mgr = sim.manager("m", api_latency=0.002, response_latency=0.003, cache_lag=0.001)
+    client = mgr.client("ctl")
+    mgr.informer("configmaps")
+    seen: list[float] = []
+
+    async def go():
+        start = sim.now
+        await client.create("configmaps", cm("a"))
+        returned = sim.now - start
+        seen.append(returned)
+        cached = await client.get("configmaps", "a", "default")  # the watch event beat the response
+        return cached
+
+    cached = sim.run_until_complete(go())
+    entry = next(e for e in sim.audit if e.verb == "create")
+    assert entry.time - sim.start_timestamp == pytest.approx(0.002, abs=1e-6)  # committed after the request leg
+    assert seen == [pytest.approx(0.005)]  # answered after the response leg
+    assert cached["metadata"]["name"] == "a"
+
+
+def test_response_latency_applies_to_errors_and_zero_changes_nothing():
+    sim = Simulation(seed=1)
+    mgr = sim.manager("m", api_latency=0.002, response_latency=0.003)
+    client = mgr.client("ctl")
+
+    async def go():
+        start = sim.now
+        with pytest.raises(errors.NotFound):
+            await client.delete("configmaps", "missing", "default")
+        return sim.now - start
+
+    assert sim.run_until_complete(go()) == pytest.approx(0.005)
+    assert Simulation(seed=1).manager("m").response_latency.is_zero
