@@ -14,6 +14,7 @@ Watches: ``For(SandboxClaim)`` and ``Owns(Sandbox)``, no predicates.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,7 +233,7 @@ class ClaimReconciler:
         candidates.sort(key=lambda item: item[:3])
         return await self._adopt_from_candidates(claim, [item[3] for item in candidates])
 
-    async def _adopt_from_candidates(self, claim: Obj, candidates: list[Obj]) -> Obj | None:
+    async def _adopt_from_candidates(self, claim: Obj, candidates: Sequence[Obj]) -> Obj | None:
         """Walk the sorted candidates from ``FNV(claim UID) mod min(n, workers)``, adopting with a locked PUT."""
         n = len(candidates)
         window = min(n, max(self.workers, 1))

@@ -14,7 +14,8 @@ cache LIST (an orphan to adopt, a stuck member, a claim-owned candidate) or a te
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, overload
 
 from fakekube.sim.informer import Handler
 from reconcilers import keys
@@ -145,9 +146,13 @@ class ClaimCandidates(_Summary):
         self._where: dict[Key, tuple[Key, tuple[bool, str, str]]] = {}
         super().__init__(informer)
 
-    def candidates(self, namespace: str, template_hash: str) -> list[Obj]:
-        """A snapshot (new list) of the cached candidate objects, in adoption order; do not mutate them."""
-        return [entry[3] for entry in self.groups.get((namespace, template_hash), ())]
+    def candidates(self, namespace: str, template_hash: str) -> Sequence[Obj]:
+        """A snapshot of the cached candidate objects, in adoption order; do not mutate them.
+
+        The entry list is copied (one C-level copy) and objects are picked out only when asked for: a claim
+        usually looks at one or two of ~600 candidates.
+        """
+        return _Snapshot(list(self.groups.get((namespace, template_hash), ())))
 
     def _insert(self, key: Key, obj: Obj) -> None:
         meta = obj["metadata"]
@@ -176,3 +181,26 @@ class ClaimCandidates(_Summary):
         del entries[bisect_left(entries, sort_key)]
         if not entries:
             del self.groups[gkey]
+
+
+class _Snapshot(Sequence[Obj]):
+    """The objects of a copied list of (unready, created, name, object) entries."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: list[tuple[bool, str, str, Obj]]) -> None:
+        self._entries = entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, index: int) -> Obj: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Obj]: ...
+
+    def __getitem__(self, index: int | slice) -> Obj | list[Obj]:
+        if isinstance(index, slice):
+            return [entry[3] for entry in self._entries[index]]
+        return self._entries[index][3]
