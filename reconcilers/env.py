@@ -27,14 +27,14 @@ MANAGER = "agent-sandbox-controller"
 class ClusterModel:
     """Latencies of the simulated cluster, in virtual seconds."""
 
-    api_latency: Lag = Lag.uniform(0.002, 0.008)  # one request, client to etcd commit
+    # One request's round trip, 2–8 ms, split at the etcd commit: request → commit, then commit → response.
+    # With the split a write's watch event can reach the cache before the writer has its answer, as on a
+    # cluster (putting the whole round trip before the commit made self-collisions more frequent).
+    api_latency: Lag = Lag.uniform(0.001, 0.004)
     cache_lag: Lag = Lag.exponential(0.004, cap=0.250)  # commit to the informer's cache (watch delivery)
     event_delay: Lag = Lag.uniform(0.001, 0.010)  # the event broadcaster's asynchronous POST
     cache_read_latency: Lag = Lag.zero()  # time before each cache read (a pass's own CPU time)
-    # Commit → response. 0 keeps the published numbers: the whole round trip happens before the commit.
-    # Splitting it (e.g. api_latency 1-4 ms + response_latency 1-4 ms) lets a write's watch event race
-    # its response, as on a cluster (docs/concepts.md).
-    response_latency: Lag = Lag.zero()
+    response_latency: Lag = Lag.uniform(0.001, 0.004)  # commit → response (docs/concepts.md)
     # Pod start, one kubelet/scheduler write per step (each bumps the pod's resourceVersion):
     pod_scheduled: Lag = Lag.uniform(0.020, 0.150)  # creation → PodScheduled (scheduler queue + binding)
     pod_initialized: Lag = Lag.uniform(0.200, 0.600)  # → Initialized (pod sandbox, CNI, no init containers)

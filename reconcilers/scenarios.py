@@ -153,6 +153,7 @@ async def _wait(env: AgentSandboxEnv, params: LoadParams, done: Callable[[], boo
 async def load_generator(run: ScenarioRun, progress: Progress | None = None) -> None:
     env, params, tracker = run.env, run.scenario.params, run.tracker
     sim = env.sim
+    # ClusterLoader2 creates open loop (each create a task of its own): no response leg is modelled for it.
     loader = sim.manager(LOADER, api_latency=env.model.api_latency).client(LOADER)
     say = progress or (lambda _msg: None)
 
