@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from reconcilers import keys
+from reconcilers.gcpause import cyclic_gc_paused
 from reconcilers.objects import controller_of
 
 CLAIM_STATUS = "sandboxclaims/status"
@@ -62,6 +63,11 @@ def doubly_owned_sandboxes(run: Any) -> list[str]:
 
 
 def summarize(run: Any) -> dict[str, Any]:
+    with cyclic_gc_paused():
+        return _summarize(run)
+
+
+def _summarize(run: Any) -> dict[str, Any]:
     sim = run.env.sim
     audit = sim.store.audit
     entries = audit.entries

@@ -13,15 +13,14 @@ ends in a settled state that tests can check.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from reconcilers import keys
 from reconcilers.env import AgentSandboxEnv, ClusterModel, ControllerFlags, build_env
+from reconcilers.gcpause import cyclic_gc_paused
 from reconcilers.hashing import name_hash
 from reconcilers.strategies import WriteStrategies
 from reconcilers.tracking import ReadinessTracker
@@ -194,25 +193,6 @@ async def load_generator(run: ScenarioRun, progress: Progress | None = None) -> 
     run.finished = True
 
 
-@contextlib.contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a scenario runs.
-
-    A seed-load run keeps millions of live objects (the store, the audit log, 800 workers' coroutines); every
-    young-generation collection walks the survivors again, which cost ~20% of the wall time. Little cyclic
-    garbage is made meanwhile (caught API errors, finished tasks: about +60 MB of peak RSS at seed-load), and
-    it is collected as usual once the collector is back on. Nothing in the simulation depends on when garbage
-    is collected, so results are unchanged.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def run_scenario(scenario: Scenario | str, strategies: WriteStrategies | None = None, *, seed: int = 1,
                  model: ClusterModel | None = None, progress: Progress | None = None) -> ScenarioRun:
     """Build a fresh cluster, drive the load recipe to the end, and return the run for reporting."""
@@ -224,7 +204,7 @@ def run_scenario(scenario: Scenario | str, strategies: WriteStrategies | None = 
     tracker = ReadinessTracker(env.sim, scenario.params.namespace, name_hash(scenario.params.pool))
     run = ScenarioRun(scenario, strategies, seed, env, tracker)
     env.sim.spawn(load_generator(run, progress))
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         env.sim.run(stop_when=lambda: run.finished)
     run.wall_seconds = time.perf_counter() - wall
     return run
