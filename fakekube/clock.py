@@ -50,7 +50,12 @@ class VirtualClock:
 
 def rfc3339(moment: datetime) -> str:
     """metav1.Time's JSON form: RFC 3339 in UTC with second precision."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    t = moment.astimezone(UTC)
+    if t.year < 1000:
+        return t.strftime("%Y-%m-%dT%H:%M:%SZ")  # strftime's %Y does not zero-pad such years on every platform
+    # The same text without strftime, which freezegun replaces with a much slower wrapper under simulation
+    # (every write stamps a time).
+    return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
 
 
 def parse_rfc3339(text: str) -> datetime:
