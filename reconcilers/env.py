@@ -10,9 +10,9 @@ Ready.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC
 from typing import Any
 
+from fakekube.clock import rfc3339
 from fakekube.sim import Lag, Simulation, predicates
 from reconcilers import claim, crd_paths, keys, sandbox, template, warmpool
 from reconcilers.cache import register_controller_index, register_label_index
@@ -97,16 +97,13 @@ def build_env(
                       cache_read_latency=model.cache_read_latency, response_latency=model.response_latency)
     tracer = Tracer(enabled=flags.enable_tracing)
 
-    # Every sandbox pass stamps its Ready condition. fakekube.clock.rfc3339 goes through strftime, which
-    # freezegun patches (slow); the same fixed-width UTC text is formatted by hand, once per virtual instant.
+    # Every sandbox pass stamps its Ready condition: format the time once per virtual instant.
     stamp: list[Any] = [None, ""]  # [clock offset, RFC 3339 string]
 
     def now() -> str:
         offset = sim.clock.monotonic
         if stamp[0] != offset:
-            t = sim.clock.now().astimezone(UTC)
-            stamp[0] = offset
-            stamp[1] = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
+            stamp[0], stamp[1] = offset, rfc3339(sim.clock.now())
         return stamp[1]
 
     def seconds() -> float:
