@@ -45,10 +45,8 @@ def register_controller_index(manager: Any, resource: str) -> None:
 
 def cache_informer(client: Any, resource: str) -> Any | None:
     """The manager's informer behind a cache-reading fakekube.sim client; None for the API reader or fakes."""
-    manager = getattr(client, "manager", None)
-    if manager is None or getattr(client, "is_live", False) or not hasattr(manager, "informer"):
-        return None
-    return manager.informer(resource)
+    cache = getattr(client, "cache", None)
+    return cache(resource) if cache is not None else None
 
 
 async def shared_list(client: Any, resource: str, namespace: str | None = None,

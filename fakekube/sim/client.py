@@ -84,6 +84,10 @@ class Client:
         """True for the API reader (``client.live``): its reads are API requests, not cache reads."""
         return self._live
 
+    def cache(self, resource: str | ResourceType) -> Informer | None:
+        """The informer this client's reads of ``resource`` come from; None for the API reader."""
+        return None if self._live else self._informer(resource)
+
     async def cache_read(self) -> None:
         """Pay for one cache read without reading (an await point costing ``cache_read_latency``).
 
