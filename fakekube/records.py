@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 from fakekube.resources import ResourceType
 
 Key = tuple[str, str]  # (namespace or "", name)

@@ -31,6 +31,7 @@ from fakekube.errors import (
     too_many,
     type_invalid,
 )
+from fakekube.jsonvalues import json_equal
 
 __all__ = ["StructuralSchema"]
 
@@ -317,7 +318,7 @@ class _Node:
     def _check_enum(self, value: Any, path: str, errs: list[FieldError]) -> None:
         assert self.enum is not None
         for allowed in self.enum:
-            if _json_equal(value, allowed):
+            if json_equal(value, allowed):
                 return
         self._enum_fail(value, path, errs)
 
@@ -367,7 +368,7 @@ class _Node:
             if self.list_type == "set":
                 seen: list[Any] = []
                 for i, item in enumerate(value):
-                    if any(_json_equal(item, s) for s in seen):
+                    if any(json_equal(item, s) for s in seen):
                         errs.append(duplicate(f"{path}[{i}]", item))
                     else:
                         seen.append(item)
@@ -479,23 +480,12 @@ def _prune_everything(value: Any) -> None:
             _prune_everything(item)
 
 
-def _json_equal(a: Any, b: Any) -> bool:
-    # JSON equality: booleans are not numbers, 1 == 1.0.
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
-    return type(a) is type(b) and a == b
 
 
 def _has_duplicates(values: list[Any]) -> bool:
     for i, a in enumerate(values):
         for b in values[i + 1 :]:
-            if _json_equal(a, b):
+            if json_equal(a, b):
                 return True
     return False
 

@@ -26,7 +26,7 @@ from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
 from fakekube.decoding import check_decodable
 from fakekube.faults import FaultInjector
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
 from fakekube.verbs.crds import CrdVerbs

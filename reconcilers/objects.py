@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 
 Obj = dict[str, Any]
 

@@ -16,9 +16,9 @@ from typing import Any
 import yaml
 
 from fakekube import errors
+from fakekube.jsonvalues import json_copy
 from fakekube.patch import fieldpath
 from fakekube.patch.fieldpath import Path
-from fakekube.patch.jsonutil import json_copy
 from fakekube.patch.managed_fields import (
     ManagerEntry,
     compare,

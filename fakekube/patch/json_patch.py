@@ -22,7 +22,8 @@ import jsonpatch
 import jsonpointer
 
 from fakekube import errors
-from fakekube.patch.jsonutil import decode_json, go_json_kind, json_copy
+from fakekube.jsonvalues import json_copy
+from fakekube.patch.jsonutil import decode_json, go_json_kind
 
 MAX_OPERATIONS = 10000
 

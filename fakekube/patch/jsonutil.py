@@ -6,19 +6,7 @@ import json
 from typing import Any
 
 from fakekube import errors
-
-
-def json_copy(value: Any) -> Any:
-    """Deep copy of a JSON document; several times faster than ``copy.deepcopy`` (no memo, no dispatch)."""
-    t = type(value)
-    if t is dict:
-        return {k: (json_copy(v) if type(v) in _CONTAINERS else v) for k, v in value.items()}
-    if t is list:
-        return [json_copy(v) if type(v) in _CONTAINERS else v for v in value]
-    return value
-
-
-_CONTAINERS = (dict, list)
+from fakekube.jsonvalues import json_copy
 
 
 def go_key(value: Any) -> Any:

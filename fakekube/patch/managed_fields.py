@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakekube.jsonvalues import json_copy
 from fakekube.patch import fieldpath
 from fakekube.patch.fieldpath import Path
-from fakekube.patch.jsonutil import json_copy
 from fakekube.patch.schema import UNTYPED, PatchSchema
 
 _MISSING: Any = object()

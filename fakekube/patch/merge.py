@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
-from fakekube.patch.jsonutil import json_copy
+from fakekube.jsonvalues import json_copy, json_equal
 
 INVALID_PATCH = "Invalid JSON Patch"
 
@@ -90,19 +90,8 @@ def create_merge_patch(original: dict, modified: dict) -> dict:
             sub = create_merge_patch(old, new)
             if sub:
                 patch[key] = sub
-        elif not _json_equal(old, new):
+        elif not json_equal(old, new):
             patch[key] = json_copy(new)
     return patch
 
 
-def _json_equal(a: Any, b: Any) -> bool:
-    # JSON equality: 1 and 1.0 are the same number, but true is not 1.
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict | list) or isinstance(b, dict | list):
-        return False
-    return a == b

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube.jsonvalues import json_copy
 from fakekube.patch.gofmt import go_type, go_value
-from fakekube.patch.jsonutil import go_key, json_copy
+from fakekube.patch.jsonutil import go_key
 from fakekube.patch.schema import UNTYPED, PatchSchema
 
 DIRECTIVE = "$patch"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.patch.jsonutil import go_key, json_copy
+from fakekube.jsonvalues import json_copy
+from fakekube.patch.jsonutil import go_key
 from fakekube.patch.schema import UNTYPED, PatchSchema
 
 

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 
 from . import predicates as preds
 from .informer import Handler

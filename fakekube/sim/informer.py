@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 from fakekube.selectors import FieldSelector, LabelSelector
 from fakekube.watch import ADDED, DELETED, ERROR, WatchEvent
 

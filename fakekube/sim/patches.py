@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 from fakekube.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, create_merge_patch
 
 Obj = dict[str, Any]

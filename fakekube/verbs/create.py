@@ -6,7 +6,7 @@ from typing import Any
 
 from fakekube import errors, validation
 from fakekube.audit import AuditEntry
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 from fakekube.records import (
     CRD_STORAGE,
     MAX_GENERATE_NAME_ATTEMPTS,

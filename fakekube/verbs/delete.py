@@ -7,7 +7,7 @@ from typing import Any
 from fakekube import errors
 from fakekube.audit import AuditEntry
 from fakekube.clock import rfc3339
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 from fakekube.records import (
     GC_FINALIZERS,
     record_key,

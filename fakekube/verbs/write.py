@@ -7,7 +7,7 @@ from typing import Any
 from fakekube import errors
 from fakekube.audit import AuditEntry
 from fakekube.decoding import check_decodable
-from fakekube.jsoncopy import json_copy
+from fakekube.jsonvalues import json_copy
 from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
 from fakekube.records import (
     CRD_STORAGE,

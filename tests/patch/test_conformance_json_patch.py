@@ -12,9 +12,9 @@ import json
 import pytest
 
 from fakekube import errors
+from fakekube.jsonvalues import json_copy
 from fakekube.patch import JSON_PATCH, apply_patch
 from fakekube.patch.json_patch import apply_json_patch, decode_json_patch
-from fakekube.patch.jsonutil import json_copy
 
 from .conformance_support import load, params
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from fakekube import errors
+from fakekube.jsonvalues import json_copy
 from fakekube.patch import STRATEGIC_MERGE_PATCH, apply_patch
-from fakekube.patch.jsonutil import json_copy
 
 from .conformance_support import load, params, smp_schemas
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fakekube import errors
+from fakekube.jsonvalues import json_copy
 from fakekube.patch import (
     APPLY_PATCH,
     CUSTOM_RESOURCE_PATCH_TYPES,
@@ -14,7 +15,6 @@ from fakekube.patch import (
     apply_patch,
 )
 from fakekube.patch.builtin_schemas import builtin_schema
-from fakekube.patch.jsonutil import json_copy
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "resourceVersion": "7"},
        "spec": {"containers": [{"name": "app", "image": "a"}]}}
