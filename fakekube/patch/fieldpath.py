@@ -33,8 +33,23 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
+_KEY_ELEMENTS: dict[tuple[Any, ...], str] = {}
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def key_element(item: dict, keys: Iterable[str]) -> str:
-    return "k:" + _dumps({k: item[k] for k in keys if k in item})
+    # Key values repeat across the objects of a kind (container and env names...), so the encoded element is
+    # memoised for scalar keys; the cache is bounded and cleared when full.
+    present = tuple((k, item[k]) for k in keys if k in item)
+    if all(type(v) in _SCALARS for _, v in present):
+        cache_key = tuple((k, type(v), v) for k, v in present)
+        element = _KEY_ELEMENTS.get(cache_key)
+        if element is None:
+            if len(_KEY_ELEMENTS) > 50_000:
+                _KEY_ELEMENTS.clear()
+            element = _KEY_ELEMENTS[cache_key] = "k:" + _dumps(dict(present))
+        return element
+    return "k:" + _dumps(dict(present))
 
 
 def value_element(value: Any) -> str:
@@ -248,7 +263,12 @@ def object_tree(obj: dict, schema: PatchSchema | None) -> dict:
 
 
 def _map_tree(value: dict, schema: PatchSchema) -> dict:
-    return {"f:" + k: _value_tree(value[k], schema.field(k) or UNTYPED) for k in sorted(value)}
+    out: dict = {}
+    for k in sorted(value):
+        v = value[k]
+        # Scalars and empty containers are leaves whatever the schema says: no lookup needed.
+        out["f:" + k] = {} if type(v) in _SCALARS or not v else _value_tree(v, schema.field(k) or UNTYPED)
+    return out
 
 
 def _value_tree(value: Any, schema: PatchSchema) -> dict:
