@@ -1,0 +1,61 @@
+"""The store's fast managedFields paths agree with the plain path-set definitions."""
+
+from __future__ import annotations
+
+import json
+
+import hypothesis.strategies as st
+from hypothesis import given, settings
+
+from fakekube.patch import fieldpath as fp
+from fakekube.patch.builtin_schemas import builtin_schema
+
+POD = builtin_schema("", "Pod")
+NAMES = st.sampled_from(["a", "b", 'q"x', "c-1"])
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(0, 3), st.sampled_from(["", "x", "y"]))
+CONTAINER = st.fixed_dictionaries({"name": NAMES}, optional={
+    "image": SCALARS,
+    "env": st.lists(st.fixed_dictionaries({"name": NAMES}, optional={"value": SCALARS}), max_size=3),
+    "ports": st.lists(st.fixed_dictionaries({"containerPort": st.integers(1, 3)},
+                                            optional={"protocol": st.sampled_from(["TCP", "UDP"])}), max_size=2),
+    "args": st.lists(st.text(max_size=2), max_size=2),
+})
+PODS = st.fixed_dictionaries({
+    "apiVersion": st.just("v1"), "kind": st.just("Pod"),
+    "metadata": st.fixed_dictionaries({"name": st.just("p")}, optional={
+        "labels": st.dictionaries(NAMES, st.sampled_from(["1", "2"]), max_size=2),
+        "finalizers": st.lists(NAMES, max_size=2, unique=True),
+    }),
+}, optional={
+    "spec": st.fixed_dictionaries({}, optional={
+        "containers": st.lists(CONTAINER, max_size=3, unique_by=lambda c: c["name"]),
+        "nodeName": SCALARS,
+        "volumes": st.lists(st.fixed_dictionaries({"name": NAMES}, optional={"emptyDir": st.just({})}),
+                            max_size=2, unique_by=lambda v: v["name"]),
+    }),
+    "status": st.fixed_dictionaries({}, optional={
+        "conditions": st.lists(st.fixed_dictionaries({"type": NAMES, "status": SCALARS}), max_size=2,
+                               unique_by=lambda c: c["type"]),
+    }),
+})
+
+
+def _encoded(tree: dict) -> str:
+    return json.dumps(tree)  # key order matters: FieldsV1 is serialised sorted
+
+
+@settings(max_examples=200, deadline=None)
+@given(obj=PODS)
+def test_object_tree_is_the_field_set_encoded(obj: dict) -> None:
+    for schema in (POD, None):
+        assert _encoded(fp.object_tree(obj, schema)) == _encoded(fp.to_fields_v1(fp.field_set(obj, schema)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(before=PODS, after=PODS)
+def test_tree_edits_match_set_arithmetic(before: dict, after: dict) -> None:
+    old, new = fp.field_set(before, POD), fp.field_set(after, POD)
+    tree = fp.to_fields_v1(old)
+    edited = fp.tree_add(fp.tree_remove(tree, old - new), new - old)
+    assert _encoded(edited) == _encoded(fp.to_fields_v1(new))
+    assert _encoded(tree) == _encoded(fp.to_fields_v1(old))  # copy-on-write: the input is untouched
