@@ -106,3 +106,17 @@ def test_schema_violation_on_update_leaves_the_object_unchanged(crd_kube: Store)
     with pytest.raises(errors.Invalid):
         crd_kube.update("widgets", bad, "default")
     assert crd_kube.get("widgets", "w1", "default") == w
+
+
+def test_error_order_of_a_stale_put(kube: Store) -> None:
+    """Decoding errors (400) and the uid precondition come before the resourceVersion check."""
+    p = kube.create("pods", pod(), "default")
+    kube.patch("pods", "p1", {"metadata": {"labels": {"a": "1"}}}, "default")
+    with pytest.raises(errors.BadRequest, match="cannot unmarshal string into Go struct field Pod.spec"):
+        kube.update("pods", {**p, "spec": "not-an-object"}, "default")
+    with pytest.raises(errors.Conflict, match="Precondition failed: UID in precondition"):
+        kube.update("pods", {**p, "metadata": {**p["metadata"], "uid": "other"}}, "default")
+    with pytest.raises(errors.Conflict, match="the object has been modified"):
+        kube.update("pods", p, "default")
+    entry = kube.audit[-1]
+    assert (entry.code, entry.rv_before, entry.rv_after) == (409, kube.resource_version, None)
