@@ -23,6 +23,7 @@ from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
 from fakekube.server.handler import ApiHandler
 from fakekube.server.kubeconfig import write_kubeconfig
+from fakekube.server.tables import Printers
 from fakekube.server.tls import Certificates, make_certificates
 from fakekube.server.watchstream import StreamSettings, WatchStreamer
 from fakekube.store import Store
@@ -63,6 +64,7 @@ class ApiServer(ThreadingHTTPServer):
         self.closing = threading.Event()
         self.streamer = WatchStreamer(self.store, StreamSettings(watch_timeout, bookmark_interval, poll_interval),
                                       self.closing)
+        self.printers = Printers(self.store)  # server-side printing (Table) for kubectl get
         self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)
         # The audit entry of the request a handler thread just served (its status code tells an apply that
         # created from one that updated); audit listeners run on the thread that made the call.

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
-from fakekube.server import openapi, rest, routing
+from fakekube.server import openapi, rest, routing, tables
 from fakekube.server.auth import forbidden
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
@@ -128,15 +128,30 @@ class ApiHandler(BaseHTTPRequestHandler):
             attrs = rest.attributes(req, rt, verb)
             if not srv.authorizer(attrs):
                 raise forbidden(attrs)
+        # Server-side printing is asked for in Accept (kubectl's human-readable get); decided before the verb runs
+        # so a bad includeObject fails without side effects. Subresources are served as themselves.
+        table = None
+        if verb in ("get", "list", "watch") and route.subresource is None:
+            version = tables.wants_table(self.headers.get("Accept"))
+            if version is not None:
+                table = tables.TableWriter(srv.printers.for_resource(rt), rt, version,
+                                           tables.include_object(query.str("includeObject")), store.clock.now)
         srv.last_entry.value = None
         result = rest.serve(req, rt, verb)
         if isinstance(result, rest.WatchReply):
+            if table is not None:
+                result.render = table.for_event
             self._stream(result)
             return
         code = result.code
         entry = srv.last_entry.value
         if verb == "patch" and entry is not None and entry.code == 201:
             code = 201  # a server-side apply that created the object
+        if table is not None and code == 200:
+            body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
+            self._write_reply(code, json.dumps(body, separators=(",", ":")).encode(),
+                              tables.content_type(table.version))
+            return
         self._send_json(code, result.body)
 
     def _endpoint(self, route: routing.Endpoint) -> None:
@@ -178,7 +193,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         try:
             self.wfile.write(head)
             clean = self.server.streamer.run(self.wfile.write, self.connection, reply.watch, reply.resource,
-                                             reply.timeout, reply.bookmarks)
+                                             reply.timeout, reply.bookmarks, reply.render)
             if not clean:
                 self.close_connection = True
         except _CLIENT_GONE + (OSError,):

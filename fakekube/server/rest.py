@@ -8,6 +8,7 @@ semantics, selectors, pagination, 410s — is the store's.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ from fakekube.server.auth import RequestAttributes
 from fakekube.server.params import Query, dry_run_values
 from fakekube.server.routing import ResourcePath
 from fakekube.store import Store
-from fakekube.watch import Watch
+from fakekube.watch import Watch, WatchEvent
 
 NOT_FOUND_MESSAGE = "the server could not find the requested resource"
 
@@ -47,6 +48,7 @@ class WatchReply:
     resource: ResourceType
     timeout: float | None  # seconds; None: the server default
     bookmarks: bool
+    render: Callable[[WatchEvent], Any] | None = None  # set by the handler when the client wants Tables
 
 
 @dataclass(slots=True)

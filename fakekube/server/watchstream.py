@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fakekube.resources import ResourceType
 from fakekube.store import Store
@@ -35,9 +36,13 @@ class StreamSettings:
     poll_interval: float = 0.25
 
 
-def encode_event(event: WatchEvent) -> bytes:
+Render = Callable[[WatchEvent], Any]  # the object to send for an event (a Table when the client asked for one)
+
+
+def encode_event(event: WatchEvent, render: Render | None = None) -> bytes:
     # event.raw is the store's shared, immutable object: serialise it, never touch it.
-    return (json.dumps({"type": event.type, "object": event.raw}, separators=(",", ":")) + "\n").encode()
+    obj = event.raw if render is None else render(event)
+    return (json.dumps({"type": event.type, "object": obj}, separators=(",", ":")) + "\n").encode()
 
 
 def chunk(data: bytes) -> bytes:
@@ -78,7 +83,7 @@ class WatchStreamer:
             watch.stop()
 
     def run(self, write: Callable[[bytes], object], conn: socket.socket, watch: Watch, resource: ResourceType,
-            timeout: float | None, bookmarks: bool) -> bool:
+            timeout: float | None, bookmarks: bool, render: Render | None = None) -> bool:
         """Stream until done; False when the client went away (the connection must then be closed)."""
         settings = self.settings
         deadline = time.monotonic() + (timeout if timeout is not None else settings.default_timeout)
@@ -87,7 +92,7 @@ class WatchStreamer:
         def send(events: list[WatchEvent]) -> bool:
             nonlocal last_write
             if events:
-                write(b"".join(chunk(encode_event(e)) for e in events))
+                write(b"".join(chunk(encode_event(e, render)) for e in events))
                 last_write = time.monotonic()
             return any(e.type == ERROR for e in events)
 

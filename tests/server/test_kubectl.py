@@ -30,7 +30,7 @@ spec:
 def test_create_get_yaml_and_list(kubectl, kube_server):
     assert "configmap/cm1 created" in kubectl("create", "-f", "-", input=CM).stdout
     listing = kubectl("get", "cm").stdout
-    assert listing.splitlines()[0].split() == ["NAME", "AGE"]
+    assert listing.splitlines()[0].split() == ["NAME", "DATA", "AGE"]  # server-side printing
     assert "cm1" in listing
     obj = yaml.safe_load(kubectl("get", "cm", "cm1", "-o", "yaml").stdout)
     assert obj["data"] == {"a": "1"}

@@ -1,0 +1,489 @@
+"""Printer columns: what ``kubectl get`` shows for each kind, computed from the object the store returned.
+
+Built-in kinds follow the real server's printers (kubernetes ``pkg/printers/internalversion/printers.go``): the
+same column names, types and priorities, and the same cell formats. The server always prints "wide" (priority-1
+columns included) and kubectl hides priority > 0 unless ``-o wide``. Kinds without a printer get NAME and AGE.
+
+Custom resources follow apiextensions-apiserver's table convertor: NAME, then the served version's
+``additionalPrinterColumns`` (AGE from ``.metadata.creationTimestamp`` when there are none), each cell the first
+JSONPath result converted to the column's type; ``date`` cells become an age like ``5m``, as upstream does.
+
+Ages are measured against the store's clock, so a store on a virtual clock prints ages of its own world.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from fakekube.clock import parse_rfc3339
+from fakekube.server import jsonpath
+
+Cells = list[Any]
+RowFunc = Callable[[dict[str, Any], datetime], Cells]
+
+NAME_DOC = "Name must be unique within a namespace. More info: " \
+           "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
+AGE_DOC = "CreationTimestamp is a timestamp representing the server time when this object was created, in " \
+          "RFC3339 form and UTC."
+
+
+def column(name: str, type_: str = "string", description: str = "", *, priority: int = 0,
+           format_: str = "") -> dict[str, Any]:
+    """A ``metav1.TableColumnDefinition``; every field is always present, as the real server encodes them."""
+    return {"name": name, "type": type_, "format": format_, "description": description, "priority": priority}
+
+
+NAME = column("Name", description=NAME_DOC, format_="name")
+AGE = column("Age", description=AGE_DOC)
+
+
+@dataclass(frozen=True, slots=True)
+class Printer:
+    columns: tuple[dict[str, Any], ...]
+    row: RowFunc
+
+
+# -- cell helpers ----------------------------------------------------------------------------------------------
+
+
+def human_duration(seconds: float) -> str:
+    """apimachinery ``duration.HumanDuration``: coarser the older it gets (``90s``, ``5m3s``, ``3h``, ``12d``)."""
+    secs = int(seconds)
+    if secs < -1:
+        return "<invalid>"  # clocks two or more seconds apart
+    if secs < 0:
+        return "0s"
+    if secs < 120:
+        return f"{secs}s"
+    minutes = secs // 60
+    if minutes < 10:
+        rest = secs % 60
+        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = secs // 3600
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h{rest}m" if rest else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        rest = hours % 24
+        return f"{hours // 24}d{rest}h" if rest else f"{hours // 24}d"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        rest = (hours // 24) % 365
+        return f"{hours // 24 // 365}y{rest}d" if rest else f"{hours // 24 // 365}y"
+    return f"{hours // 24 // 365}y"
+
+
+def since(timestamp: Any, now: datetime) -> str:
+    """``translateTimestampSince``: the age of an RFC3339 timestamp, ``<unknown>`` when unset or unreadable."""
+    if not isinstance(timestamp, str) or not timestamp:
+        return "<unknown>"
+    moment = _moment(timestamp)
+    return "<unknown>" if moment is None else human_duration((now - moment).total_seconds())
+
+
+def _moment(text: str) -> datetime | None:
+    try:
+        moment = parse_rfc3339(text)
+    except ValueError:
+        return None
+    # A timestamp without a zone would not subtract from the aware "now"; metav1.Time means UTC.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _name(obj: dict[str, Any]) -> str:
+    return _meta(obj).get("name", "")
+
+
+def _age(obj: dict[str, Any], now: datetime) -> str:
+    return since(_meta(obj).get("creationTimestamp"), now)
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _or_none(text: Any) -> str:
+    return text if isinstance(text, str) and text else "<none>"
+
+
+def format_labels(labels: Any) -> str:
+    """``labels.FormatLabels``: ``a=1,b=2`` sorted by key, ``<none>`` when empty."""
+    if not isinstance(labels, dict) or not labels:
+        return "<none>"
+    return ",".join(f"{k}={labels[k]}" for k in sorted(labels))
+
+
+def format_label_selector(selector: Any) -> str:
+    """``metav1.FormatLabelSelector``: matchLabels then expressions, ``<none>`` for an empty selector."""
+    if not isinstance(selector, dict):
+        return "<none>"
+    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expr in _list(selector.get("matchExpressions")):
+        key, op, values = expr.get("key", ""), expr.get("operator", ""), _list(expr.get("values"))
+        if op == "In":
+            parts.append(f"{key} in ({','.join(values)})")
+        elif op == "NotIn":
+            parts.append(f"{key} notin ({','.join(values)})")
+        elif op == "Exists":
+            parts.append(key)
+        elif op == "DoesNotExist":
+            parts.append(f"!{key}")
+    text = ",".join(parts)
+    return text or "<none>"
+
+
+def container_cells(containers: Any) -> tuple[str, str]:
+    """``layoutContainerCells``: the names and the images of the containers, comma-separated."""
+    items = _list(containers)
+    return ",".join(c.get("name", "") for c in items), ",".join(c.get("image", "") for c in items)
+
+
+# -- built-in printers -----------------------------------------------------------------------------------------
+
+
+def _pod_row(pod: dict[str, Any], now: datetime) -> Cells:
+    """``printPod``: READY counts ready running containers; STATUS is the most telling reason."""
+    spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    phase = status.get("phase") or ""
+    reason = status.get("reason") or phase
+    conditions = _list(status.get("conditions"))
+    if any(c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated" for c in conditions):
+        reason = "SchedulingGated"
+    init_specs = {c.get("name"): c for c in _list(spec.get("initContainers"))}
+
+    def sidecar(name: Any) -> bool:  # a restartable init container (restartPolicy: Always)
+        return (init_specs.get(name) or {}).get("restartPolicy") == "Always"
+
+    total = len(_list(spec.get("containers"))) + sum(1 for c in init_specs.values() if c.get("restartPolicy") ==
+                                                     "Always")
+    ready = restarts = sidecar_restarts = 0
+    last_restart = sidecar_last_restart = ""
+    initializing = False
+    init_statuses = _list(status.get("initContainerStatuses"))
+    for i, cs in enumerate(init_statuses):
+        count = int(cs.get("restartCount") or 0)
+        restarts += count
+        finished = _get(cs, "lastState", "terminated", "finishedAt") or ""
+        last_restart = max(last_restart, finished)
+        if sidecar(cs.get("name")):
+            sidecar_restarts += count
+            sidecar_last_restart = max(sidecar_last_restart, finished)
+        terminated, waiting = _get(cs, "state", "terminated"), _get(cs, "state", "waiting")
+        if terminated is not None and int(terminated.get("exitCode") or 0) == 0:
+            continue
+        if sidecar(cs.get("name")) and cs.get("started"):
+            ready += 1 if cs.get("ready") else 0
+            continue
+        if terminated is not None:
+            if terminated.get("reason"):
+                reason = "Init:" + terminated["reason"]
+            elif terminated.get("signal"):
+                reason = f"Init:Signal:{terminated['signal']}"
+            else:
+                reason = f"Init:ExitCode:{terminated.get('exitCode', 0)}"
+        elif waiting is not None and waiting.get("reason") and waiting["reason"] != "PodInitializing":
+            reason = "Init:" + waiting["reason"]
+        else:
+            reason = f"Init:{i}/{len(init_specs)}"
+        initializing = True
+        break
+    initialized = any(c.get("type") == "Initialized" and c.get("status") == "True" for c in conditions)
+    if not initializing or initialized:
+        restarts, last_restart = sidecar_restarts, sidecar_last_restart
+        has_running = False
+        for cs in reversed(_list(status.get("containerStatuses"))):
+            restarts += int(cs.get("restartCount") or 0)
+            last_restart = max(last_restart, _get(cs, "lastState", "terminated", "finishedAt") or "")
+            waiting, terminated = _get(cs, "state", "waiting"), _get(cs, "state", "terminated")
+            if waiting is not None and waiting.get("reason"):
+                reason = waiting["reason"]
+            elif terminated is not None and terminated.get("reason"):
+                reason = terminated["reason"]
+            elif terminated is not None:
+                reason = (f"Signal:{terminated['signal']}" if terminated.get("signal")
+                          else f"ExitCode:{terminated.get('exitCode', 0)}")
+            elif cs.get("ready") and _get(cs, "state", "running") is not None:
+                has_running = True
+                ready += 1
+        if reason == "Completed" and has_running:
+            pod_ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+            reason = "Running" if pod_ready else "NotReady"
+    if _meta(pod).get("deletionTimestamp"):
+        if status.get("reason") == "NodeLost":
+            reason = "Unknown"
+        elif phase not in ("Succeeded", "Failed"):
+            reason = "Terminating"
+    restarts_cell = str(restarts)
+    if restarts and last_restart:
+        restarts_cell = f"{restarts} ({since(last_restart, now)} ago)"
+    ips = _list(status.get("podIPs"))
+    pod_ip = (ips[0].get("ip") if ips and isinstance(ips[0], dict) else "") or ""
+    gates = _list(spec.get("readinessGates"))
+    gates_cell = "<none>"
+    if gates:
+        by_type = {}
+        for c in conditions:
+            by_type.setdefault(c.get("type"), c)
+        true = sum(1 for g in gates if (by_type.get(g.get("conditionType")) or {}).get("status") == "True")
+        gates_cell = f"{true}/{len(gates)}"
+    return [_name(pod), f"{ready}/{total}", reason, restarts_cell, _age(pod, now), _or_none(pod_ip),
+            _or_none(spec.get("nodeName")), _or_none(status.get("nominatedNodeName")), gates_cell]
+
+
+def _service_external_ip(svc: dict[str, Any]) -> str:
+    spec = svc.get("spec") or {}
+    kind = spec.get("type") or ""
+    external = [ip for ip in _list(spec.get("externalIPs")) if isinstance(ip, str)]
+    if kind in ("ClusterIP", "NodePort"):
+        return ",".join(external) if external else "<none>"
+    if kind == "LoadBalancer":
+        ingress = _list(_get(svc, "status", "loadBalancer", "ingress"))
+        lb = sorted({i.get("ip") or i.get("hostname") for i in ingress if i.get("ip") or i.get("hostname")})
+        if external:
+            return ",".join([*lb, *external])
+        return ",".join(lb) if lb else "<pending>"
+    if kind == "ExternalName":
+        return spec.get("externalName", "")
+    return "<unknown>"
+
+
+def _service_row(svc: dict[str, Any], now: datetime) -> Cells:
+    spec = svc.get("spec") or {}
+    cluster_ips = _list(spec.get("clusterIPs"))
+    ports = []
+    for p in _list(spec.get("ports")):
+        protocol = p.get("protocol") or "TCP"
+        node_port = p.get("nodePort") or 0
+        ports.append(f"{p.get('port', 0)}:{node_port}/{protocol}" if node_port else f"{p.get('port', 0)}/{protocol}")
+    return [_name(svc), spec.get("type") or "", cluster_ips[0] if cluster_ips else "<none>",
+            _service_external_ip(svc), ",".join(ports) or "<none>", _age(svc, now),
+            format_labels(spec.get("selector"))]
+
+
+def _deployment_row(dep: dict[str, Any], now: datetime) -> Cells:
+    spec, status = dep.get("spec") or {}, dep.get("status") or {}
+    names, images = container_cells(_get(spec, "template", "spec", "containers"))
+    desired = spec.get("replicas")
+    desired = 1 if desired is None else desired  # defaulted by the real server; shown as stored otherwise
+    return [_name(dep), f"{int(status.get('readyReplicas') or 0)}/{int(desired)}",
+            int(status.get("updatedReplicas") or 0), int(status.get("availableReplicas") or 0), _age(dep, now),
+            names, images, format_label_selector(spec.get("selector"))]
+
+
+def _event_row(ev: dict[str, Any], now: datetime) -> Cells:
+    first = since(ev.get("firstTimestamp"), now) if ev.get("firstTimestamp") else since(ev.get("eventTime"), now)
+    last = since(ev.get("lastTimestamp"), now) if ev.get("lastTimestamp") else first
+    count = ev.get("count") or 0
+    series = ev.get("series")
+    if isinstance(series, dict):
+        last = since(series.get("lastObservedTime"), now)
+        count = series.get("count") or 0
+    elif not count:
+        count = 1  # singleton events of the events.k8s.io API carry no count
+    involved = ev.get("involvedObject") or {}
+    kind = str(involved.get("kind") or "").lower()
+    target = f"{kind}/{involved['name']}" if involved.get("name") else kind
+    source = ev.get("source") or {}
+    component = source.get("component") or ev.get("reportingComponent") or ""
+    host = source.get("host") or ev.get("reportingInstance") or ""
+    return [last, ev.get("type") or "", ev.get("reason") or "", target, involved.get("fieldPath") or "",
+            f"{component}, {host}" if host else component, str(ev.get("message") or "").strip(), first,
+            int(count), _name(ev)]
+
+
+def _pvc_row(pvc: dict[str, Any], now: datetime) -> Cells:
+    spec, status = pvc.get("spec") or {}, pvc.get("status") or {}
+    phase = "Terminating" if _meta(pvc).get("deletionTimestamp") else status.get("phase") or ""
+    capacity = modes = ""
+    if spec.get("volumeName"):
+        modes = access_modes(status.get("accessModes"))
+        capacity = str(_get(status, "capacity", "storage") or "")
+    storage_class = spec.get("storageClassName")
+    if storage_class is None:  # the beta annotation still wins when the field is unset
+        storage_class = (_meta(pvc).get("annotations") or {}).get("volume.beta.kubernetes.io/storage-class", "")
+    return [_name(pvc), phase, spec.get("volumeName") or "", capacity, modes, storage_class,
+            spec.get("volumeAttributesClassName") or "<unset>", _age(pvc, now), spec.get("volumeMode") or "<unset>"]
+
+
+def access_modes(modes: Any) -> str:
+    """``helper.GetAccessModesAsString``: RWO,ROX,RWX,RWOP in that order, each once."""
+    present = set(_list(modes))
+    short = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
+             ("ReadWriteOncePod", "RWOP"))
+    return ",".join(abbrev for mode, abbrev in short if mode in present)
+
+
+def _simple(*cells: Callable[[dict[str, Any]], Any]) -> RowFunc:
+    """NAME, the given cells, AGE: the shape of most printers."""
+    def row(obj: dict[str, Any], now: datetime) -> Cells:
+        return [_name(obj), *(cell(obj) for cell in cells), _age(obj, now)]
+    return row
+
+
+BUILTIN: dict[tuple[str, str], Printer] = {
+    ("", "pods"): Printer((
+        NAME,
+        column("Ready", description="The aggregate readiness state of this pod for accepting traffic."),
+        column("Status", description="The aggregate status of the containers in this pod."),
+        column("Restarts", description="The number of times the containers in this pod have been restarted and "
+                                       "when the last container in this pod has restarted."),
+        AGE,
+        column("IP", description="IP address allocated to the pod.", priority=1),
+        column("Node", description="The node the pod is scheduled onto.", priority=1),
+        column("Nominated Node", description="The node the scheduler nominated for this pod while preempting.",
+               priority=1),
+        column("Readiness Gates", description="How many of the pod's readiness gates are true.", priority=1),
+    ), _pod_row),
+    ("", "configmaps"): Printer((
+        NAME, column("Data", description="The number of data and binaryData keys."), AGE,
+    ), _simple(lambda o: len(o.get("data") or {}) + len(o.get("binaryData") or {}))),
+    ("", "secrets"): Printer((
+        NAME, column("Type", description="Used to facilitate programmatic handling of secret data."),
+        column("Data", description="The number of data keys."), AGE,
+    ), _simple(lambda o: o.get("type") or "", lambda o: len(o.get("data") or {}))),
+    ("", "namespaces"): Printer((
+        NAME, column("Status", description="The status of the namespace"), AGE,
+    ), _simple(lambda o: _get(o, "status", "phase") or "")),
+    ("", "services"): Printer((
+        NAME, column("Type", description="How the Service is exposed."),
+        column("Cluster-IP", description="The IP address of the service."),
+        column("External-IP", description="IP addresses for which nodes accept traffic for this service."),
+        column("Port(s)", description="The ports exposed by this service."), AGE,
+        column("Selector", description="Route service traffic to pods with these labels.", priority=1),
+    ), _service_row),
+    ("", "serviceaccounts"): Printer((
+        NAME, column("Secrets", description="The number of secrets listed by the service account."), AGE,
+    ), _simple(lambda o: len(_list(o.get("secrets"))))),
+    ("", "persistentvolumeclaims"): Printer((
+        NAME, column("Status", description="The phase of the claim."),
+        column("Volume", description="The binding reference to the PersistentVolume backing this claim."),
+        column("Capacity", description="The actual resources of the underlying volume."),
+        column("Access Modes", description="The actual access modes the volume backing the PVC has."),
+        column("StorageClass", description="StorageClass of the pvc"),
+        column("VolumeAttributesClass", description="VolumeAttributesClass of the pvc"), AGE,
+        column("VolumeMode", description="What type of volume is required by the claim.", priority=1),
+    ), _pvc_row),
+    ("", "events"): Printer((
+        column("Last Seen", description="The time at which the most recent occurrence of this event was "
+                                        "recorded."),
+        column("Type", description="Type of this event (Normal, Warning)."),
+        column("Reason", description="A short, machine understandable reason for the transition."),
+        column("Object", description="The object that this event is about."),
+        column("Subobject", description="The field of the object the event is about.", priority=1),
+        column("Source", description="The component reporting this event.", priority=1),
+        column("Message", description="A human-readable description of the status of this operation."),
+        column("First Seen", description="The time at which the event was first recorded.", priority=1),
+        column("Count", description="The number of times this event has occurred.", priority=1),
+        column("Name", description=NAME_DOC, priority=1, format_="name"),
+    ), _event_row),
+    ("apps", "deployments"): Printer((
+        NAME, column("Ready", description="Number of the pod with ready state"),
+        column("Up-to-date", description="Total number of non-terminated pods targeted by this deployment that "
+                                         "have the desired template spec."),
+        column("Available", description="Total number of available pods targeted by this deployment."), AGE,
+        column("Containers", description="Names of each container in the template.", priority=1),
+        column("Images", description="Images referenced by each container in the template.", priority=1),
+        column("Selector", description="Label selector for pods.", priority=1),
+    ), _deployment_row),
+    ("coordination.k8s.io", "leases"): Printer((
+        NAME, column("Holder", description="The identity of the holder of a current lease."), AGE,
+    ), _simple(lambda o: _get(o, "spec", "holderIdentity") or "")),
+    ("networking.k8s.io", "networkpolicies"): Printer((
+        NAME, column("Pod-Selector", description="Selects the pods to which this NetworkPolicy object applies."),
+        AGE,
+    ), _simple(lambda o: format_label_selector(_get(o, "spec", "podSelector")))),
+}
+# The events.k8s.io view of the same Event objects prints like the core one upstream (same internal type).
+BUILTIN[("events.k8s.io", "events")] = BUILTIN[("", "events")]
+
+DEFAULT = Printer((NAME, AGE), _simple())
+
+
+# -- custom resources ------------------------------------------------------------------------------------------
+
+
+def crd_printer(columns: list[dict[str, Any]] | None) -> Printer:
+    """The table convertor of one CRD version. Columns whose JSONPath falls outside the supported subset are
+    dropped (the real server refuses such a CRD instead; the store accepted it, so print what can be printed)."""
+    if not columns:
+        columns = [{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp",
+                    "description": AGE_DOC}]
+    defs: list[dict[str, Any]] = [NAME]
+    paths: list[tuple[tuple[jsonpath.Step, ...], str]] = []
+    for col in columns:
+        path = str(col.get("jsonPath") or "")
+        try:
+            steps = jsonpath.parse(path)
+        except jsonpath.JSONPathError:
+            continue
+        type_ = str(col.get("type") or "string")
+        defs.append(column(str(col.get("name") or ""), type_,
+                           str(col.get("description") or
+                               f"Custom resource definition column (in JSONPath format): {path}"),
+                           priority=int(col.get("priority") or 0), format_=str(col.get("format") or "")))
+        paths.append((steps, type_))
+
+    def row(obj: dict[str, Any], now: datetime) -> Cells:
+        cells: Cells = [_name(obj)]
+        for steps, type_ in paths:
+            found = jsonpath.find(steps, obj)
+            cells.append(typed_cell(type_, found[0], now) if found else None)
+        return cells
+
+    return Printer(tuple(defs), row)
+
+
+def typed_cell(type_: str, value: Any, now: datetime) -> Any:
+    """``cellForJSONValue``: a value of the wrong type is an empty cell, never an error."""
+    if value is None:
+        return None
+    is_bool = isinstance(value, bool)
+    if type_ == "string":
+        return print_value(value)
+    if type_ == "integer" and not is_bool and isinstance(value, int | float):
+        return int(value)
+    if type_ == "number" and not is_bool and isinstance(value, int | float):
+        return float(value)
+    if type_ == "boolean" and is_bool:
+        return value
+    if type_ == "date" and isinstance(value, str):
+        moment = _moment(value)
+        if moment is None:
+            return "<invalid>"
+        return human_duration((now - moment).total_seconds())
+    return None
+
+
+def print_value(value: Any) -> str:
+    """How client-go's JSONPath prints one result: strings as they are, objects and arrays as JSON, scalars
+    the way Go's fmt does."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"), sort_keys=True)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return str(value)
