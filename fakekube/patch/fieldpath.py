@@ -281,13 +281,26 @@ def _value_tree(value: Any, schema: PatchSchema) -> dict:
             return {}
         item_schema = schema.item()
         keys = schema.ssa_keys
-        items = {key_element(item, keys): item for item in value}
+        trees: dict[str, dict] = {}
+        for item in value:
+            pe = key_element(item, keys)
+            tree = _map_tree(item, item_schema)
+            # Items sharing a key (duplicate env names, say) contribute the union of their fields.
+            trees[pe] = _union(trees[pe], tree) if pe in trees else tree
         out: dict = {}
-        for pe in sorted(items, key=_element_key):
-            children = _map_tree(items[pe], item_schema)
+        for pe in sorted(trees, key=_element_key):
+            children = trees[pe]
             out[pe] = {".": {}, **children} if children else {}
         return out
     return {}
+
+
+def _union(a: dict, b: dict) -> dict:
+    """Two FieldsV1 subtrees merged, sorted like the rest of the tree."""
+    merged = dict(a)
+    for pe, sub in b.items():
+        merged[pe] = _union(merged[pe], sub) if pe in merged else sub
+    return _sorted_node(merged)
 
 
 def _sorted_node(node: dict) -> dict:
