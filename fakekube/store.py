@@ -26,7 +26,9 @@ from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
 from fakekube.decoding import check_decodable
 from fakekube.faults import FaultInjector
+from fakekube.gc import GarbageCollector
 from fakekube.jsonvalues import json_copy
+from fakekube.patch.managed_fields import record_update
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
 from fakekube.verbs.crds import CrdVerbs
@@ -46,7 +48,6 @@ _NAME_VALIDATORS = {
     "label": validation.name_is_dns_label,
     "dns1035": validation.name_is_dns1035_label,
 }
-
 
 
 class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs):
@@ -87,8 +88,6 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self._lock = threading.RLock()
         self._depth = 0
         self._collecting = False
-        from fakekube.gc import GarbageCollector
-
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
         for name in namespaces:
@@ -124,12 +123,11 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
     def _begin(self, verb: str, rt: ResourceType, namespace: str | None, name: str | None,
                subresource: str | None, actor: str, **extra: Any) -> AuditEntry:
         self._seq += 1
-        entry = AuditEntry(
+        return AuditEntry(
             seq=self._seq, time=self.clock.now().timestamp(), actor=actor, verb=verb, group=rt.group,
             resource=rt.plural, namespace=namespace if rt.namespaced else None, name=name,
             subresource=subresource, **extra,
         )
-        return entry
 
     def _inject_faults(self, entry: AuditEntry) -> None:
         outcome = self.faults.check(entry.verb, entry.resource, entry.namespace, entry.name, entry.subresource,
@@ -176,9 +174,9 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                     finally:
                         self._collecting = False
 
-    def _present(self, rt: ResourceType, record: Record | dict[str, Any]) -> dict[str, Any]:
-        obj = record.copy() if isinstance(record, Record) else json_copy(record)
-        return self._convert_out(rt, obj)
+    def _present(self, rt: ResourceType, record: Record) -> dict[str, Any]:
+        """A caller's copy of a stored object, shown through ``rt``."""
+        return self._convert_out(rt, record.copy())
 
     def _convert_out(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         if rt.from_storage is not None:
@@ -388,12 +386,9 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return (actor or "unknown").split("/", 1)[0]
 
     def _record_managed_fields(self, rt: ResourceType, old: dict[str, Any] | None, new: dict[str, Any],
-                               manager: str, subresource: str | None) -> None:
-        if not self.track_managed_fields:
-            return
-        try:
-            from fakekube.patch.managed_fields import record_update
-        except ImportError:
+                               manager: str | None, subresource: str | None) -> None:
+        """An ``Update`` entry for ``manager``; ``None`` means the write (an apply) has recorded its own."""
+        if manager is None or not self.track_managed_fields:
             return
         record_update(old, new, manager=manager, api_version=rt.api_version, subresource=subresource,
                       now=self._now(), schema=rt.patch_schema)

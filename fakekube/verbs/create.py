@@ -31,7 +31,7 @@ class CreateVerbs:
         )
 
     def _create(self, rt: ResourceType, body: Any, namespace: str | None, entry: AuditEntry, dry_run: bool,
-                manager: str) -> dict[str, Any]:
+                manager: str | None) -> dict[str, Any]:
         obj = self._check_body(rt, body)
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         meta = obj["metadata"]

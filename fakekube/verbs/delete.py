@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from fakekube import errors
@@ -49,7 +50,6 @@ class DeleteVerbs:
         meta = obj["metadata"]
         entry.rv_before = record.rv
         entry.uid = meta["uid"]
-        kind_resource = errors.qualified(rt.kind, rt.group)
         if preconditions.get("uid") and preconditions["uid"] != meta["uid"]:
             raise errors.Conflict(rt.kind, rt.group, name,
                                   f"the UID in the precondition ({preconditions['uid']}) does not match the UID in "
@@ -59,10 +59,7 @@ class DeleteVerbs:
                                   f"the ResourceVersion in the precondition ({preconditions['resourceVersion']}) does "
                                   f"not match the ResourceVersion in record ({record.rv}). The object might have "
                                   "been modified")
-        del kind_resource
-        new = json_copy(obj)
-        new_meta = new["metadata"]
-        finalizers = list(new_meta.get("finalizers") or [])
+        finalizers = list(meta.get("finalizers") or [])
         # deletionFinalizersForGarbageCollection: the policy decides the orphan / foregroundDeletion finalizer.
         if orphan_dependents is not None:
             policy = "Orphan" if orphan_dependents else "Background"
@@ -87,14 +84,15 @@ class DeleteVerbs:
                 return self._success(rt, name, meta["uid"])
             self._commit(rt, record_key(rt, obj), None, record, entry)
             return self._success(rt, name, meta["uid"])
+        # The object stays: a copy of it carries the deletion (only now is one worth making).
+        new = json_copy(obj)
+        new_meta = new["metadata"]
         if finalizers:
             new_meta["finalizers"] = finalizers
         else:
             new_meta.pop("finalizers", None)
         now = self.clock.now()
         if graceful and grace_seconds > 0:
-            from datetime import timedelta
-
             deadline = rfc3339(now + timedelta(seconds=grace_seconds))
             current_grace = meta.get("deletionGracePeriodSeconds")
             if already_deleting and current_grace is not None and current_grace <= grace_seconds:

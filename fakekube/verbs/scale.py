@@ -6,7 +6,7 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.audit import AuditEntry
-from fakekube.resources import ResourceType
+from fakekube.resources import ResourceType, path_getter
 
 
 class ScaleVerbs:
@@ -16,8 +16,6 @@ class ScaleVerbs:
 
     def _scale_of(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         assert rt.scale is not None
-        from fakekube.resources import path_getter
-
         meta = obj["metadata"]
         spec = path_getter(rt.scale.spec_replicas_path)(obj)
         status = path_getter(rt.scale.status_replicas_path)(obj)
@@ -53,7 +51,5 @@ class ScaleVerbs:
         for part in parts[:-1]:
             target = target.setdefault(part, {})
         target[parts[-1]] = (body.get("spec") or {}).get("replicas", 0)
-        saved_unconditional = rt.strategy.allow_unconditional_update
         result = self._update(rt, namespace, name, obj, None, entry, dry_run, manager, current=record)
-        rt.strategy.allow_unconditional_update = saved_unconditional
         return self._scale_of(rt, result)

@@ -9,6 +9,7 @@ from fakekube.audit import AuditEntry
 from fakekube.decoding import check_decodable
 from fakekube.jsonvalues import json_copy
 from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
+from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
 from fakekube.records import (
     CRD_STORAGE,
     Record,
@@ -74,7 +75,7 @@ class WriteVerbs:
         raise errors.Conflict(rt.plural, rt.group, name)
 
     def _update(self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any],
-                subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str,
+                subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
                 *, current: Record | None = None) -> dict[str, Any]:
         """The shared write path of PUT and PATCH: preconditions, strategy, validation, commit."""
         target = self.storage_type(rt.storage) if rt.to_storage else rt
@@ -203,13 +204,12 @@ class WriteVerbs:
 
     def _apply(self, rt: ResourceType, namespace: str | None, name: str, body: Any, subresource: str | None,
                entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool) -> dict[str, Any]:
-        from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
-
         config = parse_apply_body(body)
         validate_apply_request(config, field_manager=field_manager, api_version=rt.api_version, kind=rt.kind)
         assert field_manager is not None
         record = self._bucket(rt).get(self._key(rt, namespace, name))
-        live = self._present(rt, record) if record is not None else None
+        # server_side_apply copies what it changes, so the stored object is read without a copy first.
+        live = self._view(rt)(record.obj) if record is not None else None
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now())
         if record is None:
@@ -218,15 +218,7 @@ class WriteVerbs:
             result.setdefault("metadata", {})["name"] = name
             if rt.namespaced and namespace:
                 result["metadata"]["namespace"] = namespace
-            saved, self.track_managed_fields = self.track_managed_fields, False
-            try:
-                return self._create(rt, result, namespace, entry, dry_run, field_manager)
-            finally:
-                self.track_managed_fields = saved
+            return self._create(rt, result, namespace, entry, dry_run, None)
         entry.rv_before = record.rv
-        saved, self.track_managed_fields = self.track_managed_fields, False
-        try:
-            return self._update(rt, namespace, name, result, subresource, entry, dry_run, field_manager,
-                                current=record)
-        finally:
-            self.track_managed_fields = saved
+        # manager None: the apply has recorded its own managedFields entry.
+        return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record)
