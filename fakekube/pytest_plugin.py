@@ -34,15 +34,7 @@ def kube(kube_factory: Callable[..., Store]) -> Store:
 @pytest.fixture
 def load_manifests(kube: Store) -> Callable[[str | Path | dict[str, Any]], list[dict[str, Any]]]:
     """``load_manifests("crds.yaml")``: register CRDs and create every other object in the file or text."""
-
-    def load(source: str | Path | dict[str, Any]) -> list[dict[str, Any]]:
-        kube.load_crds(source)
-        from fakekube.resources import load_manifests as parse
-
-        rest = [d for d in parse(source) if d.get("kind") != "CustomResourceDefinition"]
-        return kube.load(rest) if rest else []
-
-    return load
+    return kube.load
 
 
 # The simulation and HTTP front ship fixtures of their own; expose them when they are importable.

@@ -396,9 +396,17 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
     # -- conveniences ----------------------------------------------------------------------------------
 
     def load(self, source: str | Any, *, actor: str = "fakekube") -> list[dict[str, Any]]:
-        """Create every object in a manifest (dict, list, YAML text or file); CRDs register their kinds."""
+        """Create every object in a manifest (dict, list, YAML text or file); returns those that are not CRDs.
+
+        CustomResourceDefinitions are registered first (created, or updated when they exist), so a file may
+        list custom resources before the CRD that defines them.
+        """
+        docs = load_manifests(source)
+        self.load_crds([d for d in docs if d.get("kind") == "CustomResourceDefinition"], actor=actor)
         created = []
-        for doc in load_manifests(source):
+        for doc in docs:
+            if doc.get("kind") == "CustomResourceDefinition":
+                continue
             rt = self.registry.for_kind(doc.get("apiVersion", ""), doc.get("kind", ""))
             ns = (doc.get("metadata") or {}).get("namespace")
             if rt.namespaced and not ns:

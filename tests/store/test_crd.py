@@ -76,3 +76,13 @@ def test_unchanged_fields_are_not_revalidated_on_update(crd_kube: Store) -> None
     w["spec"]["replicas"] = 2
     with pytest.raises(errors.Invalid, match="spec.color"):
         crd_kube.update("widgets", w, "default")
+
+
+def test_load_registers_crds_before_creating_their_objects(kube: Store) -> None:
+    import yaml
+
+    text = yaml.safe_dump_all([widget("first"), WIDGET_CRD])  # the custom resource comes first in the file
+    created = kube.load(text)
+    assert [o["metadata"]["name"] for o in created] == ["first"]
+    assert kube.get("widgets", "first", "default")["spec"]["size"] == "medium"
+    kube.load(WIDGET_CRD)  # loading an existing CRD again updates it
