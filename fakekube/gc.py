@@ -43,10 +43,9 @@ class GarbageCollector:
 
     def observe(self, rt: ResourceType, key: Key, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         """Called by the store on every commit: remember what the next collection must look at."""
-        current = new if new is not None else old
-        assert current is not None
         if new is None:
-            self._owners_gone.add(current["metadata"]["uid"])
+            assert old is not None
+            self._owners_gone.add(old["metadata"]["uid"])
             if key[0] and self._terminating(key[0]):
                 self._namespaces.add(key[0])
         else:
@@ -94,8 +93,7 @@ class GarbageCollector:
     # -- one object --------------------------------------------------------------------------------------
 
     def _current(self, storage: str, key: Key) -> dict[str, Any] | None:
-        record = self._store._data.get(storage, {}).get(key)
-        return record.obj if record is not None else None
+        return self._store.stored_object(storage, key)
 
     def _attend_to(self, storage: str, key: Key) -> int:
         obj = self._current(storage, key)
@@ -152,11 +150,8 @@ class GarbageCollector:
     def _delete_dependents_in_foreground(self, storage: str, key: Key, owner: dict[str, Any]) -> int:
         uid = owner["metadata"]["uid"]
         made = 0
-        blocking = False
         for dep_storage, dep_key, dep in self._store.dependents_of(uid):
             ref = next((r for r in dep["metadata"].get("ownerReferences") or [] if r.get("uid") == uid), {})
-            if ref.get("blockOwnerDeletion"):
-                blocking = True
             if not dep["metadata"].get("deletionTimestamp"):
                 others_alive = any(
                     self._owner_state(r.get("uid", "")) == "present"
@@ -168,7 +163,7 @@ class GarbageCollector:
                     continue
                 made += self._delete(dep_storage, dep_key, "Foreground" if ref.get("blockOwnerDeletion")
                                      else "Background")
-        if blocking and any(
+        if any(
             r.get("uid") == uid and r.get("blockOwnerDeletion")
             for _, _, d in self._store.dependents_of(uid)
             for r in d["metadata"].get("ownerReferences") or ()
@@ -183,10 +178,8 @@ class GarbageCollector:
 
     def _delete(self, storage: str, key: Key, policy: str, actor: str = GC_ACTOR) -> int:
         rt = self._rt(storage)
-        try:
+        with contextlib.suppress(errors.ApiError):  # gone meanwhile, or refused: looked at again on change
             self._store.delete(rt, key[1], key[0] or None, propagation_policy=policy, actor=actor)
-        except errors.ApiError:
-            return 1
         return 1
 
     def _set_owner_refs(self, storage: str, key: Key, obj: dict[str, Any], refs: list[dict[str, Any]]) -> int:

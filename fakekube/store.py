@@ -259,8 +259,10 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             raise errors.NotFound(rt.plural, rt.group, name)
         return record
 
-    def exists_uid(self, uid: str) -> bool:
-        return uid in self._by_uid
+    def stored_object(self, storage: str, key: Key) -> dict[str, Any] | None:
+        """The stored object itself, read-only (for the garbage collector), or None."""
+        record = self._data.get(storage, {}).get(key)
+        return record.obj if record is not None else None
 
     def object_by_uid(self, uid: str) -> tuple[str, Key, dict[str, Any]] | None:
         """(storage, key, stored object) — read-only access for the garbage collector."""
