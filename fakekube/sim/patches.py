@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube.jsonvalues import json_copy
-from fakekube.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, create_merge_patch
+from fakekube.patch import (
+    APPLY_PATCH,
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    create_merge_patch,
+    create_strategic_merge_patch,
+)
 
 Obj = dict[str, Any]
 
@@ -64,37 +71,6 @@ class MergeFrom(Patch):
         return _rv(self.base)
 
 
-def _strategic_diff(original: Any, modified: Any) -> Any:
-    """Fallback two-way strategic merge patch, used while ``fakekube.patch`` has no
-    ``create_strategic_merge_patch``: maps are diffed key by key; a changed list of maps is sent whole with a
-    ``{"$patch": "replace"}`` element, a changed list of scalars whole plus ``$deleteFromPrimitiveList`` for
-    removed values. Correct for any merge key, if less compact than upstream's diff."""
-    patch: dict[str, Any] = {}
-    for key in original:
-        if key not in modified:
-            patch[key] = None
-    for key, new in modified.items():
-        old = original.get(key) if key in original else None
-        if key not in original:
-            patch[key] = new
-        elif isinstance(old, dict) and isinstance(new, dict):
-            sub = _strategic_diff(old, new)
-            if sub:
-                patch[key] = sub
-        elif old != new:
-            if isinstance(new, list) and isinstance(old, list):
-                if all(isinstance(v, dict) for v in new + old):
-                    patch[key] = [*new, {"$patch": "replace"}]
-                else:
-                    patch[key] = new
-                    removed = [v for v in old if v not in new]
-                    if removed:
-                        patch[f"$deleteFromPrimitiveList/{key}"] = removed
-            else:
-                patch[key] = new
-    return patch
-
-
 class StrategicMergeFrom(Patch):
     """``client.StrategicMergeFrom(base)``: a two-way strategic merge patch (built-in kinds only; CRs get 415)."""
 
@@ -105,12 +81,7 @@ class StrategicMergeFrom(Patch):
         self.optimistic_lock = optimistic_lock
 
     def body(self, obj: Obj) -> Any:
-        try:
-            from fakekube.patch import create_strategic_merge_patch  # type: ignore[attr-defined]
-        except ImportError:
-            create_strategic_merge_patch = None
-        body = (create_strategic_merge_patch(self.base, obj) if create_strategic_merge_patch is not None
-                else _strategic_diff(self.base, obj))
+        body = create_strategic_merge_patch(self.base, obj)
         if self.optimistic_lock:
             rv = _rv(self.base)
             if rv is None:
