@@ -88,6 +88,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self._lock = threading.RLock()
         self._depth = 0
         self._collecting = False
+        self._follow_ups: list[AuditEntry] = []  # entries of work a request caused, audited after it
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
         for name in namespaces:
@@ -166,6 +167,10 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                 self._depth -= 1
                 if entry is not None:
                     self.audit.record(entry)
+                if self._depth == 0 and self._follow_ups:
+                    follow_ups, self._follow_ups = self._follow_ups, []
+                    for follow_up in follow_ups:
+                        self.audit.record(follow_up)
                 if self._depth == 0 and self.gc_mode == "sync" and self.gc.pending and not self._collecting:
                     # The collector's own requests come back here; one collection at a time.
                     self._collecting = True
@@ -215,12 +220,13 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                 self._unindex(rt, key, old_obj)
                 self._index(rt, key, new)
         entry.rv_after = str(rv)
-        if rt.storage == CRD_STORAGE:
-            self._crd_changed(new, old_obj, entry)
         self.hub.publish(Change(rv, rt.storage, change_type, new, old_obj))
         self.gc.observe(rt, key, new, old_obj)
         for hook in self.commit_hooks:
             hook(entry, old_obj, new)
+        if rt.storage == CRD_STORAGE:
+            # After the CRD's own change is published, so the cleanup's revisions come after it.
+            self._crd_changed(new, old_obj)
         return record
 
     def _index(self, rt: ResourceType, key: Key, obj: dict[str, Any]) -> None:

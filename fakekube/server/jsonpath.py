@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from fakekube.jsonvalues import json_equal
+
 
 class JSONPathError(ValueError):
     pass
@@ -145,11 +147,6 @@ def _matches(step: Filter, item: Any) -> bool:
         node = node[name]
     if step.op is None:
         return True
-    # A bool never equals a number here, unlike in Python (True == 1).
-    same = type(node) is type(step.value) or (_is_number(node) and _is_number(step.value))
-    equal = same and node == step.value
+    # JSON equality: 1 == 1.0, but a bool never equals a number (unlike Python's True == 1).
+    equal = json_equal(node, step.value)
     return equal if step.op == "==" else not equal
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -61,25 +61,32 @@ def human_duration(seconds: float) -> str:
         return f"{secs}s"
     minutes = secs // 60
     if minutes < 10:
-        rest = secs % 60
-        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
+        return _two_units(minutes, "m", secs % 60, "s")
     if minutes < 180:
         return f"{minutes}m"
     hours = secs // 3600
     if hours < 8:
-        rest = minutes % 60
-        return f"{hours}h{rest}m" if rest else f"{hours}h"
+        return _two_units(hours, "h", minutes % 60, "m")
     if hours < 48:
         return f"{hours}h"
+    days = hours // 24
     if hours < 24 * 8:
-        rest = hours % 24
-        return f"{hours // 24}d{rest}h" if rest else f"{hours // 24}d"
+        return _two_units(days, "d", hours % 24, "h")
     if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
+        return f"{days}d"
+    years = days // 365
     if hours < 24 * 365 * 8:
-        rest = (hours // 24) % 365
-        return f"{hours // 24 // 365}y{rest}d" if rest else f"{hours // 24 // 365}y"
-    return f"{hours // 24 // 365}y"
+        return _two_units(years, "y", days % 365, "d")
+    return f"{years}y"
+
+
+def _two_units(major: int, major_unit: str, minor: int, minor_unit: str) -> str:
+    """``5m3s``, or ``5m`` when the smaller unit is zero."""
+    return f"{major}{major_unit}{minor}{minor_unit}" if minor else f"{major}{major_unit}"
+
+
+def _elapsed(moment: datetime, now: datetime) -> str:
+    return human_duration((now - moment).total_seconds())
 
 
 def since(timestamp: Any, now: datetime) -> str:
@@ -87,7 +94,7 @@ def since(timestamp: Any, now: datetime) -> str:
     if not isinstance(timestamp, str) or not timestamp:
         return "<unknown>"
     moment = _moment(timestamp)
-    return "<unknown>" if moment is None else human_duration((now - moment).total_seconds())
+    return "<unknown>" if moment is None else _elapsed(moment, now)
 
 
 def _moment(text: str) -> datetime | None:
@@ -469,9 +476,7 @@ def typed_cell(type_: str, value: Any, now: datetime) -> Any:
         return value
     if type_ == "date" and isinstance(value, str):
         moment = _moment(value)
-        if moment is None:
-            return "<invalid>"
-        return human_duration((now - moment).total_seconds())
+        return "<invalid>" if moment is None else _elapsed(moment, now)
     return None
 
 

@@ -6,7 +6,6 @@ wants one controller to see a different (older, held back) world gives it a mana
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .client import Client
@@ -94,8 +93,6 @@ class Manager:
             informer.start()
         return informer
 
-    cache = informer
-
     def index_field(self, resource: str | ResourceType, field: str, extract: IndexFunc) -> None:
         """``mgr.GetFieldIndexer().IndexField``: ``client.list(..., fields={field: value})`` uses it."""
         self.informer(resource).add_index(field, extract)
@@ -164,11 +161,6 @@ class Manager:
     def cache_read_delay(self) -> float:
         """The next cache read's cost (``cache_read_latency``, from this manager's seeded stream)."""
         return self.cache_read_latency.sample(self._cache_rng)
-
-    _cache_delay = cache_read_delay  # the old private name, for callers written against it
-
-    def on_time(self, callback: Callable[[float], None]) -> None:
-        self.sim.scheduler.time_listeners.append(callback)
 
     def __repr__(self) -> str:
         return f"<Manager {self.name}>"

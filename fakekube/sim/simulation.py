@@ -77,7 +77,6 @@ class Simulation:
         self._naive_start: tuple[Any, datetime] | None = None  # (clock, its naive UTC time at monotonic 0)
         self._rt_cache: dict[str, ResourceType] = {}
         self._rt_generation = -1
-        self._tasks_checked = 0
 
     # -- basics ---------------------------------------------------------------------------------------
 

@@ -5,32 +5,39 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
-from fakekube.audit import AuditEntry
 from fakekube.records import (
     CRD_STORAGE,
 )
 from fakekube.resources import ResourceType, load_manifests
-from fakekube.watch import DELETED, Change
+
+CRD_CLEANUP_ACTOR = "apiextensions-controller"
 
 
 class CrdVerbs:
     """CRD bookkeeping and ``load_crds``."""
 
-    def _crd_changed(self, new: dict[str, Any] | None, old: dict[str, Any] | None, entry: AuditEntry) -> None:
-        """Serve (or stop serving) a CRD's kinds as soon as the CRD object is written."""
-        if new is None:
-            assert old is not None
-            for rt in [t for t in self.registry if t.custom and f"{t.plural}.{t.group}" == old["metadata"]["name"]]:
-                bucket = self._data.pop(rt.storage, {})
-                self._order.pop(rt.storage, None)
-                for key, record in sorted(bucket.items()):
-                    self._rv += 1
-                    self._unindex(rt, key, record.obj)
-                    gone = {**record.obj, "metadata": {**record.obj["metadata"]}}
-                    self.hub.publish(Change(self._rv, rt.storage, DELETED, None, gone))
-            self.registry.unregister_crd(old["metadata"]["name"])
+    def _crd_changed(self, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        """Serve (or stop serving) a CRD's kinds as soon as the CRD object is written.
+
+        Deleting a CRD deletes its custom resources first, each an audited delete by the apiextensions
+        controller (apiextensions-apiserver ``pkg/controller/finalizer/crd_finalizer.go``).
+        """
+        if new is not None:
+            self.registry.register_crd(new)
             return
-        self.registry.register_crd(new)
+        assert old is not None
+        name = old["metadata"]["name"]
+        served = [t for t in self.registry if t.custom and f"{t.plural}.{t.group}" == name]
+        if served:
+            rt = served[0]
+            bucket = self._bucket(rt)
+            for key in list(self._sorted_keys(rt)):
+                entry = self._begin("delete", rt, key[0] or None, key[1], None, CRD_CLEANUP_ACTOR)
+                self._commit(rt, key, None, bucket[key], entry)
+                entry.code = 200
+                self._follow_ups.append(entry)
+            self._data.pop(rt.storage, None)
+        self.registry.unregister_crd(name)
 
     def _check_crd(self, obj: dict[str, Any]) -> None:
         from fakekube.resources import crd_resource_types

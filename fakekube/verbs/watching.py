@@ -7,9 +7,6 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.audit import AuditEntry
-from fakekube.records import (
-    sort_key,
-)
 from fakekube.resources import ResourceType
 from fakekube.watch import ADDED, BOOKMARK, Watch, WatchEvent
 
@@ -33,14 +30,15 @@ class WatchVerbs:
 
         def serve(entry: AuditEntry) -> Watch:
             matches = self._matcher(rt, namespace, label_selector, field_selector)
-            watch = Watch(self.hub, rt.storage, matches, self._view(rt), on_event)
-            watch.allow_bookmarks = allow_bookmarks  # type: ignore[attr-defined]
+            view = self._view(rt)
+            watch = Watch(self.hub, rt.storage, matches, view, on_event)
             initial = resource_version in (None, "", "0") or bool(send_initial_events)
             if initial:
-                for key in sorted(self._bucket(rt), key=sort_key):
-                    obj = self._bucket(rt)[key].obj
+                bucket = self._bucket(rt)
+                for key in self._sorted_keys(rt):
+                    obj = bucket[key].obj
                     if matches(obj):
-                        watch.send(WatchEvent(ADDED, self._view(rt)(obj)))
+                        watch.send(WatchEvent(ADDED, view(obj)))
                 if send_initial_events and allow_bookmarks:
                     watch.send(WatchEvent(BOOKMARK, self._bookmark(rt, initial_events_end=True)))
             else:

@@ -20,9 +20,16 @@ def test_creating_the_crd_object_serves_its_kind(kube: Store) -> None:
 
 def test_deleting_the_crd_removes_its_objects(crd_kube: Store) -> None:
     crd_kube.create("widgets", widget(), "default")
+    watch = crd_kube.watch("widgets", resource_version=crd_kube.resource_version)
     crd_kube.delete("customresourcedefinitions", "widgets.example.com")
     with pytest.raises(errors.NotFound):
         crd_kube.resolve("widgets")
+    crd_delete, cleanup = crd_kube.audit[-2], crd_kube.audit[-1]
+    assert (crd_delete.path, cleanup.path, cleanup.actor) == (
+        "customresourcedefinitions/widgets.example.com", "widgets/w1", "apiextensions-controller")
+    assert int(cleanup.rv_after) > int(crd_delete.rv_after)
+    events = watch.drain()
+    assert [(e.type, e.resource_version) for e in events] == [("DELETED", cleanup.rv_after)]
 
 
 def test_crd_from_yaml_text(kube: Store) -> None:
