@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from fakekube.patch.builtin_schemas import builtin_schema
 from fakekube.resources import Registry, ResourceType, ScaleSpec, path_getter
 from fakekube.strategies import (
     DeploymentStrategy,
@@ -17,6 +18,14 @@ from fakekube.strategies import (
     StatusStrategy,
     Strategy,
 )
+
+
+class CrdStrategy(StatusStrategy):
+    """apiextensions-apiserver ``pkg/registry/customresourcedefinition/strategy.go``: generation on spec
+    changes and, like custom resources, no update without a resourceVersion."""
+
+    tracks_generation = True
+    allow_unconditional_update = False
 
 
 class SecretStrategy(Strategy):
@@ -121,33 +130,14 @@ def builtin_types() -> list[ResourceType]:
                      short_names=("deploy",), categories=("all",), subresources=frozenset({"status", "scale"}),
                      scale=ScaleSpec(".spec.replicas", ".status.replicas", None)),
         ResourceType("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
-                     namespaced=False, strategy=StatusStrategy(), short_names=("crd", "crds"),
+                     namespaced=False, strategy=CrdStrategy(), short_names=("crd", "crds"),
                      subresources=frozenset({"status"})),
     ]
 
 
-def _attach_patch_schemas(types: list[ResourceType]) -> None:
-    try:
-        from fakekube.patch.builtin_schemas import builtin_schema
-    except ImportError:  # the strategic-merge metadata is optional until the patch package provides it
-        return
-    for rt in types:
-        rt.patch_schema = builtin_schema(rt.group, rt.kind)
-
-
-def _crd_strategy_overrides(types: list[ResourceType]) -> None:
-    # CustomResourceDefinitions, like custom resources, require a resourceVersion on update.
-    for rt in types:
-        if rt.kind == "CustomResourceDefinition":
-            rt.strategy.allow_unconditional_update = False
-            rt.strategy.tracks_generation = True
-
-
 def builtin_registry() -> Registry:
     registry = Registry()
-    types = builtin_types()
-    _attach_patch_schemas(types)
-    _crd_strategy_overrides(types)
-    for rt in types:
+    for rt in builtin_types():
+        rt.patch_schema = builtin_schema(rt.group, rt.kind)
         registry.register(rt)
     return registry

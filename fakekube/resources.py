@@ -16,6 +16,8 @@ from typing import Any
 import yaml
 
 from fakekube import errors
+from fakekube.patch.schema import PatchSchema
+from fakekube.schema import StructuralSchema
 from fakekube.strategies import CustomResourceStrategy, Strategy
 
 FieldGetter = Callable[[dict[str, Any]], str]
@@ -228,9 +230,6 @@ def load_manifests(source: str | Path | dict[str, Any] | list[dict[str, Any]]) -
 
 def crd_resource_types(crd: dict[str, Any]) -> list[ResourceType]:
     """The served versions of an apiextensions.k8s.io/v1 CustomResourceDefinition as ResourceTypes."""
-    from fakekube.patch.schema import PatchSchema
-    from fakekube.schema import StructuralSchema
-
     spec = crd.get("spec") or {}
     names = spec.get("names") or {}
     group = spec.get("group", "")

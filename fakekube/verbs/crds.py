@@ -8,7 +8,7 @@ from fakekube import errors
 from fakekube.records import (
     CRD_STORAGE,
 )
-from fakekube.resources import ResourceType, load_manifests
+from fakekube.resources import ResourceType, crd_resource_types, load_manifests
 
 CRD_CLEANUP_ACTOR = "apiextensions-controller"
 
@@ -40,8 +40,6 @@ class CrdVerbs:
         self.registry.unregister_crd(name)
 
     def _check_crd(self, obj: dict[str, Any]) -> None:
-        from fakekube.resources import crd_resource_types
-
         types = crd_resource_types(obj)
         expected = f"{types[0].plural}.{types[0].group}" if types else ""
         if types and obj["metadata"].get("name") != expected:
