@@ -15,11 +15,17 @@ def _without_metadata(obj: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in obj.items() if k != "metadata"}
 
 
+def _keep_stored(new: dict[str, Any], old: dict[str, Any], *keys: str) -> None:
+    """What the request sent for ``keys`` is replaced by the stored values (absent stays absent)."""
+    for key in keys:
+        if key in old:
+            new[key] = old[key]
+        else:
+            new.pop(key, None)
+
+
 def _reset_status(new: dict[str, Any], old: dict[str, Any]) -> None:
-    if "status" in old:
-        new["status"] = old["status"]
-    else:
-        new.pop("status", None)
+    _keep_stored(new, old, "status")
 
 
 def _bump_generation_if(new: dict[str, Any], old: dict[str, Any], changed: bool) -> None:
@@ -126,16 +132,9 @@ class PodStrategy(Strategy):
         _bump_generation_if(new, old, new.get("spec") != old.get("spec"))
 
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        new["spec"] = old.get("spec")
-        if new["spec"] is None:
-            new.pop("spec")
-        meta, old_meta = new["metadata"], old["metadata"]
-        for key in ("ownerReferences", "deletionTimestamp", "deletionGracePeriodSeconds", "generation",
-                    "finalizers"):
-            if key in old_meta:
-                meta[key] = old_meta[key]
-            else:
-                meta.pop(key, None)
+        _keep_stored(new, old, "spec")
+        _keep_stored(new["metadata"], old["metadata"], "ownerReferences", "deletionTimestamp",
+                     "deletionGracePeriodSeconds", "generation", "finalizers")
         status = new.get("status")
         old_status = old.get("status") or {}
         if isinstance(status, dict) and "observedGeneration" not in status and "observedGeneration" in old_status:
@@ -189,15 +188,9 @@ class DeploymentStrategy(Strategy):
         _bump_generation_if(new, old, changed)
 
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        new["spec"] = old.get("spec")
-        if new["spec"] is None:
-            new.pop("spec")
-        meta, old_meta = new["metadata"], old["metadata"]
-        for key in ("labels", "ownerReferences", "finalizers", "deletionTimestamp", "generation"):
-            if key in old_meta:
-                meta[key] = old_meta[key]
-            else:
-                meta.pop(key, None)
+        _keep_stored(new, old, "spec")
+        _keep_stored(new["metadata"], old["metadata"], "labels", "ownerReferences", "finalizers",
+                     "deletionTimestamp", "generation")
 
 
 class CustomResourceStrategy(Strategy):
