@@ -37,13 +37,5 @@ def load_manifests(kube: Store) -> Callable[[str | Path | dict[str, Any]], list[
     return kube.load
 
 
-# The simulation and HTTP front ship fixtures of their own; expose them when they are importable.
-_FIXTURE_MODULES = ("fakekube.sim.fixtures", "fakekube.server.fixtures")
-
-for _module in _FIXTURE_MODULES:
-    try:
-        _mod = __import__(_module, fromlist=["*"])
-    except ImportError:
-        continue
-    for _name in getattr(_mod, "__all__", ()):
-        globals()[_name] = getattr(_mod, _name)
+# The simulation and the HTTP front ship fixtures of their own, registered with this plugin.
+pytest_plugins = ["fakekube.sim.fixtures", "fakekube.server.fixtures"]

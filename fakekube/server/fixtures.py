@@ -1,4 +1,4 @@
-"""pytest fixtures for the HTTP front (re-exported by fakekube's pytest plugin through ``__all__``).
+"""pytest fixtures for the HTTP front, registered by fakekube's pytest plugin (``pytest_plugins``).
 
 - ``kube_server``: the ``kube`` store served on an ephemeral loopback port from a background thread, with a
   kubeconfig written under ``tmp_path``. Gives ``.url``, ``.kubeconfig`` (path), ``.store``, ``.server`` and

@@ -1,4 +1,4 @@
-"""pytest fixtures for the simulation, re-exported by fakekube's pytest plugin (names in ``__all__``).
+"""pytest fixtures for the simulation, registered by fakekube's pytest plugin (``pytest_plugins``).
 
 - ``sim``: a fresh :class:`Simulation` (seed 1) with a kubelet and a garbage collector; tune it with the
   ``sim_options`` fixture (override it in a test module or conftest, or parametrize it indirectly): ``seed``, ``cache_lag``, ``api_latency``, ``kubelet`` (False or kubelet options), ``gc`` (False or GC
