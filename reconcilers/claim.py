@@ -29,6 +29,7 @@ from reconcilers.objects import (
     ReconcileError,
     TemplateNotFound,
     annotations,
+    apply_secure_pod_defaults,
     controller_of,
     controller_ref,
     deep_copy,
@@ -267,20 +268,13 @@ class ClaimReconciler:
     async def _create_sandbox(self, claim: Obj, template: Obj) -> Obj:
         m = claim["metadata"]
         tspec = template.get("spec") or {}
-        management = tspec.get("networkPolicyManagement") or "Managed"
-        secure_by_default = management == "Managed" and tspec.get("networkPolicy") is None
         ann: dict[str, str] = {}
         trace = (m.get("annotations") or {}).get(keys.TRACE_CONTEXT)
         if trace is not None:
             ann[keys.TRACE_CONTEXT] = trace
         ann[keys.TEMPLATE_REF] = template["metadata"]["name"]
         pod_template = deep_copy(tspec.get("podTemplate") or {})
-        pod_spec = pod_template.setdefault("spec", {})
-        if pod_spec.get("automountServiceAccountToken") is None:
-            pod_spec["automountServiceAccountToken"] = False
-        if secure_by_default and not pod_spec.get("dnsPolicy"):
-            pod_spec["dnsPolicy"] = "None"
-            pod_spec["dnsConfig"] = {"nameservers": ["8.8.8.8", "1.1.1.1"]}
+        apply_secure_pod_defaults(pod_template.setdefault("spec", {}), tspec)
         pod_meta = pod_template.setdefault("metadata", {})
         pod_labels = pod_meta.get("labels") or {}
         pod_labels[keys.CLAIM_UID] = m["uid"]

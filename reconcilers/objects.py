@@ -158,6 +158,18 @@ def semantic_equal(a: Obj | None, b: Obj | None) -> bool:
     return _omit_empty(a or {}) == _omit_empty(b or {})
 
 
+def apply_secure_pod_defaults(pod_spec: Obj, template_spec: Obj) -> None:
+    """The defaults both the claim (cold path) and the warm pool apply to a sandbox's pod spec on create: no
+    service-account token unless the template asks for one, and public DNS when the template leaves its network
+    policy to the default managed one."""
+    if pod_spec.get("automountServiceAccountToken") is None:
+        pod_spec["automountServiceAccountToken"] = False
+    managed = (template_spec.get("networkPolicyManagement") or "Managed") == "Managed"
+    if managed and template_spec.get("networkPolicy") is None and not pod_spec.get("dnsPolicy"):
+        pod_spec["dnsPolicy"] = "None"
+        pod_spec["dnsConfig"] = {"nameservers": ["8.8.8.8", "1.1.1.1"]}
+
+
 def sort_conditions(status: Obj) -> None:
     conditions = status.get("conditions")
     if conditions:

@@ -24,6 +24,7 @@ from reconcilers.indexes import WarmPoolMembers
 from reconcilers.objects import (
     Obj,
     ReconcileError,
+    apply_secure_pod_defaults,
     controller_of,
     controller_ref,
     deep_copy,
@@ -178,12 +179,7 @@ class WarmPoolReconciler:
         template_hash = name_hash(template_name)
         pod_labels = {**(tmeta.get("labels") or {}), keys.TEMPLATE_REF_HASH: template_hash}
         pod_spec = deep_copy((tspec.get("podTemplate") or {}).get("spec") or {})
-        if pod_spec.get("automountServiceAccountToken") is None:
-            pod_spec["automountServiceAccountToken"] = False
-        management = tspec.get("networkPolicyManagement") or "Managed"
-        if management == "Managed" and tspec.get("networkPolicy") is None and not pod_spec.get("dnsPolicy"):
-            pod_spec["dnsPolicy"] = "None"
-            pod_spec["dnsConfig"] = {"nameservers": ["8.8.8.8", "1.1.1.1"]}
+        apply_secure_pod_defaults(pod_spec, tspec)
         sandbox = {
             "apiVersion": keys.SANDBOX_API,
             "kind": "Sandbox",
