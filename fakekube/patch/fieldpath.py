@@ -94,13 +94,6 @@ def _walk(value: Any, schema: PatchSchema, path: Path, out: set[Path]) -> None:
         out.add(path)
 
 
-def schema_at(schema: PatchSchema | None, path: Path) -> PatchSchema:
-    node = schema or UNTYPED
-    for pe in path:
-        node = (node.field(pe[2:]) or UNTYPED) if pe.startswith("f:") else node.item()
-    return node
-
-
 def ensure_named_parents(paths: Iterable[Path], schema: PatchSchema | None) -> set[Path]:
     """Add the prefixes that end at a struct field (smd ``EnsureNamedFieldsAreMembers``)."""
     out = set(paths)

@@ -168,10 +168,6 @@ def _diff_value(old: Any, new: Any, schema: PatchSchema, path: Path, cmp: Compar
             cmp.modified.add(p)
 
 
-def update_key(manager: str, api_version: str, subresource: str | None) -> str:
-    return ManagerEntry(manager, "Update", api_version, None, subresource=subresource or "").identifier
-
-
 def record_update(
     old: dict | None,
     new: dict,
