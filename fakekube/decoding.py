@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
+from fakekube.patch.jsonutil import go_json_kind
 
 # A shape is a JSON type name ("object", "list", "string", "integer", "boolean", "map"), optionally with
 # the shape of its fields (object), items (list) or values (map), and the Go type name errors print.
@@ -74,8 +75,6 @@ SHAPES: dict[tuple[str, str], Shape] = {
     ),
 }
 
-_JSON_NAMES = {dict: "object", list: "array", str: "string", bool: "bool", int: "number", float: "number"}
-
 
 def _matches(value: Any, kind: str) -> bool:
     if kind in ("object", "map"):
@@ -129,8 +128,7 @@ def check_decodable(group: str, kind: str, version: str, body: dict[str, Any]) -
             found = _mismatch(body[name], field_shape, f"{go_type.split('.')[-1]}.{name}")
             if found:
                 path, field_type, value = found
-                json_type = _JSON_NAMES.get(type(value), "value")
                 raise errors.BadRequest(
                     f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot unmarshal '
-                    f"{json_type} into Go struct field {path} of type {field_type}"
+                    f"{go_json_kind(value)} into Go struct field {path} of type {field_type}"
                 )

@@ -28,6 +28,7 @@ from fakekube.decoding import check_decodable
 from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
 from fakekube.jsonvalues import json_copy
+from fakekube.patch.jsonutil import go_json_kind
 from fakekube.patch.managed_fields import record_update
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
@@ -357,7 +358,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         for field_name, value in (("apiVersion", api_version), ("kind", kind)):
             if value is not None and not isinstance(value, str):
                 raise errors.BadRequest(
-                    f"json: cannot unmarshal {type(value).__name__} into Go struct field TypeMeta.{field_name} "
+                    f"json: cannot unmarshal {go_json_kind(value)} into Go struct field TypeMeta.{field_name} "
                     "of type string"
                 )
         if rt.to_storage is not None and api_version in (None, rt.api_version):
