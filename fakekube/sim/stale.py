@@ -130,13 +130,17 @@ class StaleDetector:
         mine = _relevant(changed_paths(old, new))
         if not mine:
             return
-        # Report against the latest other write that touched each path.
+        # Report against the latest other write that touched each path. A write's own paths are diffed at most
+        # once, and only when some path gets that far back.
+        theirs_of: dict[int, list[Path]] = {}
         hits: dict[tuple[str, str, int], list[str]] = {}
         for path in mine:
             for rv, actor, seq, before, after in reversed(later):
                 if before is None:
                     continue
-                theirs = _relevant(changed_paths(before, after))
+                theirs = theirs_of.get(seq)
+                if theirs is None:
+                    theirs = theirs_of[seq] = _relevant(changed_paths(before, after))
                 if any(_overlap(path, t) for t in theirs):
                     hits.setdefault((actor, str(rv), seq), []).append(render_path(path))
                     break
