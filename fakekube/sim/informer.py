@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube.jsonvalues import json_copy
 from fakekube.selectors import FieldSelector, LabelSelector
-from fakekube.watch import ADDED, DELETED, ERROR, WatchEvent
+from fakekube.watch import ADDED, DELETED, MODIFIED, WatchEvent
 
 from .lag import Lag
 
@@ -119,12 +119,10 @@ class Informer:
 
     def _apply(self, event: WatchEvent, *, initial: bool) -> None:
         kind = event.type
-        if kind == ERROR:
-            return
+        if kind not in (ADDED, MODIFIED, DELETED):
+            return  # ERROR, BOOKMARK
         obj = event.raw
         meta = obj["metadata"]
-        if kind not in (ADDED, DELETED, "MODIFIED"):
-            return  # BOOKMARK
         self.delivered += 1
         self.last_rv = meta.get("resourceVersion", self.last_rv)
         ns = meta.get("namespace") or ""
