@@ -37,7 +37,6 @@ HTTP_REASONS = {200: "OK", 201: "Created", 202: "Accepted", 204: "NoContent", 40
                 422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable",
                 504: "Timeout"}
 METHOD_ALIASES = {"POST": "CREATE", "PUT": "UPDATE"}
-WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection")
 
 
 def color(code: int | None) -> str:
@@ -153,7 +152,7 @@ class Timeline:
             if verb_set is not None:
                 if entry.verb not in verb_set:
                     continue
-            elif not include_reads and entry.verb not in WRITE_VERBS:
+            elif not include_reads and not entry.is_write:
                 continue
             if actor_globs is not None and not _any_glob(entry.actor, actor_globs):
                 continue
