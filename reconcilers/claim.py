@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import errors
+from fakekube.clock import parse_rfc3339
+from fakekube.jsonvalues import json_copy
 from fakekube.sim import MergeFrom, Request, Result
 from reconcilers import keys
 from reconcilers.cache import CONTROLLER_UID, cache_informer, has_index, list_now, shared_get, shared_list
@@ -32,7 +34,6 @@ from reconcilers.objects import (
     apply_secure_pod_defaults,
     controller_of,
     controller_ref,
-    deep_copy,
     find_condition,
     is_controlled_by,
     is_ready,
@@ -72,11 +73,11 @@ class ClaimReconciler:
         ann = m.get("annotations") or {}
         tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
         if tc and not ann.get(keys.TRACE_CONTEXT):
-            base = deep_copy(claim)
+            base = json_copy(claim)
             annotations(claim)[keys.TRACE_CONTEXT] = tc
             await c.patch(keys.CLAIMS, claim, MergeFrom(base))
 
-        original_status = deep_copy(claim.get("status") or {})
+        original_status = json_copy(claim.get("status") or {})
         expired, time_left = self._check_expiration(claim)
 
         policy = ((claim.get("spec") or {}).get("lifecycle") or {}).get("shutdownPolicy")
@@ -114,8 +115,6 @@ class ClaimReconciler:
         shutdown = ((claim.get("spec") or {}).get("lifecycle") or {}).get("shutdownTime")
         if not shutdown:
             return False, 0.0
-        from fakekube.clock import parse_rfc3339
-
         left = parse_rfc3339(shutdown).timestamp() - self.clock_seconds()
         return (True, 0.0) if left < 0 else (False, left)
 
@@ -204,7 +203,7 @@ class ClaimReconciler:
         for sb in owned:
             ref = controller_of(sb)
             if not sb["metadata"].get("deletionTimestamp") and ref is not None and ref.get("uid") == claim_uid:
-                return deep_copy(sb)
+                return json_copy(sb)
         candidates = summary.candidates(ns, template_hash)
         if not candidates:
             return None
@@ -220,7 +219,7 @@ class ClaimReconciler:
                 continue
             ref = controller_of(sb)
             if ref is not None and ref.get("uid") == claim_uid:
-                return deep_copy(sb)
+                return json_copy(sb)
             sb_labels = sm.get("labels") or {}
             if keys.WARM_POOL_SANDBOX not in sb_labels or sb_labels.get(keys.TEMPLATE_REF_HASH) != template_hash:
                 continue
@@ -241,7 +240,7 @@ class ClaimReconciler:
         start = numeric_hash(claim["metadata"]["uid"]) % window
         trace = (claim["metadata"].get("annotations") or {}).get(keys.TRACE_CONTEXT)
         for i in range(n):
-            adopted = deep_copy(candidates[(start + i) % n])  # the cached objects are shared: copy to mutate
+            adopted = json_copy(candidates[(start + i) % n])  # the cached objects are shared: copy to mutate
             sb_labels = labels(adopted)
             sb_labels.pop(keys.WARM_POOL_SANDBOX, None)
             sb_labels.pop(keys.TEMPLATE_REF_HASH, None)
@@ -273,7 +272,7 @@ class ClaimReconciler:
         if trace is not None:
             ann[keys.TRACE_CONTEXT] = trace
         ann[keys.TEMPLATE_REF] = template["metadata"]["name"]
-        pod_template = deep_copy(tspec.get("podTemplate") or {})
+        pod_template = json_copy(tspec.get("podTemplate") or {})
         apply_secure_pod_defaults(pod_template.setdefault("spec", {}), tspec)
         pod_meta = pod_template.setdefault("metadata", {})
         pod_labels = pod_meta.get("labels") or {}
@@ -309,8 +308,8 @@ class ClaimReconciler:
         desired = {
             "podSelector": {"matchLabels": {keys.CLAIM_UID: m["uid"]}},
             "policyTypes": ["Ingress", "Egress"],
-            "ingress": deep_copy(tspec["networkPolicy"].get("ingress")),  # the template is the cache's object
-            "egress": deep_copy(tspec["networkPolicy"].get("egress")),
+            "ingress": json_copy(tspec["networkPolicy"].get("ingress")),  # the template is the cache's object
+            "egress": json_copy(tspec["networkPolicy"].get("egress")),
         }
         desired = {k: v for k, v in desired.items() if v is not None}
         try:
@@ -322,7 +321,7 @@ class ClaimReconciler:
                   "spec": desired}
             await self.client.create(keys.NETWORK_POLICIES, np)
             return
-        before = deep_copy(np)
+        before = json_copy(np)
         np["spec"] = desired
         if not any(r.get("uid") == m["uid"] for r in np["metadata"].get("ownerReferences") or ()):
             np["metadata"].setdefault("ownerReferences", []).append(controller_ref(claim))
@@ -375,7 +374,7 @@ class ClaimReconciler:
             return
         # #508: a merge patch from a copy that carries the pass's starting status.
         base = {k: v for k, v in claim.items() if k != "status"}
-        base = deep_copy(base)
+        base = json_copy(base)
         base["status"] = old_status
         try:
             await self.client.status_patch(keys.CLAIMS, claim, MergeFrom(base, optimistic_lock=mode == "patch-lock"))

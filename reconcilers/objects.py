@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.jsonvalues import json_copy
-
 Obj = dict[str, Any]
 
 
@@ -21,13 +19,6 @@ class ReconcileError(Exception):
 
 class TemplateNotFound(ReconcileError):
     """``ErrTemplateNotFound``: the claim shows ``TemplateNotFound`` and the error is suppressed."""
-
-
-def deep_copy(obj: Any) -> Any:
-    # The objects are JSON-shaped (they come from the store or are built here from JSON values), so the
-    # store's recursive copier gives the same result as a JSON round trip at about half the cost
-    # (a 1 KB sandbox: 12.6 vs 18.3 µs; a sandbox status: 2.3 vs 6.0 µs).
-    return json_copy(obj)
 
 
 def meta(obj: Obj) -> Obj:

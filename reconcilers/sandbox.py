@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import errors
+from fakekube.clock import parse_rfc3339
+from fakekube.jsonvalues import json_copy
 from fakekube.sim import MergeFrom, Request, Result
 from reconcilers import keys
 from reconcilers.cache import cache_informer, shared_list
@@ -27,7 +29,6 @@ from reconcilers.objects import (
     annotations,
     controller_of,
     controller_ref,
-    deep_copy,
     find_condition,
     semantic_equal,
     set_status_condition,
@@ -64,14 +65,14 @@ class SandboxReconciler:
         ann = m.get("annotations") or {}
         tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
         if tc and not ann.get(keys.TRACE_CONTEXT):
-            sandbox = deep_copy(sandbox)
-            base = deep_copy(sandbox)
+            sandbox = json_copy(sandbox)
+            base = json_copy(sandbox)
             annotations(sandbox)[keys.TRACE_CONTEXT] = tc
             await c.patch(keys.SANDBOXES, sandbox, MergeFrom(base))
 
         # spec.replicas nil means 1 (upstream sets it in memory only; _replicas() reads it that way).
         old_status = sandbox.get("status") or {}
-        sandbox = {**sandbox, "status": deep_copy(old_status)}
+        sandbox = {**sandbox, "status": json_copy(old_status)}
 
         expired, requeue_after = self._check_expiry(sandbox)
         deleted = False
@@ -96,8 +97,6 @@ class SandboxReconciler:
         shutdown = sandbox["spec"].get("shutdownTime")
         if not shutdown:
             return False, 0.0
-        from fakekube.clock import parse_rfc3339
-
         remaining = parse_rfc3339(shutdown).timestamp() - self.clock_seconds()
         if remaining < 0:
             return True, 0.0
@@ -209,7 +208,7 @@ class SandboxReconciler:
             pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                    "metadata": {"name": pvc_name, "namespace": m["namespace"],
                                 "ownerReferences": [controller_ref(sandbox)]},
-                   "spec": deep_copy(vct.get("spec") or {})}
+                   "spec": json_copy(vct.get("spec") or {})}
             await self.client.create(keys.PVCS, pvc)
 
     async def _reconcile_pod(self, sandbox: Obj, name_h: str) -> Obj | None:
@@ -237,8 +236,8 @@ class SandboxReconciler:
             if pod is not None and not pod["metadata"].get("deletionTimestamp"):
                 await c.delete(keys.PODS, pod)
             if tracked is not None:
-                full = deep_copy(sandbox)
-                base = deep_copy(full)
+                full = json_copy(sandbox)
+                base = json_copy(full)
                 full["metadata"]["annotations"].pop(keys.POD_NAME, None)
                 await c.patch(keys.SANDBOXES, full, MergeFrom(base))
                 sandbox.clear()
@@ -251,8 +250,8 @@ class SandboxReconciler:
             wanted = {keys.SANDBOX_NAME_HASH: name_h, **(template_meta.get("labels") or {})}
             changed = any(current.get(k) != v for k, v in wanted.items()) or controller_of(pod) is None
             if changed:
-                pod = deep_copy(pod)
-                before = deep_copy(pod) if self.strategies.pod_metadata == "patch" else None
+                pod = json_copy(pod)
+                before = json_copy(pod) if self.strategies.pod_metadata == "patch" else None
                 pm = pod["metadata"]
                 pod_labels = pm.get("labels")
                 if pod_labels is None:
@@ -272,7 +271,7 @@ class SandboxReconciler:
             return pod
 
         pod_labels = {keys.SANDBOX_NAME_HASH: name_h, **(template_meta.get("labels") or {})}
-        pod_spec = deep_copy((sandbox["spec"].get("podTemplate") or {}).get("spec") or {})
+        pod_spec = json_copy((sandbox["spec"].get("podTemplate") or {}).get("spec") or {})
         for vct in sandbox["spec"].get("volumeClaimTemplates") or ():
             vname = (vct.get("metadata") or {}).get("name", "")
             pod_spec.setdefault("volumes", []).append(
@@ -308,7 +307,7 @@ class SandboxReconciler:
         if self.strategies.sandbox_status == "update":
             await self.client.status_update(keys.SANDBOXES, sandbox)
             return
-        base = deep_copy({k: v for k, v in sandbox.items() if k != "status"})
+        base = json_copy({k: v for k, v in sandbox.items() if k != "status"})
         base["status"] = old_status
         await self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base))
 

@@ -13,9 +13,12 @@ over-create (fixed upstream by expectations in #1266). Watches: ``For(SandboxWar
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from fakekube import errors
+from fakekube.clock import rfc3339
+from fakekube.jsonvalues import json_copy
 from fakekube.sim import Apply, Request, Result
 from reconcilers import keys
 from reconcilers.cache import cache_informer, list_now, shared_get, shared_list
@@ -27,7 +30,6 @@ from reconcilers.objects import (
     apply_secure_pod_defaults,
     controller_of,
     controller_ref,
-    deep_copy,
     is_ready,
     semantic_equal,
     set_controller_reference,
@@ -49,7 +51,7 @@ class WarmPoolReconciler:
             return None
         if pool["metadata"].get("deletionTimestamp"):
             return None
-        old_status = deep_copy(pool.get("status") or {})
+        old_status = json_copy(pool.get("status") or {})
         await self._reconcile_pool(pool)
         await self._update_status(old_status, pool)
         return None
@@ -115,7 +117,7 @@ class WarmPoolReconciler:
             if ref is not None and ref.get("uid") == pool_uid:
                 active.append(sb)
             elif ref is None:
-                sb = deep_copy(sb)
+                sb = json_copy(sb)
                 try:
                     set_controller_reference(pool, sb)
                     await c.update(keys.SANDBOXES, sb)  # adopt an orphan with a locked PUT
@@ -178,7 +180,7 @@ class WarmPoolReconciler:
         tmeta = (tspec.get("podTemplate") or {}).get("metadata") or {}
         template_hash = name_hash(template_name)
         pod_labels = {**(tmeta.get("labels") or {}), keys.TEMPLATE_REF_HASH: template_hash}
-        pod_spec = deep_copy((tspec.get("podTemplate") or {}).get("spec") or {})
+        pod_spec = json_copy((tspec.get("podTemplate") or {}).get("spec") or {})
         apply_secure_pod_defaults(pod_spec, tspec)
         sandbox = {
             "apiVersion": keys.SANDBOX_API,
@@ -213,10 +215,6 @@ class WarmPoolReconciler:
 
 
 def _rfc3339(epoch_seconds: float) -> str:
-    from datetime import UTC, datetime
-
-    from fakekube.clock import rfc3339
-
     return rfc3339(datetime.fromtimestamp(epoch_seconds, UTC))
 
 
