@@ -9,16 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from reconcilers import keys
+from reconcilers.objects import is_ready
 
 _CLAIMS = "sandboxclaims"
 _SANDBOXES = "sandboxes"
-
-
-def _ready(obj: dict[str, Any]) -> bool:
-    for cond in (obj.get("status") or {}).get("conditions") or ():
-        if cond.get("type") == keys.READY:
-            return cond.get("status") == "True"
-    return False
 
 
 class ReadinessTracker:
@@ -41,7 +35,7 @@ class ReadinessTracker:
             name = new["metadata"]["name"]
             if old is None:
                 self.claim_created[name] = self.sim.now
-            if name not in self.claim_ready and _ready(new):
+            if name not in self.claim_ready and is_ready(new):
                 self.claim_ready[name] = self.sim.now
         elif resource == _SANDBOXES:
             obj = new if new is not None else old
@@ -54,7 +48,7 @@ class ReadinessTracker:
                       and (new["metadata"].get("labels") or {}).get(keys.WARM_POOL_SANDBOX) == self.pool_hash)
             if member:
                 self.pool_members[name] = None
-                if _ready(new):
+                if is_ready(new):
                     self.pool_ready[name] = None
                 else:
                     self.pool_ready.pop(name, None)
