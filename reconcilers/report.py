@@ -35,6 +35,14 @@ def _key(resource: str, subresource: str | None) -> str:
     return resource + (f"/{subresource}" if subresource else "")
 
 
+def _breakdown(records: list[Any]) -> dict[str, Any]:
+    """Total, claim-status count, and counts by resource[/subresource] and by actor of audit entries or
+    stale-overwrite records."""
+    by_resource = Counter(_key(r.resource, r.subresource) for r in records)
+    return {"total": len(records), "claim_status": by_resource[CLAIM_STATUS],
+            "by_resource": _counter(by_resource), "by_actor": _counter(Counter(r.actor for r in records))}
+
+
 def stale_records(run: Any) -> list[Any]:
     return list(run.env.sim.stale_overwrites())
 
@@ -79,24 +87,15 @@ def _summarize(run: Any) -> dict[str, Any]:
     by_verb = Counter(e.verb for e in entries)
     pool = sim.store.objects(keys.WARMPOOLS, params.namespace)
     pool_status = (pool[0].get("status") or {}) if pool else {}
+    scenario = run.scenario.to_dict()
     result: dict[str, Any] = {
         "scenario": run.scenario.name,
         "seed": run.seed,
         "strategies": run.strategies.to_dict(),
-        "params": run.scenario.to_dict()["params"],
-        "flags": run.scenario.to_dict()["flags"],
-        "conflicts": {
-            "total": len(conflicts),
-            "claim_status": sum(1 for e in conflicts if _key(e.resource, e.subresource) == CLAIM_STATUS),
-            "by_resource": _counter(Counter(_key(e.resource, e.subresource) for e in conflicts)),
-            "by_actor": _counter(Counter(e.actor for e in conflicts)),
-        },
-        "stale_overwrites": {
-            "total": len(stale),
-            "claim_status": sum(1 for r in stale if _key(r.resource, r.subresource) == CLAIM_STATUS),
-            "by_resource": _counter(Counter(_key(r.resource, r.subresource) for r in stale)),
-            "by_actor": _counter(Counter(r.actor for r in stale)),
-        },
+        "params": scenario["params"],
+        "flags": scenario["flags"],
+        "conflicts": _breakdown(conflicts),
+        "stale_overwrites": _breakdown(stale),
         "claims": {"total": len(tracker.claim_created), "ready": len(tracker.claim_ready),
                    "expected": params.total_claims},
         "ready_latency_ms": {
