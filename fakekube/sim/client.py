@@ -173,7 +173,7 @@ class Client:
                     subresource: str | None = None) -> Obj:
         rt = self._rt(resource)
         meta = obj.get("metadata") or {}
-        body = patch.body(obj)
+        body = patch.body(obj, rt.patch_schema)
         based_on = patch.based_on(obj)
         answer = await self._do(self.store.patch, rt, meta["name"], body, _ns(rt, obj, None),
                                 patch_type=patch.content_type, subresource=subresource, actor=self.actor,

@@ -18,6 +18,7 @@ from fakekube.patch import (
     create_merge_patch,
     create_strategic_merge_patch,
 )
+from fakekube.patch.schema import PatchSchema
 
 Obj = dict[str, Any]
 
@@ -32,7 +33,8 @@ def _rv(obj: Obj | None) -> str | None:
 class Patch:
     content_type: str = MERGE_PATCH
 
-    def body(self, obj: Obj) -> Any:
+    def body(self, obj: Obj, schema: PatchSchema | None = None) -> Any:
+        """The request body for ``obj``; ``schema`` is the kind's patch metadata (strategic merge needs it)."""
         raise NotImplementedError
 
     def based_on(self, obj: Obj) -> str | None:
@@ -56,7 +58,7 @@ class MergeFrom(Patch):
         self.base = json_copy(base)
         self.optimistic_lock = optimistic_lock
 
-    def body(self, obj: Obj) -> Any:
+    def body(self, obj: Obj, schema: PatchSchema | None = None) -> Any:
         if not self.optimistic_lock:
             return create_merge_patch(self.base, obj)
         rv = _rv(self.base)
@@ -80,8 +82,10 @@ class StrategicMergeFrom(Patch):
         self.base = json_copy(base)
         self.optimistic_lock = optimistic_lock
 
-    def body(self, obj: Obj) -> Any:
-        body = create_strategic_merge_patch(self.base, obj)
+    def body(self, obj: Obj, schema: PatchSchema | None = None) -> Any:
+        # With the kind's merge keys, as controller-runtime uses the Go struct's: lists merge by key and a
+        # removed element is sent as a $patch: delete.
+        body = create_strategic_merge_patch(self.base, obj, schema)
         if self.optimistic_lock:
             rv = _rv(self.base)
             if rv is None:
@@ -100,7 +104,7 @@ class JSONPatch(Patch):
     ops: list[dict[str, Any]]
     content_type: str = field(default=JSON_PATCH, init=False)
 
-    def body(self, obj: Obj) -> Any:
+    def body(self, obj: Obj, schema: PatchSchema | None = None) -> Any:
         return self.ops
 
 
@@ -116,7 +120,7 @@ class Apply(Patch):
     based_on_rv: str | None = None
     content_type: str = field(default=APPLY_PATCH, init=False)
 
-    def body(self, obj: Obj) -> Any:
+    def body(self, obj: Obj, schema: PatchSchema | None = None) -> Any:
         return obj
 
     def based_on(self, obj: Obj) -> str | None:
@@ -133,7 +137,7 @@ class RawPatch(Patch):
         self.content_type = content_type
         self._body = body
 
-    def body(self, obj: Obj) -> Any:
+    def body(self, obj: Obj, schema: PatchSchema | None = None) -> Any:
         return self._body
 
     def __repr__(self) -> str:

@@ -205,3 +205,21 @@ def test_fault_delay_is_paid_after_the_store_answers():
         return sim.now
 
     assert run(sim, go()) == pytest.approx(0.5)
+
+
+def test_strategic_merge_from_uses_the_kinds_merge_keys():
+    """Removing a container merges by name (a $patch: delete), and the other containers are kept as they are."""
+    sim, mgr, client = setup()
+    containers = [{"name": n, "image": "i"} for n in ("a", "b", "c")]
+    sim.store.create("pods", {"metadata": {"name": "p", "namespace": "default"},
+                              "spec": {"containers": containers}}, actor="u")
+
+    async def go():
+        pod = await client.live.get("pods", "p", "default")
+        base = {**pod, "spec": {**pod["spec"], "containers": [dict(c) for c in pod["spec"]["containers"]]}}
+        pod["spec"]["containers"] = [c for c in pod["spec"]["containers"] if c["name"] != "b"]
+        await client.patch("pods", pod, StrategicMergeFrom(base))
+        return [c["name"] for c in pod["spec"]["containers"]]
+
+    assert run(sim, go()) == ["a", "c"]
+    assert [c["name"] for c in sim.store.get("pods", "p", "default")["spec"]["containers"]] == ["a", "c"]
