@@ -103,3 +103,24 @@ def test_event_recorder_is_asynchronous_and_writes_events_k8s_io():
     event = sim.store.objects("events.events.k8s.io", "default")[0]
     assert event["reason"] == "Adopted" and event["note"] == "adopted it"
     assert event["regarding"]["name"] == "a" and event["reportingController"] == "ctl"
+
+
+def test_a_fault_delay_on_an_event_write_is_paid_by_the_recorder():
+    """The recorder's writes are ordinary client requests: a delay injected on them holds up the recorder,
+    not whichever request the controller makes next."""
+    sim = Simulation(seed=1)
+    mgr = sim.manager("m", api_latency=0.002, event_delay=0.001)
+    client = mgr.client("ctl")
+    rec = mgr.event_recorder("rec")
+    sim.store.faults.delay(5.0, verb="create", resource="events")
+
+    async def go():
+        obj = await client.create("configmaps", {"metadata": {"name": "a", "namespace": "default"}})
+        rec.event(obj, "Normal", "Created", "made it")
+        await sim.sleep(0.1)  # the event is written meanwhile
+        started = sim.now
+        await client.get("configmaps", "a", "default", copy=False)
+        await client.live.get("configmaps", "a", "default")
+        return sim.now - started
+
+    assert sim.run_until_complete(go()) < 1.0
