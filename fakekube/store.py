@@ -90,6 +90,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self._depth = 0
         self._collecting = False
         self._follow_ups: list[AuditEntry] = []  # entries of work a request caused, audited after it
+        self._thread_last = threading.local()  # the entry of each thread's latest outermost request
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
         for name in namespaces:
@@ -167,6 +168,8 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             finally:
                 self._depth -= 1
                 if entry is not None:
+                    if self._depth == 0:
+                        self._thread_last.entry = entry
                     self.audit.record(entry)
                 if self._depth == 0 and self._follow_ups:
                     follow_ups, self._follow_ups = self._follow_ups, []
@@ -257,6 +260,11 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                 deps.discard((rt.storage, key))
                 if not deps:
                     del self._dependents[ref.get("uid", "")]
+
+    def last_request(self) -> AuditEntry | None:
+        """The audit entry of the latest request this thread made, kept even when the audit log is off:
+        a front reads its outcome (an apply that created answers 201, one that updated 200)."""
+        return getattr(self._thread_last, "entry", None)
 
     # -- lookups used by the garbage collector and adapters ----------------------------------------------
 

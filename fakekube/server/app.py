@@ -17,7 +17,6 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from fakekube.audit import AuditEntry
 from fakekube.server.auth import Authenticator, Authorizer, actor_from_user_agent
 from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
@@ -66,10 +65,6 @@ class ApiServer(ThreadingHTTPServer):
                                       self.closing)
         self.printers = Printers(self.store)  # server-side printing (Table) for kubectl get
         self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)
-        # The audit entry of the request a handler thread just served (its status code tells an apply that
-        # created from one that updated); audit listeners run on the thread that made the call.
-        self.last_entry = threading.local()
-        self.store.audit.subscribe(self._remember_entry)
         self._connections: dict[socket.socket, threading.Thread] = {}
         self._conn_lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -79,9 +74,6 @@ class ApiServer(ThreadingHTTPServer):
             self.certificates = make_certificates(tuple(dict.fromkeys((host, "127.0.0.1", "localhost", "::1"))))
             self.ssl_context = self.certificates.server_context()
         super().__init__((host, port), ApiHandler)
-
-    def _remember_entry(self, entry: AuditEntry) -> None:
-        self.last_entry.value = entry
 
     # -- addresses -------------------------------------------------------------------------------------------
 

@@ -136,7 +136,6 @@ class ApiHandler(BaseHTTPRequestHandler):
             if version is not None:
                 table = tables.TableWriter(srv.printers.for_resource(rt), rt, version,
                                            tables.include_object(query.str("includeObject")), store.clock.now)
-        srv.last_entry.value = None
         result = rest.serve(req, rt, verb)
         if isinstance(result, rest.WatchReply):
             if table is not None:
@@ -144,7 +143,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             self._stream(result)
             return
         code = result.code
-        entry = srv.last_entry.value
+        entry = store.last_request()
         if verb == "patch" and entry is not None and entry.code == 201:
             code = 201  # a server-side apply that created the object
         if table is not None and code == 200:

@@ -207,3 +207,15 @@ def test_unexpected_exception_is_a_500_status(api, kube_server, monkeypatch):
     assert "kaput" in body["message"] and "Traceback" not in body["message"]
     monkeypatch.undo()
     assert api("GET", CMS).status == 200
+
+
+def test_apply_that_creates_is_201_without_an_audit_log(kube_server_factory):
+    from fakekube.store import Store
+
+    from .conftest import request
+
+    server = kube_server_factory(store=Store(audit=False))
+    body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: '1'\n"
+    ssa = {"Content-Type": "application/apply-patch+yaml"}
+    assert request(server.url, "PATCH", f"{CMS}/applied?fieldManager=me", body, ssa).status == 201
+    assert request(server.url, "PATCH", f"{CMS}/applied?fieldManager=me", body, ssa).status == 200
