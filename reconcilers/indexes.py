@@ -17,7 +17,7 @@ from bisect import bisect_left, insort
 from collections.abc import Sequence
 from typing import Any, overload
 
-from fakekube.sim.informer import Handler
+from fakekube.sim import InformerHandler
 from reconcilers import keys
 from reconcilers.objects import Obj, controller_of, is_ready
 
@@ -34,7 +34,7 @@ class _Summary:
 
     def __init__(self, informer: Any) -> None:
         self.informer = informer
-        informer.add_handler(Handler(self._on_add, self._on_update, self._on_delete))
+        informer.add_handler(InformerHandler(self._on_add, self._on_update, self._on_delete))
 
     @property
     def exact(self) -> bool:

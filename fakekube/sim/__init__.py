@@ -7,7 +7,7 @@ from fakekube.sim import predicates
 from fakekube.sim.client import Client
 from fakekube.sim.controller import Controller, EventHandler, ReconcileError, Request, Result, TerminalError
 from fakekube.sim.gcactor import GarbageCollectorActor
-from fakekube.sim.informer import Informer
+from fakekube.sim.informer import Informer, InformerHandler
 from fakekube.sim.kubelet import Kubelet
 from fakekube.sim.lag import Lag
 from fakekube.sim.manager import Manager, TokenBucket
@@ -28,6 +28,7 @@ __all__ = [
     "Future",
     "GarbageCollectorActor",
     "Informer",
+    "InformerHandler",
     "JSONPatch",
     "Kubelet",
     "Lag",

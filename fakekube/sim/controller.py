@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from fakekube.jsonvalues import json_copy
 
 from . import predicates as preds
-from .informer import Handler
+from .informer import InformerHandler
 from .workqueue import LOW_PRIORITY, WorkQueue
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class Controller:
             if all(p.delete(obj) for p in filters):
                 queue.add(Request.of(obj))
 
-        self._watch(rt, Handler(on_add, on_update, on_delete))
+        self._watch(rt, InformerHandler(on_add, on_update, on_delete))
         return self
 
     def owns(self, resource: str | ResourceType,
@@ -168,7 +168,7 @@ class Controller:
                 for req in owners(obj):
                     queue.add(req)
 
-        self._watch(rt, Handler(on_add, on_update, on_delete))
+        self._watch(rt, InformerHandler(on_add, on_update, on_delete))
         return self
 
     def watches(self, resource: str | ResourceType, map_fn: MapFunc,
@@ -195,7 +195,7 @@ class Controller:
             if all(p.delete(obj) for p in filters):
                 enqueue(obj)
 
-        self._watch(rt, Handler(on_add, on_update, on_delete))
+        self._watch(rt, InformerHandler(on_add, on_update, on_delete))
         return self
 
     def watches_raw(self, resource: str | ResourceType, handler: EventHandler) -> Controller:
@@ -204,10 +204,10 @@ class Controller:
         on_update = (lambda old, new: handler.on_update(json_copy(old), json_copy(new))) \
             if handler.on_update else None
         on_delete = (lambda obj: handler.on_delete(json_copy(obj))) if handler.on_delete else None
-        self._watch(rt, Handler(on_add, on_update, on_delete))
+        self._watch(rt, InformerHandler(on_add, on_update, on_delete))
         return self
 
-    def _watch(self, rt: ResourceType, handler: Handler) -> None:
+    def _watch(self, rt: ResourceType, handler: InformerHandler) -> None:
         self.start()
         self.manager.informer(rt).add_handler(handler)
 

@@ -32,8 +32,10 @@ Obj = dict[str, Any]
 IndexFunc = Callable[[Obj], list[str]]
 
 
-class Handler:
-    """Internal event handler; ``initial`` is True for objects listed when the handler was registered."""
+class InformerHandler:
+    """Callbacks for an informer's events (``Informer.add_handler``): ``on_add(obj, initial)`` with ``initial``
+    True for objects listed when the handler was registered, ``on_update(old, new)``, ``on_delete(obj)``.
+    Objects are the cache's shared copies: read, never mutate."""
 
     __slots__ = ("on_add", "on_update", "on_delete")
 
@@ -55,7 +57,7 @@ class Informer:
         self.actor = actor
         self.store = store
         self.by_ns: dict[str, dict[str, Obj]] = {}
-        self.handlers: list[Handler] = []
+        self.handlers: list[InformerHandler] = []
         self.indexes: dict[str, tuple[IndexFunc, dict[str, dict[tuple[str, str], None]]]] = {}
         self.overrides: dict[tuple[str, str], Obj] = {}
         self._pending: deque[tuple[float, WatchEvent]] = deque()
@@ -153,7 +155,7 @@ class Informer:
                 if handler.on_update is not None:
                     handler.on_update(old, obj)
 
-    def add_handler(self, handler: Handler) -> None:
+    def add_handler(self, handler: InformerHandler) -> None:
         """Register a handler; objects already cached are replayed to it as initial adds."""
         self.handlers.append(handler)
         if handler.on_add is not None:

@@ -27,7 +27,7 @@ from fakekube import errors
 from fakekube.clock import rfc3339
 from fakekube.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH
 
-from .informer import Handler
+from .informer import InformerHandler
 from .lag import Lag
 from .scheduler import _Sleep
 
@@ -72,7 +72,7 @@ class Kubelet:
         self.started = 0
         self.deleted = 0
         self.informer = self.manager.informer("pods")
-        self.informer.add_handler(Handler(self._on_add, self._on_update, None))
+        self.informer.add_handler(InformerHandler(self._on_add, self._on_update, None))
 
     # -- events ---------------------------------------------------------------------------------------
 

@@ -14,9 +14,9 @@ def test_delivery_is_lagged_and_never_goes_backwards():
     mgr = sim.manager("m", cache_lag=Lag.uniform(0.0, 0.050))
     inf = mgr.informer("configmaps")
     seen = []
-    from fakekube.sim.informer import Handler
+    from fakekube.sim import InformerHandler
 
-    inf.add_handler(Handler(on_add=lambda o, i: seen.append(o["metadata"]["resourceVersion"]),
+    inf.add_handler(InformerHandler(on_add=lambda o, i: seen.append(o["metadata"]["resourceVersion"]),
                             on_update=lambda old, new: seen.append(new["metadata"]["resourceVersion"])))
 
     async def writer():
@@ -77,8 +77,8 @@ def test_a_handler_added_later_gets_the_cached_objects_as_initial_adds():
     mgr = sim.manager("m")
     sim.store.create("configmaps", cm("a", "1"), actor="u")
     inf = mgr.informer("configmaps")
-    from fakekube.sim.informer import Handler
+    from fakekube.sim import InformerHandler
 
     got = []
-    inf.add_handler(Handler(on_add=lambda o, initial: got.append((o["metadata"]["name"], initial))))
+    inf.add_handler(InformerHandler(on_add=lambda o, initial: got.append((o["metadata"]["name"], initial))))
     assert got == [("a", True)]
