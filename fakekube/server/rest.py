@@ -7,16 +7,12 @@ semantics, selectors, pagination, 410s — is the store's.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from fakekube import errors
 from fakekube.patch import (
-    APPLY_PATCH,
     CUSTOM_RESOURCE_PATCH_TYPES,
     PATCH_TYPES,
     normalize_patch_type,
@@ -183,21 +179,6 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     return Reply(200, obj)
 
 
-def _apply_config(body: bytes) -> Any:
-    """An apply body may be JSON (every client sends JSON) or YAML; YAML is read with safe_load."""
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        pass
-    try:
-        config = yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        raise errors.BadRequest(f"error decoding YAML: {exc}") from None
-    if not isinstance(config, dict):
-        raise errors.BadRequest("the apply patch must be an object")
-    return config
-
-
 def _patch(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     assert p.name is not None
@@ -206,7 +187,7 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
     accepted = CUSTOM_RESOURCE_PATCH_TYPES if rt.custom else PATCH_TYPES
     if patch_type not in PATCH_TYPES:
         raise errors.UnsupportedMediaType(list(accepted))
-    body: Any = _apply_config(req.body) if patch_type == APPLY_PATCH else req.body
+    body: Any = req.body  # every patch type, apply's YAML or JSON included, is decoded by the store
     obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
                           actor=req.actor, dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
                           force=q.bool("force", default=None))
