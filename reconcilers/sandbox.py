@@ -134,9 +134,6 @@ class SandboxReconciler:
     async def _reconcile_children(self, sandbox: Obj) -> None:
         m = sandbox["metadata"]
         name_h = name_hash(m["name"])
-        status = sandbox.get("status")
-        if status is None:
-            status = sandbox["status"] = {}
         problems: list[Exception] = []
         try:
             await self._reconcile_pvcs(sandbox)
