@@ -5,46 +5,11 @@ Sources per kind are listed in docs/semantics.md (kubernetes/kubernetes ``pkg/re
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
+from fakekube.kinds import strategy_for
 from fakekube.patch.builtin_schemas import builtin_schema
 from fakekube.resources import Registry, ResourceType, ScaleSpec, path_getter
-from fakekube.strategies import (
-    DeploymentStrategy,
-    GenerationStrategy,
-    NamespaceStrategy,
-    PodStrategy,
-    StatusStrategy,
-    Strategy,
-)
-
-
-class CrdStrategy(StatusStrategy):
-    """apiextensions-apiserver ``pkg/registry/customresourcedefinition/strategy.go``: generation on spec
-    changes and, like custom resources, no update without a resourceVersion."""
-
-    tracks_generation = True
-    allow_unconditional_update = False
-
-
-class SecretStrategy(Strategy):
-    """``stringData`` is write-only: merged into ``data`` base64-encoded, never stored."""
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        _fold_string_data(obj)
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        _fold_string_data(new)
-
-
-def _fold_string_data(obj: dict[str, Any]) -> None:
-    string_data = obj.pop("stringData", None)
-    if isinstance(string_data, dict) and string_data:
-        data = obj.setdefault("data", {})
-        for key, value in string_data.items():
-            data[key] = base64.b64encode(str(value).encode()).decode()
-
 
 # core/v1 Event and events.k8s.io/v1 Event are one stored resource served in two shapes.
 _EVENTS_V1_RENAMES = {
@@ -104,33 +69,33 @@ def builtin_types() -> list[ResourceType]:
     }
     event_fields["source"] = path_getter("source.component")
     return [
-        ResourceType("", "v1", "Namespace", "namespaces", namespaced=False, strategy=NamespaceStrategy(),
+        ResourceType("", "v1", "Namespace", "namespaces", namespaced=False, strategy=strategy_for("", "Namespace", has_status=True),
                      short_names=("ns",), subresources=frozenset({"status", "finalize"}),
                      name_rule="label", selectable_fields={"status.phase": path_getter("status.phase")}),
-        ResourceType("", "v1", "Pod", "pods", namespaced=True, strategy=PodStrategy(), short_names=("po",),
+        ResourceType("", "v1", "Pod", "pods", namespaced=True, strategy=strategy_for("", "Pod", has_status=True), short_names=("po",),
                      categories=("all",), subresources=frozenset({"status"}), selectable_fields=pod_fields),
         ResourceType("", "v1", "Service", "services", namespaced=True,
-                     strategy=StatusStrategy({"loadBalancer": {}}), short_names=("svc",), categories=("all",),
+                     strategy=strategy_for("", "Service", has_status=True), short_names=("svc",), categories=("all",),
                      subresources=frozenset({"status"}), name_rule="dns1035"),
         ResourceType("", "v1", "ConfigMap", "configmaps", namespaced=True, short_names=("cm",)),
-        ResourceType("", "v1", "Secret", "secrets", namespaced=True, strategy=SecretStrategy(),
+        ResourceType("", "v1", "Secret", "secrets", namespaced=True, strategy=strategy_for("", "Secret", has_status=False),
                      selectable_fields={"type": path_getter("type")}),
         ResourceType("", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",)),
         ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True,
-                     strategy=StatusStrategy({"phase": "Pending"}), short_names=("pvc",),
+                     strategy=strategy_for("", "PersistentVolumeClaim", has_status=True), short_names=("pvc",),
                      subresources=frozenset({"status"})),
         ResourceType("", "v1", "Event", "events", namespaced=True, short_names=("ev",),
                      selectable_fields=event_fields, storage="core/events"),
         ResourceType("events.k8s.io", "v1", "Event", "events", namespaced=True, short_names=("ev",),
                      storage="core/events", to_storage=_events_v1_to_core, from_storage=_core_to_events_v1),
         ResourceType("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", namespaced=True,
-                     strategy=GenerationStrategy(), short_names=("netpol",)),
+                     strategy=strategy_for("networking.k8s.io", "NetworkPolicy", has_status=False), short_names=("netpol",)),
         ResourceType("coordination.k8s.io", "v1", "Lease", "leases", namespaced=True),
-        ResourceType("apps", "v1", "Deployment", "deployments", namespaced=True, strategy=DeploymentStrategy(),
+        ResourceType("apps", "v1", "Deployment", "deployments", namespaced=True, strategy=strategy_for("apps", "Deployment", has_status=True),
                      short_names=("deploy",), categories=("all",), subresources=frozenset({"status", "scale"}),
                      scale=ScaleSpec(".spec.replicas", ".status.replicas", None)),
         ResourceType("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
-                     namespaced=False, strategy=CrdStrategy(), short_names=("crd", "crds"),
+                     namespaced=False, strategy=strategy_for("apiextensions.k8s.io", "CustomResourceDefinition", has_status=True), short_names=("crd", "crds"),
                      subresources=frozenset({"status"})),
     ]
 

@@ -343,13 +343,16 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
 
     # -- validation ------------------------------------------------------------------------------------
 
-    def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+    def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None,
+                  subresource: str | None = None) -> None:
         meta = obj["metadata"]
         if old is None:
             name_rule = _NAME_VALIDATORS[rt.name_rule]
             errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
+            errs += rt.strategy.validate(obj)
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])
+            errs += rt.strategy.validate_update(obj, old, subresource)
         if rt.schema is not None:
             errs += rt.schema.validate(obj, old)
         if errs:

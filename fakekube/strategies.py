@@ -6,7 +6,10 @@ docs/semantics.md). Strategies work on private copies the store hands them; they
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fakekube.errors import FieldError
 
 _NO_STATUS = object()
 
@@ -36,12 +39,37 @@ def _bump_generation_if(new: dict[str, Any], old: dict[str, Any], changed: bool)
 
 
 class Strategy:
-    """Defaults: no generation, status untouched, unconditional updates allowed (most built-ins)."""
+    """Defaults: no generation, status untouched, unconditional updates allowed (most built-ins).
+
+    The store calls, in the order kube-apiserver does (decode, mutating admission, ``BeforeCreate`` /
+    ``BeforeUpdate``): :meth:`default` on every decoded body (a PUT's body, a patch's result, a create's
+    body); :meth:`admit` for the mutating admission plugins of the kind; ``prepare_for_*``; then
+    :meth:`validate` (create) or :meth:`validate_update` (update, status included), whose field errors
+    become one 422 ``Invalid`` together with the metadata errors.
+    """
 
     tracks_generation = False
     allow_unconditional_update = True
     graceful_delete = False
     has_status = False
+    # DELETE answers with the deleted object (the registry's ReturnDeletedObject) instead of a Status.
+    returns_deleted_object = False
+
+    def default(self, obj: dict[str, Any]) -> None:
+        """Scheme defaulting (the kind's ``SetDefaults_*`` functions), applied in place."""
+
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """Mutating admission plugins for this kind (``old`` is None on create), applied in place."""
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """Field errors (``errors.required`` ...) of a new object, beyond its metadata."""
+        return []
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        """Field errors of an update (immutable fields included); ``subresource`` is ``"status"`` for
+        ``ValidateStatusUpdate``."""
+        return []
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if self.tracks_generation:

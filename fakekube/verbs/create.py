@@ -53,6 +53,8 @@ class CreateVerbs:
         meta["uid"] = self._new_uid()
         meta["creationTimestamp"] = self._now()
         meta.pop("generation", None)
+        target.strategy.default(obj)
+        target.strategy.admit(obj, None)
         target.strategy.prepare_for_create(obj)
         self._prepare_schema(target, obj)
         if target.storage == CRD_STORAGE:

@@ -80,9 +80,10 @@ class DeleteVerbs:
         keep = bool(finalizers) or grace_seconds > 0 or (is_namespace and (obj.get("spec") or {}).get("finalizers"))
         if not keep:
             entry.code = 200
-            if dry_run:
-                return self._success(rt, name, meta["uid"])
-            self._commit(rt, record_key(rt, obj), None, record, entry)
+            if not dry_run:
+                self._commit(rt, record_key(rt, obj), None, record, entry)
+            if rt.strategy.returns_deleted_object:
+                return self._present(rt, record)
             return self._success(rt, name, meta["uid"])
         # The object stays: a copy of it carries the deletion (only now is one worth making).
         new = json_copy(obj)

@@ -136,6 +136,8 @@ class WriteVerbs:
             meta["generation"] = old_meta["generation"]
         else:
             meta.pop("generation", None)
+        target.strategy.default(obj)
+        target.strategy.admit(obj, old)
         if subresource == "status":
             target.strategy.prepare_for_status_update(obj, old)
         else:
@@ -143,7 +145,7 @@ class WriteVerbs:
             self._prepare_schema(target, obj)
             if target.storage == CRD_STORAGE:
                 self._check_crd(obj)
-        self._validate(target, obj, old)
+        self._validate(target, obj, old, subresource)
         self._record_managed_fields(target, old, obj, manager, subresource)
         if obj == old:
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
