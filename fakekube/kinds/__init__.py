@@ -4,21 +4,52 @@
 strategy (``pkg/registry/<group>/<resource>/strategy.go``) gets that; any other kind gets the generic rule
 of its shape — a status subresource means main writes keep the stored status (``StatusStrategy``), no status
 subresource means the whole object is ordinary content (``Strategy``). Kinds are grouped by API group, one
-module per group; each module's ``STRATEGIES`` maps a Kind to a factory.
+module per group; each module's ``STRATEGIES`` maps a Kind to a factory. Strategies are stateless: one
+instance may serve every Store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from fakekube.kinds import apiextensions, apps, core, networking
+from fakekube.kinds import (
+    admissionregistration,
+    apiextensions,
+    apiregistration,
+    apps,
+    autoscaling,
+    batch,
+    certificates,
+    core,
+    discovery,
+    flowcontrol,
+    networking,
+    policy,
+    rbac,
+    resource,
+    scheduling,
+    storage,
+)
 from fakekube.strategies import StatusStrategy, Strategy
 
 _BY_GROUP: dict[str, dict[str, Callable[[], Strategy]]] = {
     "": core.STRATEGIES,
     "apps": apps.STRATEGIES,
+    "batch": batch.STRATEGIES,
+    "autoscaling": autoscaling.STRATEGIES,
+    "policy": policy.STRATEGIES,
     "networking.k8s.io": networking.STRATEGIES,
+    "discovery.k8s.io": discovery.STRATEGIES,
+    "rbac.authorization.k8s.io": rbac.STRATEGIES,
+    "storage.k8s.io": storage.STRATEGIES,
+    "scheduling.k8s.io": scheduling.STRATEGIES,
+    "admissionregistration.k8s.io": admissionregistration.STRATEGIES,
+    "certificates.k8s.io": certificates.STRATEGIES,
+    "flowcontrol.apiserver.k8s.io": flowcontrol.STRATEGIES,
+    "resource.k8s.io": resource.STRATEGIES,
     "apiextensions.k8s.io": apiextensions.STRATEGIES,
+    "apiregistration.k8s.io": apiregistration.STRATEGIES,
+    "storagemigration.k8s.io": apiregistration.MIGRATION_STRATEGIES,
 }
 
 
@@ -28,3 +59,8 @@ def strategy_for(group: str, kind: str, *, has_status: bool) -> Strategy:
     if factory is not None:
         return factory()
     return StatusStrategy() if has_status else Strategy()
+
+
+def known_kinds() -> dict[str, tuple[str, ...]]:
+    """group → the kinds that have a strategy of their own (for docs and tests)."""
+    return {group: tuple(kinds) for group, kinds in _BY_GROUP.items()}

@@ -3,8 +3,8 @@
 For every new pod, after seeded delays (``pod_start_delays``), each step is one write, so each bumps the
 pod's object-wide resourceVersion, as in a cluster (agent-sandbox-controllers.md §3.4):
 
-1. ``PodScheduled`` — actor ``default-scheduler``: ``spec.nodeName`` (a PATCH standing in for
-   ``POST pods/<name>/binding``, which fakekube's store does not serve) and the ``PodScheduled`` condition;
+1. ``PodScheduled`` — actor ``default-scheduler``: ``POST pods/<name>/binding`` (``spec.nodeName`` and the
+   ``PodScheduled`` condition in one write; a pod update may not change ``nodeName``);
 2. ``Initialized`` — kubelet: hostIP, startTime, ``Initialized``;
 3. ``Running`` — kubelet: phase Running, podIP(s), containers running;
 4. ``ContainersReady`` — kubelet: containers ready, ``ContainersReady``;
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.clock import rfc3339
-from fakekube.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from fakekube.patch import STRATEGIC_MERGE_PATCH
 
 from .informer import InformerHandler
 from .lag import Lag
@@ -133,11 +133,9 @@ class Kubelet:
 
         status: Obj
         if step == "PodScheduled":
-            await self._patch(self.scheduler_client, namespace, name, {"spec": {"nodeName": self.node_name}},
-                              None, MERGE_PATCH)
-            status = {"conditions": [condition("PodScheduled")]}
-            await self._patch(self.scheduler_client, namespace, name, {"metadata": {"uid": uid}, "status": status},
-                              "status", STRATEGIC_MERGE_PATCH)
+            # POST pods/<name>/binding: nodeName and the PodScheduled condition in one write.
+            await self.scheduler_client._do(self.sim.store.bind, name, self.node_name, namespace, uid=uid,
+                                            actor=self.scheduler_client.actor)
             return
         if step == "Initialized":
             status = {"hostIP": "192.168.0.10", "hostIPs": [{"ip": "192.168.0.10"}], "startTime": now,

@@ -25,12 +25,12 @@ def test_kubelet_starts_pods_step_by_step_with_status_patches():
     assert {c["type"]: c["status"] for c in live["status"]["conditions"]} == {
         "PodScheduled": "True", "Initialized": "True", "ContainersReady": "True", "Ready": "True"}
     writes = [(e.actor, e.verb, e.subresource) for e in sim.audit if e.is_write and e.actor != "user"]
-    assert writes == [("default-scheduler", "patch", None), ("default-scheduler", "patch", "status")] + \
-        [("kubelet", "patch", "status")] * 4
+    # The scheduler binds (POST pods/<name>/binding sets nodeName and PodScheduled in one write).
+    assert writes == [("default-scheduler", "create", "binding")] + [("kubelet", "patch", "status")] * 4
     status_writes = [e for e in sim.audit if e.subresource == "status"]
     assert all(e.patch_type == "application/strategic-merge-patch+json" for e in status_writes)
     # each step bumps the pod's resourceVersion
-    assert len({e.rv_after for e in sim.audit if e.name == "p"}) == 7
+    assert len({e.rv_after for e in sim.audit if e.name == "p"}) == 6
 
 
 def test_kubelet_writes_make_a_controller_put_from_an_old_copy_conflict():
