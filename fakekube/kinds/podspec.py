@@ -66,6 +66,9 @@ def default_probe(probe: Any) -> None:
         if not probe.get(key):
             probe[key] = value
     default_http_get(probe)
+    grpc = probe.get("grpc")
+    if isinstance(grpc, dict) and grpc.get("service") is None:
+        grpc["service"] = ""  # a declarative default (+default="") of GRPCAction
 
 
 def default_field_ref(holder: Any) -> None:
@@ -90,7 +93,10 @@ def default_container(container: Any) -> None:
         if isinstance(env, dict) and isinstance(env.get("valueFrom"), dict):
             default_field_ref(env["valueFrom"])
     resources = _dict(container.get("resources"))
-    if resources is not None:
+    if resources is None:
+        # ResourceRequirements is a struct, not a pointer: the server always writes "resources": {}.
+        container["resources"] = {}
+    else:
         canonicalize_list(resources.get("limits"))
         canonicalize_list(resources.get("requests"))
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
