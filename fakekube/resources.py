@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from fakekube import errors
-from fakekube.patch.builtin_schemas import custom_resource_schema
+from fakekube.patch.custom_resources import custom_resource_schema
 from fakekube.schema import StructuralSchema
 from fakekube.strategies import CustomResourceStrategy, Strategy
 
