@@ -14,7 +14,9 @@ from typing import Any
 
 from .bootstrap import bootstrap
 from .controllers.deployment import DeploymentController
+from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
+from .controllers.statefulset import StatefulSetController
 from .kinds import ensure_kinds
 from .kubelet import Kubelet
 from .nodes import NodeConfig, default_nodes
@@ -25,6 +27,8 @@ from .timing import Timing
 CONTROLLERS: dict[str, Any] = {
     "deployment": DeploymentController,
     "replicaset": ReplicaSetController,
+    "statefulset": StatefulSetController,
+    "job": JobController,
 }
 ACTORS = ("kubelet", "scheduler", *CONTROLLERS, "garbagecollector")
 
@@ -64,7 +68,8 @@ class Cluster:
         store = runtime.store
         ensure_kinds(store.registry)
         if bootstrap_objects:
-            bootstrap(store, ca_pem=ca_pem)
+            # The DNS add-on is a Deployment: without its controllers it would never run, so leave it out.
+            bootstrap(store, ca_pem=ca_pem, dns={"deployment", "replicaset"} <= set(self.enabled))
         self.actors: dict[str, Any] = {}
         if "kubelet" in self.enabled:
             self.actors["kubelet"] = [Kubelet(runtime, self.timing, node) for node in self.nodes]
