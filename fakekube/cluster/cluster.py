@@ -16,6 +16,7 @@ from .bootstrap import bootstrap
 from .controllers.deployment import DeploymentController
 from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
+from .controllers.rootca import RootCAPublisher
 from .controllers.statefulset import StatefulSetController
 from .kinds import ensure_kinds
 from .kubelet import Kubelet
@@ -29,6 +30,7 @@ CONTROLLERS: dict[str, Any] = {
     "replicaset": ReplicaSetController,
     "statefulset": StatefulSetController,
     "job": JobController,
+    "root-ca-cert-publisher": RootCAPublisher,
 }
 ACTORS = ("kubelet", "scheduler", *CONTROLLERS, "garbagecollector")
 
@@ -77,7 +79,8 @@ class Cluster:
             self.actors["scheduler"] = DefaultScheduler(runtime, self.timing)
         for name, factory in CONTROLLERS.items():
             if name in self.enabled:
-                self.actors[name] = factory(runtime, self.timing)
+                extra = {"ca_pem": ca_pem} if factory is RootCAPublisher else {}
+                self.actors[name] = factory(runtime, self.timing, **extra)
         if "garbagecollector" in self.enabled:
             if hasattr(runtime, "garbage_collector"):
                 self.actors["garbagecollector"] = runtime.garbage_collector()

@@ -269,3 +269,19 @@ def test_controllers_can_be_left_out(controllers: tuple[str, ...]):
     assert sim.store.objects("replicasets.apps", "default") == []
     assert bool(sim.store.objects("nodes")) == ("kubelet" in controllers)
     assert set(c.actors) == set(controllers)
+
+
+def test_every_namespace_gets_the_root_ca_config_map_back():
+    sim, _ = cluster()
+    sim.run(until=5)
+    namespaces = [ns["metadata"]["name"] for ns in sim.store.objects("namespaces")]
+    assert all(sim.store.get("configmaps", "kube-root-ca.crt", ns)["data"]["ca.crt"].startswith("-----BEGIN")
+               for ns in namespaces)
+    sim.store.create("namespaces", {"metadata": {"name": "team-a"}})
+    sim.store.delete("configmaps", "kube-root-ca.crt", "default")
+    sim.run(until=10)
+    assert sim.store.get("configmaps", "kube-root-ca.crt", "team-a")["metadata"]["annotations"][
+        "kubernetes.io/description"].startswith("Contains a CA bundle")
+    recreated = [e for e in sim.audit if e.name == "kube-root-ca.crt" and e.namespace == "default"
+                 and e.verb == "create"]
+    assert [e.actor for e in recreated] == ["root-ca-cert-publisher"] * 2
