@@ -298,6 +298,11 @@ class RealTimeRuntime:
     manager = Simulation.manager
     rng = Simulation.rng
     resolve = Simulation.resolve
+    spawn = Simulation.spawn
+    join = Simulation.join
+    sleep = staticmethod(Simulation.sleep)
+    future = Simulation.future
+    call_later = Simulation.call_later
 
     @property
     def clock(self) -> Clock:
@@ -306,19 +311,6 @@ class RealTimeRuntime:
     @property
     def now(self) -> float:
         return self.scheduler.now
-
-    def spawn(self, coro: Coroutine[Any, Any, Any], name: str = "") -> Task:
-        return self.scheduler.spawn(coro, name)
-
-    @staticmethod
-    def sleep(seconds: float) -> _Sleep:
-        return _Sleep(seconds)
-
-    def future(self) -> Future:
-        return self.scheduler.future()
-
-    def call_later(self, delay: float, callback: Callable[[], Any]) -> None:
-        self.scheduler.call_later(delay, callback)
 
     def start(self) -> RealTimeRuntime:
         self.scheduler.start()

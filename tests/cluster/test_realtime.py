@@ -85,3 +85,11 @@ def test_watch_events_from_other_threads_arrive_on_the_loop_in_commit_order():
         assert all(on_loop for _, _, on_loop in received)
     finally:
         runtime.stop()
+
+
+def test_the_runtime_offers_the_simulations_helpers():
+    runtime = RealTimeRuntime(Store())
+    assert runtime.sleep(0.25).delay == 0.25
+    assert runtime.manager("m") is runtime.managers["m"]
+    assert runtime.rng("a").random() == runtime.rng("a").random()
+    assert runtime.resolve("pods").plural == "pods"
