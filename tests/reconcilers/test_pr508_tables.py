@@ -48,7 +48,6 @@ KNOWN_GAPS = {
         14: "the adopted sandbox's status patch is matched by the later one (20)",
         16: "the network-policy retry is matched by the later one (21)",
         18: "the claim's successful retry comes after the sandbox controller's pass (20-23), not before it",
-        19: "the adopted pod's UPDATE is matched by the later one",
     },
     "patch": {
         4: "the event recorder posts the adoption event after the replacement's pod, not right after adopting",
