@@ -15,7 +15,6 @@ kube-apiserver enables them by default (kubernetes ``pkg/kubeapiserver/options/p
   built-in ``system-*`` classes resolve even when the store holds no PriorityClass objects.
 - ``DefaultStorageClass`` / ``DefaultIngressClass``: a PVC / Ingress naming no class gets the default one,
   when one is marked (the newest, if several are).
-- ``TaintNodesByCondition``: a new Node is tainted ``node.kubernetes.io/not-ready:NoSchedule``.
 - ``RuntimeClass``: a pod naming a RuntimeClass gets its ``overhead`` (403 when the class does not exist).
 
 Errors are ``admission.NewForbidden``'s: ``pods "<name or generateName>" is forbidden: <reason>``.
@@ -26,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
+from fakekube.kinds.checks import mapping, seq
 from fakekube.kinds.context import WriteContext
 from fakekube.validation import generate_name
 
@@ -45,7 +45,7 @@ DEFAULT_INGRESS_CLASS_ANNOTATION = "ingressclass.kubernetes.io/is-default-class"
 
 def forbidden(resource: str, group: str, obj: dict[str, Any], reason: str) -> errors.Forbidden:
     """``admission.NewForbidden``: the object's name, else its generateName, else ``Unknown``."""
-    meta = obj.get("metadata") or {}
+    meta = mapping(obj.get("metadata"))
     name = meta.get("name") or meta.get("generateName") or "Unknown"
     return errors.Forbidden(f'{errors.qualified(resource, group)} "{name}" is forbidden: {reason}',
                             {"name": name, "group": group, "kind": resource})
@@ -83,9 +83,9 @@ def default_toleration_seconds(pod: dict[str, Any]) -> None:
 # ----------------------------------------------------------------------------- ServiceAccount
 
 def service_account(pod: dict[str, Any], ctx: WriteContext) -> None:
-    meta = pod.get("metadata") or {}
+    meta = mapping(pod.get("metadata"))
     spec = _spec(pod)
-    if MIRROR_POD_ANNOTATION in (meta.get("annotations") or {}):
+    if MIRROR_POD_ANNOTATION in mapping(meta.get("annotations")):
         if spec.get("serviceAccountName"):
             raise forbidden("pods", "", pod, "a mirror pod may not reference service accounts")
         return
@@ -122,7 +122,7 @@ def _mount_token(spec: dict[str, Any], ctx: WriteContext) -> None:
     name = existing or generate_name(TOKEN_VOLUME_PREFIX, ctx.rng)
     needs_volume = False
     for key in ("initContainers", "containers"):
-        for container in spec.get(key) or []:
+        for container in seq(spec.get(key)):
             if not isinstance(container, dict):
                 continue
             mounts = container.get("volumeMounts") if isinstance(container.get("volumeMounts"), list) else []
@@ -139,7 +139,7 @@ def _mount_token(spec: dict[str, Any], ctx: WriteContext) -> None:
 def priority(pod: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
     spec = _spec(pod)
     if old is not None:
-        old_spec = old.get("spec") or {}
+        old_spec = mapping(old.get("spec"))
         for key in ("priority", "preemptionPolicy"):
             if spec.get(key) is None and old_spec.get(key) is not None:
                 spec[key] = old_spec[key]
@@ -189,7 +189,7 @@ def runtime_class(pod: dict[str, Any], ctx: WriteContext) -> None:
     found = ctx.get("node.k8s.io/runtimeclasses", name)
     if found is None:
         raise forbidden("pods", "", pod, f'pod rejected: RuntimeClass "{name}" not found')
-    overhead = (found.get("overhead") or {}).get("podFixed")
+    overhead = mapping(found.get("overhead")).get("podFixed")
     if overhead:
         if spec.get("overhead") and spec["overhead"] != overhead:
             raise forbidden("pods", "", pod, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined "
@@ -202,7 +202,7 @@ def runtime_class(pod: dict[str, Any], ctx: WriteContext) -> None:
 def newest_default(classes: Any, annotations: tuple[str, ...]) -> dict[str, Any] | None:
     """``GetDefaultClass``: among the classes marked default, the newest (ties: the first name)."""
     marked = [c for c in classes
-              if any(((c.get("metadata") or {}).get("annotations") or {}).get(a) == "true" for a in annotations)]
+              if any(mapping(mapping(c.get("metadata")).get("annotations")).get(a) == "true" for a in annotations)]
     if not marked:
         return None
     marked.sort(key=lambda c: c["metadata"]["name"])
@@ -220,19 +220,9 @@ def default_storage_class(pvc: dict[str, Any], ctx: WriteContext) -> None:
 
 def default_ingress_class(ingress: dict[str, Any], ctx: WriteContext) -> None:
     spec = _spec(ingress)
-    annotations = (ingress.get("metadata") or {}).get("annotations") or {}
+    annotations = mapping(mapping(ingress.get("metadata")).get("annotations"))
     if spec.get("ingressClassName") is not None or "kubernetes.io/ingress.class" in annotations:
         return
     default = newest_default(ctx.list("networking.k8s.io/ingressclasses"), (DEFAULT_INGRESS_CLASS_ANNOTATION,))
     if default is not None:
         spec["ingressClassName"] = default["metadata"]["name"]
-
-
-# ----------------------------------------------------------------------------- TaintNodesByCondition
-
-def taint_new_node(node: dict[str, Any]) -> None:
-    spec = _spec(node)
-    taints = spec.get("taints") if isinstance(spec.get("taints"), list) else []
-    if not any(isinstance(t, dict) and t.get("key") == NOT_READY_TAINT and t.get("effect") == "NoSchedule"
-               for t in taints):
-        spec["taints"] = [*taints, {"key": NOT_READY_TAINT, "effect": "NoSchedule"}]

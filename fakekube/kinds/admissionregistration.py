@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.kinds.checks import mapping, seq
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 
@@ -29,10 +30,10 @@ def _default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
     hook.setdefault("timeoutSeconds", 10)
     if mutating:
         hook.setdefault("reinvocationPolicy", "Never")
-    for rule in hook.get("rules") or []:
+    for rule in seq(hook.get("rules")):
         if isinstance(rule, dict) and rule.get("scope") is None:
             rule["scope"] = "*"
-    service = (hook.get("clientConfig") or {}).get("service")
+    service = mapping(hook.get("clientConfig")).get("service")
     if isinstance(service, dict) and service.get("port") is None:
         service["port"] = 443
 
@@ -43,7 +44,7 @@ class _WebhookConfigurationStrategy(BuiltinStrategy):
     mutating = False
 
     def default(self, obj: dict[str, Any]) -> None:
-        for hook in obj.get("webhooks") or []:
+        for hook in seq(obj.get("webhooks")):
             if isinstance(hook, dict):
                 _default_webhook(hook, mutating=self.mutating)
 

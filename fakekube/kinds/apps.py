@@ -20,8 +20,10 @@ from fakekube.kinds.checks import (
     immutable,
     int_or_percent,
     int_or_percent_value,
+    mapping,
     non_negative,
     percent_at_most_100,
+    seq,
 )
 from fakekube.kinds.podspec import default_pod_template, default_pvc_spec
 from fakekube.kinds.workloads import validate_selector, validate_template
@@ -45,7 +47,7 @@ def _dict_at(parent: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _selector_immutable(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-    selector, old_selector = (new.get("spec") or {}).get("selector"), (old.get("spec") or {}).get("selector")
+    selector, old_selector = mapping(new.get("spec")).get("selector"), mapping(old.get("spec")).get("selector")
     return immutable(selector, old_selector, "spec.selector", go_label_selector(selector))
 
 
@@ -87,11 +89,11 @@ class DeploymentStrategy(_Workload):
         default_pod_template(spec.get("template"))
 
     def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs = non_negative(spec.get("replicas"), "spec.replicas")
         errs += validate_selector(spec, "spec", "deployment")
         errs += validate_template(spec, "spec")
-        errs += _deployment_strategy(spec.get("strategy") or {}, "spec.strategy")
+        errs += _deployment_strategy(mapping(spec.get("strategy")), "spec.strategy")
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
         errs += non_negative(spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit")
         deadline = spec.get("progressDeadlineSeconds")
@@ -133,7 +135,7 @@ class ReplicaSetStrategy(_Workload):
         default_pod_template(spec.get("template"))
 
     def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs = non_negative(spec.get("replicas"), "spec.replicas")
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
         errs += validate_selector(spec, "spec", "deployment")  # sic: upstream's text for ReplicaSets too
@@ -167,7 +169,7 @@ class StatefulSetStrategy(_Workload):
         spec.setdefault("replicas", 1)
         spec.setdefault("revisionHistoryLimit", 10)
         default_pod_template(spec.get("template"))
-        for claim in spec.get("volumeClaimTemplates") or []:
+        for claim in seq(spec.get("volumeClaimTemplates")):
             if isinstance(claim, dict):
                 default_pvc_spec(claim.get("spec"))
                 status = _dict_at(claim, "status")
@@ -175,12 +177,12 @@ class StatefulSetStrategy(_Workload):
                     status["phase"] = "Pending"
 
     def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
         policy = spec.get("podManagementPolicy")
         if policy not in ("OrderedReady", "Parallel"):
             errs.append(invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"))
-        strategy = spec.get("updateStrategy") or {}
+        strategy = mapping(spec.get("updateStrategy"))
         kind = strategy.get("type")
         if not kind:
             errs.append(required("spec.updateStrategy", ""))
@@ -189,7 +191,7 @@ class StatefulSetStrategy(_Workload):
                 errs.append(invalid("spec.updateStrategy.rollingUpdate", strategy["rollingUpdate"],
                                     "only allowed for updateStrategy 'RollingUpdate'"))
         elif kind == "RollingUpdate":
-            errs += non_negative((strategy.get("rollingUpdate") or {}).get("partition"),
+            errs += non_negative(mapping(strategy.get("rollingUpdate")).get("partition"),
                                  "spec.updateStrategy.rollingUpdate.partition")
         else:
             errs.append(invalid("spec.updateStrategy", strategy, "must be 'RollingUpdate' or 'OnDelete'"))
@@ -197,7 +199,7 @@ class StatefulSetStrategy(_Workload):
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
         errs += validate_selector(spec, "spec", "statefulset")
         errs += validate_template(spec, "spec")
-        if ((spec.get("template") or {}).get("spec") or {}).get("activeDeadlineSeconds") is not None:
+        if mapping(mapping(spec.get("template")).get("spec")).get("activeDeadlineSeconds") is not None:
             errs.append(forbidden("spec.template.spec.activeDeadlineSeconds",
                                   "activeDeadlineSeconds in StatefulSet is not Supported"))
         return errs
@@ -207,7 +209,7 @@ class StatefulSetStrategy(_Workload):
         if subresource == "status":
             return []
         errs = self.validate_spec(new)
-        spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+        spec, old_spec = mapping(new.get("spec")), mapping(old.get("spec"))
         rest = {k: v for k, v in spec.items() if k not in _STS_MUTABLE}
         old_rest = {k: v for k, v in old_spec.items() if k not in _STS_MUTABLE}
         if rest != old_rest:
@@ -245,26 +247,26 @@ class DaemonSetStrategy(_Workload):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
-        stored = _template_generation(old["metadata"].get("annotations") or {})
+        stored = _template_generation(mapping(old["metadata"].get("annotations")))
         if stored:
-            changed = (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template")
+            changed = mapping(new.get("spec")).get("template") != mapping(old.get("spec")).get("template")
             _dict_at(new["metadata"], "annotations")[TEMPLATE_GENERATION] = str(stored + 1 if changed else stored)
 
     def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs = validate_selector(spec, "spec", "daemonset")
         errs += validate_template(spec, "spec")
-        deadline = ((spec.get("template") or {}).get("spec") or {}).get("activeDeadlineSeconds")
+        deadline = mapping(mapping(spec.get("template")).get("spec")).get("activeDeadlineSeconds")
         if deadline is not None:
             errs.append(invalid("spec.template.spec.activeDeadlineSeconds", deadline,
                                 "activeDeadlineSeconds must be nil for daemon set pods"))
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
-        strategy = spec.get("updateStrategy") or {}
+        strategy = mapping(spec.get("updateStrategy"))
         kind = strategy.get("type")
         if kind not in ("OnDelete", "RollingUpdate"):
             errs.append(not_supported("spec.updateStrategy.type", kind, ["OnDelete", "RollingUpdate"]))
         elif kind == "RollingUpdate":
-            rolling = strategy.get("rollingUpdate") or {}
+            rolling = mapping(strategy.get("rollingUpdate"))
             here = "spec.updateStrategy.rollingUpdate"
             unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
             errs += int_or_percent(unavailable, f"{here}.maxUnavailable") + int_or_percent(surge, f"{here}.maxSurge")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, invalid, required
+from fakekube.kinds.checks import mapping
 from fakekube.quantity import canonicalize
 from fakekube.strategies import BuiltinStrategy, Strategy
 
@@ -37,7 +38,7 @@ def _rules(given: Any, default: dict[str, Any]) -> dict[str, Any]:
 
 def _canonical_targets(metrics: Any) -> None:
     for metric in metrics if isinstance(metrics, list) else []:
-        for source in (metric or {}).values() if isinstance(metric, dict) else []:
+        for source in mapping(metric).values():
             target = source.get("target") if isinstance(source, dict) else None
             for key in ("value", "averageValue"):
                 if isinstance(target, dict) and key in target:
@@ -70,9 +71,9 @@ class HorizontalPodAutoscalerStrategy(BuiltinStrategy):
             obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
-        ref = spec.get("scaleTargetRef") or {}
+        ref = mapping(spec.get("scaleTargetRef"))
         for key in ("kind", "name"):
             if not ref.get(key):
                 errs.append(required(f"spec.scaleTargetRef.{key}", ""))

@@ -16,7 +16,14 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
-from fakekube.kinds.checks import go_label_selector, immutable, non_negative, validate_label_selector
+from fakekube.kinds.checks import (
+    go_label_selector,
+    immutable,
+    mapping,
+    non_negative,
+    seq,
+    validate_label_selector,
+)
 from fakekube.kinds.podspec import default_pod_template
 from fakekube.kinds.workloads import validate_template
 from fakekube.strategies import BuiltinStrategy, Strategy
@@ -54,8 +61,8 @@ def default_job_spec(spec: dict[str, Any]) -> None:
 
 
 def _default_pod_failure_policy(spec: dict[str, Any]) -> None:
-    for rule in (spec.get("podFailurePolicy") or {}).get("rules") or []:
-        for pattern in (rule or {}).get("onPodConditions") or [] if isinstance(rule, dict) else []:
+    for rule in seq(mapping(spec.get("podFailurePolicy")).get("rules")):
+        for pattern in seq(mapping(rule).get("onPodConditions")):
             if isinstance(pattern, dict) and not pattern.get("status"):
                 pattern["status"] = "True"
 
@@ -96,7 +103,7 @@ def validate_job_spec(spec: dict[str, Any], path: str, *, template_of_cronjob: b
         else:
             errs += validate_label_selector(spec["selector"], f"{path}.selector")
         errs += validate_template(spec, path, restart_policies=None)
-    policy = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
+    policy = mapping(mapping(spec.get("template")).get("spec")).get("restartPolicy")
     if policy not in JOB_RESTART_POLICIES:
         errs.append(not_supported(f"{path}.template.spec.restartPolicy", policy, JOB_RESTART_POLICIES))
     elif spec.get("podFailurePolicy") is not None and policy != "Never":
@@ -112,25 +119,25 @@ class JobStrategy(BuiltinStrategy):
     def default(self, obj: dict[str, Any]) -> None:
         spec = _dict_at(obj, "spec")
         default_job_spec(spec)
-        labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
-        meta = obj.get("metadata") or {}
+        labels = mapping(mapping(spec.get("template")).get("metadata")).get("labels")
+        meta = mapping(obj.get("metadata"))
         if labels and not meta.get("labels"):
             meta["labels"] = dict(labels)
         default_pod_template(spec.get("template"))
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        if not (obj.get("spec") or {}).get("manualSelector"):
+        if not mapping(obj.get("spec")).get("manualSelector"):
             _generate_selector(obj)
         super().prepare_for_create(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return validate_job_spec(obj.get("spec") or {}, "spec")
+        return validate_job_spec(mapping(obj.get("spec")), "spec")
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
         if subresource == "status":
             return []
-        spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+        spec, old_spec = mapping(new.get("spec")), mapping(old.get("spec"))
         errs = validate_job_spec(spec, "spec")
         elastic = spec.get("completionMode") == "Indexed" and spec.get("completions") == spec.get("parallelism")
         if not elastic:
@@ -146,12 +153,12 @@ class JobStrategy(BuiltinStrategy):
 
 def _template_update(spec: dict[str, Any], old_spec: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """The template is immutable, but a suspended Job that never started may change where its pods go."""
-    template, old_template = spec.get("template") or {}, old_spec.get("template") or {}
-    if old_spec.get("suspend") is True and not (old.get("status") or {}).get("startTime"):
-        pod, old_pod = template.get("spec") or {}, old_template.get("spec") or {}
+    template, old_template = mapping(spec.get("template")), mapping(old_spec.get("template"))
+    if old_spec.get("suspend") is True and not mapping(old.get("status")).get("startTime"):
+        pod, old_pod = mapping(template.get("spec")), mapping(old_template.get("spec"))
         scheduling = ("nodeSelector", "tolerations", "affinity", "schedulingGates")
-        old_template = {**old_template, "metadata": {**(old_template.get("metadata") or {}),
-                                                      **{k: v for k, v in (template.get("metadata") or {}).items()
+        old_template = {**old_template, "metadata": {**mapping(old_template.get("metadata")),
+                                                      **{k: v for k, v in mapping(template.get("metadata")).items()
                                                          if k in ("labels", "annotations")}},
                         "spec": {**{k: v for k, v in old_pod.items() if k not in scheduling},
                                  **{k: v for k, v in pod.items() if k in scheduling}}}
@@ -191,20 +198,20 @@ class CronJobStrategy(BuiltinStrategy):
         spec.setdefault("suspend", False)
         spec.setdefault("successfulJobsHistoryLimit", 3)
         spec.setdefault("failedJobsHistoryLimit", 1)
-        job_spec = (spec.get("jobTemplate") or {}).get("spec")
+        job_spec = mapping(spec.get("jobTemplate")).get("spec")
         if isinstance(job_spec, dict):
             _default_pod_failure_policy(job_spec)
             default_pod_template(job_spec.get("template"))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        name = (obj.get("metadata") or {}).get("name") or ""
+        name = mapping(obj.get("metadata")).get("name") or ""
         errs: list[FieldError] = []
         if len(name) > CRONJOB_NAME_MAX:
             errs.append(invalid("metadata.name", name, f"must be no more than {CRONJOB_NAME_MAX} characters"))
         return errs + self._validate_spec(obj)
 
     def _validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
         schedule = spec.get("schedule") or ""
         if not schedule:
@@ -221,7 +228,7 @@ class CronJobStrategy(BuiltinStrategy):
             errs.append(not_supported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]))
         for key in ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
             errs += non_negative(spec.get(key), f"spec.{key}")
-        job_spec = (spec.get("jobTemplate") or {}).get("spec")
+        job_spec = mapping(spec.get("jobTemplate")).get("spec")
         errs += validate_job_spec(job_spec if isinstance(job_spec, dict) else {}, "spec.jobTemplate.spec",
                                   template_of_cronjob=True)
         return errs

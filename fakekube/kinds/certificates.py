@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, required
+from fakekube.kinds.checks import mapping, seq
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 
@@ -15,12 +16,12 @@ class CertificateSigningRequestStrategy(BuiltinStrategy):
     initial_status = {}
 
     def default(self, obj: dict[str, Any]) -> None:
-        for condition in (obj.get("status") or {}).get("conditions") or [] if isinstance(obj.get("status"), dict) else []:
+        for condition in seq(mapping(obj.get("status")).get("conditions")):
             if isinstance(condition, dict) and not condition.get("status"):
                 condition["status"] = "True"
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
         if not spec.get("request"):
             errs.append(required("spec.request", ""))

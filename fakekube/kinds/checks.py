@@ -41,6 +41,18 @@ _CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, 
                    "or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')")
 
 
+# ------------------------------------------------------------------------------------------- shapes
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else ``{}``: hooks run before a body's types are checked."""
+    return value if isinstance(value, dict) else {}
+
+
+def seq(value: Any) -> list[Any]:
+    """``value`` if it is a JSON array, else ``[]``."""
+    return value if isinstance(value, list) else []
+
+
 # ------------------------------------------------------------------------------------------- Go syntax
 
 def go_quote(value: Any) -> str:
@@ -226,10 +238,10 @@ def validate_label_selector(selector: Any, path: str) -> list[FieldError]:
     if not isinstance(selector, Mapping):
         return []
     errs = validate_labels(selector.get("matchLabels"), f"{path}.matchLabels")
-    for i, expr in enumerate(selector.get("matchExpressions") or []):
+    for i, expr in enumerate(seq(selector.get("matchExpressions"))):
         here = f"{path}.matchExpressions[{i}]"
         expr = expr if isinstance(expr, Mapping) else {}
-        operator, values = expr.get("operator"), expr.get("values") or []
+        operator, values = expr.get("operator"), seq(expr.get("values"))
         if operator in ("In", "NotIn"):
             if not values:
                 errs.append(required(f"{here}.values", "must be specified when `operator` is 'In' or 'NotIn'"))

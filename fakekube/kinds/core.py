@@ -12,7 +12,7 @@ from typing import Any
 from fakekube import quantity
 from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
 from fakekube.kinds import admission
-from fakekube.kinds.checks import config_key, immutable, non_negative
+from fakekube.kinds.checks import config_key, immutable, mapping, non_negative, seq
 from fakekube.kinds.context import WriteContext
 from fakekube.kinds.pod import PodStrategy
 from fakekube.kinds.podspec import default_pod_template, default_pvc_spec, default_volume_source
@@ -58,12 +58,19 @@ class NamespaceStrategy(BuiltinStrategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         _spec(obj)["finalizers"] = ["kubernetes"]
-        obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"].get("name", "")
+        _name_label(obj["metadata"], obj["metadata"].get("name", ""))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
-        new["spec"] = old.get("spec") or {}
-        new["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = old["metadata"]["name"]
+        new["spec"] = mapping(old.get("spec"))
+        _name_label(new["metadata"], old["metadata"]["name"])
+
+
+def _name_label(meta: dict[str, Any], name: Any) -> None:
+    if meta.get("labels") is None:
+        meta["labels"] = {}
+    if isinstance(meta["labels"], dict):  # anything else is reported by the metadata validation
+        meta["labels"]["kubernetes.io/metadata.name"] = name
 
 
 # ----------------------------------------------------------------------------------- Secret and ConfigMap
@@ -117,7 +124,7 @@ class SecretStrategy(Strategy):
             if key not in data:
                 errs.append(required(f"data[{key}]", ""))
         if obj.get("type") == "kubernetes.io/service-account-token":
-            annotations = (obj.get("metadata") or {}).get("annotations") or {}
+            annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
             if not annotations.get("kubernetes.io/service-account.name"):
                 errs.append(required("metadata.annotations[kubernetes.io/service-account.name]", ""))
         size = sum(len(str(v)) * 3 // 4 for v in data.values())
@@ -166,7 +173,7 @@ class ReplicationControllerStrategy(BuiltinStrategy):
 
     def default(self, obj: dict[str, Any]) -> None:
         spec = _spec(obj)
-        labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+        labels = mapping(mapping(spec.get("template")).get("metadata")).get("labels")
         meta = obj.get("metadata")
         if labels:
             if not spec.get("selector"):
@@ -177,7 +184,7 @@ class ReplicationControllerStrategy(BuiltinStrategy):
         default_pod_template(spec.get("template"))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs = non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
         if not spec.get("selector"):
             errs.append(required("spec.selector", ""))
@@ -194,13 +201,13 @@ class ReplicationControllerStrategy(BuiltinStrategy):
 def _validate_pvc_spec(spec: Any, path: str) -> list[FieldError]:
     spec = spec if isinstance(spec, dict) else {}
     errs: list[FieldError] = []
-    modes = spec.get("accessModes") or []
+    modes = seq(spec.get("accessModes"))
     if not modes and not spec.get("dataSourceRef"):
         errs.append(required(f"{path}.accessModes", "at least 1 access mode is required"))
     for mode in modes:
         if mode not in ACCESS_MODES:
             errs.append(not_supported(f"{path}.accessModes", mode, ACCESS_MODES))
-    requests = (spec.get("resources") or {}).get("requests") or {}
+    requests = mapping(mapping(spec.get("resources")).get("requests"))
     if "storage" not in requests:
         errs.append(required(f"{path}.resources[storage]", ""))
     else:
@@ -235,15 +242,15 @@ class PersistentVolumeClaimStrategy(BuiltinStrategy):
         if subresource == "status":
             return []
         errs = self.validate(new)
-        spec, old_spec = dict(new.get("spec") or {}), dict(old.get("spec") or {})
+        spec, old_spec = dict(mapping(new.get("spec"))), dict(mapping(old.get("spec")))
         if not old_spec.get("volumeName"):
             old_spec["volumeName"] = spec.get("volumeName")  # bound once, by the PV controller
         old_spec["volumeAttributesClassName"] = spec.get("volumeAttributesClassName")
-        new_requests = dict((spec.get("resources") or {}).get("requests") or {})
-        old_requests = (old_spec.get("resources") or {}).get("requests") or {}
-        if (new.get("status") or {}).get("phase") == "Bound" and "storage" in old_requests:
+        new_requests = dict(mapping(mapping(spec.get("resources")).get("requests")))
+        old_requests = mapping(mapping(old_spec.get("resources")).get("requests"))
+        if mapping(new.get("status")).get("phase") == "Bound" and "storage" in old_requests:
             new_requests["storage"] = old_requests["storage"]
-        spec["resources"] = {**(spec.get("resources") or {}), "requests": new_requests}
+        spec["resources"] = {**mapping(spec.get("resources")), "requests": new_requests}
         for key in ("volumeName", "volumeAttributesClassName"):
             if spec.get(key) is None:
                 spec.pop(key, None)
@@ -252,9 +259,9 @@ class PersistentVolumeClaimStrategy(BuiltinStrategy):
         if spec != old_spec:
             errs.append(forbidden("spec", "spec is immutable after creation except resources.requests and "
                                           "volumeAttributesClassName for bound claims"))
-        new_size = _value((((new.get("spec") or {}).get("resources") or {}).get("requests") or {}).get("storage"))
+        new_size = _value(mapping(mapping(mapping(new.get("spec")).get("resources")).get("requests")).get("storage"))
         old_size = _value(old_requests.get("storage"))
-        capacity = _value(((old.get("status") or {}).get("capacity") or {}).get("storage"))
+        capacity = _value(mapping(mapping(old.get("status")).get("capacity")).get("storage"))
         if new_size is not None and old_size is not None and new_size < old_size and (capacity is None
                                                                                       or new_size <= capacity):
             errs.append(forbidden("spec.resources.requests.storage", "field can not be less than status.capacity"))
@@ -282,19 +289,19 @@ class PersistentVolumeStrategy(BuiltinStrategy):
         # The status strategy stamps a phase change that does not carry its own transition time.
         if old is None or ctx.subresource != "status":
             return
-        status, old_status = obj.get("status"), old.get("status") or {}
+        status, old_status = obj.get("status"), mapping(old.get("status"))
         if isinstance(status, dict) and status.get("phase") != old_status.get("phase") and status.get(
                 "lastPhaseTransitionTime") in (None, old_status.get("lastPhaseTransitionTime")):
             status["lastPhaseTransitionTime"] = ctx.now()
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
         if not spec.get("capacity"):
             errs.append(required("spec.capacity", ""))
         if not spec.get("accessModes"):
             errs.append(required("spec.accessModes", ""))
-        for mode in spec.get("accessModes") or []:
+        for mode in seq(spec.get("accessModes")):
             if mode not in ACCESS_MODES:
                 errs.append(not_supported("spec.accessModes", mode, ACCESS_MODES))
         policy = spec.get("persistentVolumeReclaimPolicy")
@@ -325,9 +332,8 @@ class NodeStrategy(BuiltinStrategy):
                 status["allocatable"] = dict(status["capacity"])
             canonicalize_list(status.get("allocatable"))
 
-    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
-        if old is None:
-            admission.taint_new_node(obj)
+    # TaintNodesByCondition (the not-ready:NoSchedule taint on a new Node) is left out: nothing here lifts it
+    # again the way the node lifecycle controller does once the node is Ready (docs/not-emulated.md).
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         # A Node may be registered with its status (the kubelet does); NodeStrategy keeps it.
@@ -339,26 +345,26 @@ class NodeStrategy(BuiltinStrategy):
 
 class EndpointsStrategy(Strategy):
     def default(self, obj: dict[str, Any]) -> None:
-        for subset in obj.get("subsets") or []:
-            for port in (subset or {}).get("ports") or [] if isinstance(subset, dict) else []:
+        for subset in seq(obj.get("subsets")):
+            for port in seq(mapping(subset).get("ports")):
                 if isinstance(port, dict) and not port.get("protocol"):
                     port["protocol"] = "TCP"
 
 
 class LimitRangeStrategy(Strategy):
     def default(self, obj: dict[str, Any]) -> None:
-        for item in (obj.get("spec") or {}).get("limits") or []:
+        for item in seq(mapping(obj.get("spec")).get("limits")):
             if not isinstance(item, dict):
                 continue
             for key in ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio"):
                 canonicalize_list(item.get(key))
             if item.get("type") == "Container":
                 default, request = item.setdefault("default", {}), item.setdefault("defaultRequest", {})
-                for name, value in (item.get("max") or {}).items():
+                for name, value in mapping(item.get("max")).items():
                     default.setdefault(name, value)
                 for name, value in default.items():
                     request.setdefault(name, value)
-                for name, value in (item.get("min") or {}).items():
+                for name, value in mapping(item.get("min")).items():
                     request.setdefault(name, value)
                 for key in ("default", "defaultRequest"):
                     if not item[key]:
@@ -370,7 +376,7 @@ class ResourceQuotaStrategy(BuiltinStrategy):
     returns_deleted_object = True
 
     def default(self, obj: dict[str, Any]) -> None:
-        canonicalize_list((obj.get("spec") or {}).get("hard"))
+        canonicalize_list(mapping(obj.get("spec")).get("hard"))
         status = obj.get("status")
         if isinstance(status, dict):
             canonicalize_list(status.get("hard"))

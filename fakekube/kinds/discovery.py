@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, not_supported, required
-from fakekube.kinds.checks import immutable
+from fakekube.kinds.checks import immutable, seq
 from fakekube.strategies import ALL_BUT_METADATA, BuiltinStrategy, Strategy
 
 ADDRESS_TYPES = ["IPv4", "IPv6", "FQDN"]
@@ -19,7 +19,7 @@ class EndpointSliceStrategy(BuiltinStrategy):
     generation_fields = (ALL_BUT_METADATA, "metadata.labels")
 
     def default(self, obj: dict[str, Any]) -> None:
-        for port in obj.get("ports") or []:
+        for port in seq(obj.get("ports")):
             if isinstance(port, dict):
                 if port.get("name") is None:
                     port["name"] = ""

@@ -9,7 +9,7 @@ from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
 from fakekube.kinds import admission
-from fakekube.kinds.checks import dns_subdomain, validate_label_selector
+from fakekube.kinds.checks import dns_subdomain, mapping, seq, validate_label_selector
 from fakekube.kinds.context import WriteContext
 from fakekube.strategies import BuiltinStrategy, Strategy
 
@@ -30,17 +30,17 @@ class NetworkPolicyStrategy(BuiltinStrategy):
         if not isinstance(spec.get("podSelector"), dict):
             spec["podSelector"] = {}
         for direction in ("ingress", "egress"):
-            for rule in spec.get(direction) or []:
-                for port in (rule or {}).get("ports") or [] if isinstance(rule, dict) else []:
+            for rule in seq(spec.get(direction)):
+                for port in seq(mapping(rule).get("ports")):
                     if isinstance(port, dict) and not port.get("protocol"):
                         port["protocol"] = "TCP"
         if not spec.get("policyTypes"):
             spec["policyTypes"] = ["Ingress", "Egress"] if spec.get("egress") else ["Ingress"]
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs = validate_label_selector(spec.get("podSelector"), "spec.podSelector")
-        types = spec.get("policyTypes") or []
+        types = seq(spec.get("policyTypes"))
         for i, kind in enumerate(types):
             if kind not in POLICY_TYPES:
                 errs.append(not_supported(f"spec.policyTypes[{i}]", kind, POLICY_TYPES))
@@ -63,9 +63,9 @@ class IngressStrategy(BuiltinStrategy):
             admission.default_ingress_class(obj, ctx)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
-        rules = spec.get("rules") or []
+        rules = seq(spec.get("rules"))
         if not rules and spec.get("defaultBackend") is None:
             errs.append(invalid("spec", GoLiteral("[]networking.IngressRule(nil)" if not spec.get("rules")
                                                   else "[]networking.IngressRule{}"),
@@ -73,7 +73,7 @@ class IngressStrategy(BuiltinStrategy):
         if spec.get("ingressClassName"):
             errs += dns_subdomain(spec["ingressClassName"], "spec.ingressClassName")
         for i, rule in enumerate(rules):
-            for j, path in enumerate(((rule or {}).get("http") or {}).get("paths") or []):
+            for j, path in enumerate(seq(mapping(mapping(rule).get("http")).get("paths"))):
                 here = f"spec.rules[{i}].http.paths[{j}]"
                 path = path if isinstance(path, dict) else {}
                 kind = path.get("pathType")
@@ -95,7 +95,7 @@ class IngressClassStrategy(BuiltinStrategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
-        controller, old_controller = (new.get("spec") or {}).get("controller"), (old.get("spec") or {}).get(
+        controller, old_controller = mapping(new.get("spec")).get("controller"), mapping(old.get("spec")).get(
             "controller")
         if controller != old_controller:
             return [invalid("spec.controller", controller, "field is immutable")]

@@ -15,6 +15,7 @@ from typing import Any
 from fakekube import quantity
 from fakekube.errors import FieldError
 from fakekube.kinds import admission
+from fakekube.kinds.checks import mapping, seq
 from fakekube.kinds.context import WriteContext
 from fakekube.kinds.podspec import default_pod
 from fakekube.kinds.podvalidation import validate_pod_create, validate_pod_update
@@ -43,7 +44,7 @@ class PodStrategy(BuiltinStrategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
         if spec.get("schedulingGates"):
             obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
@@ -53,7 +54,7 @@ class PodStrategy(BuiltinStrategy):
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_status_update(new, old)
         status = new.get("status")
-        old_status = old.get("status") or {}
+        old_status = mapping(old.get("status"))
         if isinstance(status, dict):
             for key in ("qosClass", "observedGeneration"):
                 if not status.get(key) and key in old_status:
@@ -70,8 +71,8 @@ class PodStrategy(BuiltinStrategy):
 
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
         """``CheckGracefulDelete``: the request's period, else the pod's; 0 when unscheduled or finished."""
-        spec = obj.get("spec") or {}
-        phase = (obj.get("status") or {}).get("phase")
+        spec = mapping(obj.get("spec"))
+        phase = mapping(obj.get("status")).get("phase")
         if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
             return 0
         if requested is not None:
@@ -98,7 +99,7 @@ def _quantities(resources: dict[str, Any], key: str) -> dict[str, Any]:
 def qos_class(spec: dict[str, Any]) -> str:
     """``qos.GetPodQOS``: Guaranteed when every container sets equal cpu and memory requests and limits,
     BestEffort when none sets any, Burstable otherwise (only cpu and memory count)."""
-    containers = [c for key in ("containers", "initContainers") for c in spec.get(key) or []
+    containers = [c for key in ("containers", "initContainers") for c in seq(spec.get(key))
                   if isinstance(c, dict)]
     requests_set = limits_set = False
     guaranteed = bool(containers)

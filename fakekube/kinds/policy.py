@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported
-from fakekube.kinds.checks import int_or_percent, percent_at_most_100, validate_label_selector
+from fakekube.kinds.checks import int_or_percent, mapping, percent_at_most_100, validate_label_selector
 from fakekube.strategies import BuiltinStrategy, Strategy
 
 EVICTION_POLICIES = ["AlwaysAllow", "IfHealthyBudget"]
@@ -22,7 +22,7 @@ class PodDisruptionBudgetStrategy(BuiltinStrategy):
     allow_unconditional_update = False
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec") or {}
+        spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
         minimum, maximum = spec.get("minAvailable"), spec.get("maxUnavailable")
         if minimum is not None and maximum is not None:

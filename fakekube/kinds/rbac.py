@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
-from fakekube.kinds.checks import go_quote, go_string_slice
+from fakekube.kinds.checks import go_quote, go_string_slice, mapping, seq
 from fakekube.strategies import Strategy
 
 GROUP = "rbac.authorization.k8s.io"
@@ -19,7 +19,7 @@ SUBJECT_KINDS = ["ServiceAccount", "User", "Group"]
 
 
 def _default_subjects(obj: dict[str, Any]) -> None:
-    for subject in obj.get("subjects") or []:
+    for subject in seq(obj.get("subjects")):
         if isinstance(subject, dict) and not subject.get("apiGroup"):
             if subject.get("kind") in ("User", "Group"):
                 subject["apiGroup"] = GROUP
@@ -89,7 +89,7 @@ class RoleBindingStrategy(Strategy):
             errs.append(not_supported("roleRef.kind", ref.get("kind", ""), self.role_kinds))
         if not ref.get("name"):
             errs.append(required("roleRef.name", ""))
-        for i, subject in enumerate(obj.get("subjects") or []):
+        for i, subject in enumerate(seq(obj.get("subjects"))):
             errs += _validate_subject(subject if isinstance(subject, dict) else {}, f"subjects[{i}]",
                                       namespaced=self.namespaced)
         return errs
@@ -98,7 +98,7 @@ class RoleBindingStrategy(Strategy):
                         subresource: str | None) -> list[FieldError]:
         errs = self.validate(new)
         if new.get("roleRef") != old.get("roleRef"):
-            errs.append(invalid("roleRef", _role_ref_text(new.get("roleRef") or {}), "cannot change roleRef"))
+            errs.append(invalid("roleRef", _role_ref_text(mapping(new.get("roleRef"))), "cannot change roleRef"))
         return errs
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.kinds.checks import mapping, seq
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 
@@ -15,18 +16,18 @@ def _default_request(request: Any) -> None:
     if not isinstance(request, dict):
         return
     exact = request.get("exactly")
-    for part in [exact, *(request.get("firstAvailable") or [])]:
+    for part in [exact, *(seq(request.get("firstAvailable")))]:
         if isinstance(part, dict):
             part.setdefault("allocationMode", "ExactCount")
             if part["allocationMode"] == "ExactCount" and not part.get("count"):
                 part["count"] = 1
-            for toleration in part.get("tolerations") or []:
+            for toleration in seq(part.get("tolerations")):
                 if isinstance(toleration, dict) and not toleration.get("operator"):
                     toleration["operator"] = "Equal"
 
 
 def default_claim_spec(spec: Any) -> None:
-    for request in ((spec or {}).get("devices") or {}).get("requests") or [] if isinstance(spec, dict) else []:
+    for request in seq(mapping(mapping(spec).get("devices")).get("requests")):
         _default_request(request)
 
 
@@ -48,7 +49,7 @@ class ResourceClaimTemplateStrategy(Strategy):
     returns_deleted_object = True
 
     def default(self, obj: dict[str, Any]) -> None:
-        default_claim_spec(((obj.get("spec") or {}) if isinstance(obj.get("spec"), dict) else {}).get("spec"))
+        default_claim_spec((mapping(obj.get("spec")) if isinstance(obj.get("spec"), dict) else {}).get("spec"))
 
 
 class ResourceSliceStrategy(BuiltinStrategy):

@@ -15,7 +15,15 @@ from typing import Any
 from fakekube import errors
 from fakekube.allocators import AllocationError
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
-from fakekube.kinds.checks import dns_label, dns_subdomain, go_string_slice, port_name_errors, port_number
+from fakekube.kinds.checks import (
+    dns_label,
+    dns_subdomain,
+    go_string_slice,
+    mapping,
+    port_name_errors,
+    port_number,
+    seq,
+)
 from fakekube.kinds.context import WriteContext
 from fakekube.strategies import BuiltinStrategy
 from fakekube.validation import validate_labels
@@ -33,7 +41,7 @@ def _spec(svc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _ports(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    return [p for p in spec.get("ports") or [] if isinstance(p, dict)]
+    return [p for p in seq(spec.get("ports")) if isinstance(p, dict)]
 
 
 def _type(spec: dict[str, Any]) -> str:
@@ -89,13 +97,13 @@ def default_service(svc: dict[str, Any]) -> None:
         if spec.get("allocateLoadBalancerNodePorts") is None:
             spec["allocateLoadBalancerNodePorts"] = True
         status = svc.get("status")
-        for ingress in ((status or {}).get("loadBalancer") or {}).get("ingress") or [] if isinstance(status, dict) else []:
+        for ingress in seq(mapping(mapping(status).get("loadBalancer")).get("ingress")):
             if isinstance(ingress, dict) and ingress.get("ip") and ingress.get("ipMode") is None:
                 ingress["ipMode"] = "VIP"
 
 
 def _invalid(svc: dict[str, Any], errs: list[FieldError]) -> errors.Invalid:
-    return errors.Invalid("Service", "", (svc.get("metadata") or {}).get("name") or "", errs)
+    return errors.Invalid("Service", "", mapping(svc.get("metadata")).get("name") or "", errs)
 
 
 def _init_ip_families(spec: dict[str, Any], family: str, svc: dict[str, Any]) -> None:
@@ -111,7 +119,7 @@ def _init_ip_families(spec: dict[str, Any], family: str, svc: dict[str, Any]) ->
     if spec["ipFamilyPolicy"] == "RequireDualStack" and not no_selector_headless:
         errs.append(invalid("spec.ipFamilyPolicy", "RequireDualStack",
                             "this cluster is not configured for dual-stack services"))
-    for i, fam in enumerate(spec.get("ipFamilies") or []):
+    for i, fam in enumerate(seq(spec.get("ipFamilies"))):
         if fam != family:
             errs.append(invalid(f"spec.ipFamilies[{i}]", fam, "not configured on this cluster"))
     if errs:
@@ -209,7 +217,7 @@ def _patch_allocated_values(spec: dict[str, Any], old_spec: dict[str, Any]) -> N
     # NormalizeClusterIPs: a changed clusterIP with untouched clusterIPs moves clusterIPs[0] with it.
     if (spec.get("clusterIP") != old_spec.get("clusterIP") and spec.get("clusterIPs") == old_spec.get("clusterIPs")
             and spec.get("clusterIP")):
-        spec["clusterIPs"] = [spec["clusterIP"], *(spec.get("clusterIPs") or [])[1:]]
+        spec["clusterIPs"] = [spec["clusterIP"], *(seq(spec.get("clusterIPs")))[1:]]
     # dropTypeDependentFields: leaving a type drops what only it used, unless the request changed it.
     if not _needs_node_ports(spec) and _needs_node_ports(old_spec):
         old_ports = {p.get("nodePort") for p in _ports(old_spec)}
@@ -243,7 +251,7 @@ class ServiceStrategy(BuiltinStrategy):
             _allocate_node_ports(obj, spec, ctx)
 
     def begin_update(self, new: dict[str, Any], old: dict[str, Any], ctx: WriteContext) -> None:
-        spec, old_spec = _spec(new), old.get("spec") or {}
+        spec, old_spec = _spec(new), mapping(old.get("spec"))
         _patch_allocated_values(spec, old_spec)
         old_ip, old_ports = _held(old_spec)
         if _needs_cluster_ip(spec) and not _needs_cluster_ip(old_spec):
@@ -259,7 +267,7 @@ class ServiceStrategy(BuiltinStrategy):
             ctx.on_success(lambda p=port: allocators.node_ports.release(p))
 
     def after_delete(self, obj: dict[str, Any], ctx: WriteContext) -> None:
-        ip, ports = _held(obj.get("spec") or {})
+        ip, ports = _held(mapping(obj.get("spec")))
         if ip:
             ctx.allocators.cluster_ips.release(ip)
         for port in ports:
@@ -273,9 +281,9 @@ class ServiceStrategy(BuiltinStrategy):
         if subresource == "status":
             return []
         errs = validate_service(new)
-        spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+        spec, old_spec = mapping(new.get("spec")), mapping(old.get("spec"))
         if "ExternalName" not in (_type(spec), _type(old_spec)) and not (_headless(spec) and _headless(old_spec)):
-            old_ips, ips = old_spec.get("clusterIPs") or [], spec.get("clusterIPs") or []
+            old_ips, ips = seq(old_spec.get("clusterIPs")), seq(spec.get("clusterIPs"))
             if len(old_ips) == len(ips):
                 errs.extend(invalid(f"spec.clusterIPs[{i}]", go_string_slice(ips), "may not change once set")
                             for i, ip in enumerate(old_ips) if ip != ips[i])
@@ -290,7 +298,7 @@ def validate_service(svc: dict[str, Any]) -> list[FieldError]:
     kind = spec.get("type") or ""
     if kind not in SERVICE_TYPES:
         errs.append(not_supported("spec.type", kind, SERVICE_TYPES))
-    ports = spec.get("ports") or []
+    ports = seq(spec.get("ports"))
     if not ports and not _headless(spec) and kind != "ExternalName":
         errs.append(required("spec.ports", ""))
     names: set[str] = set()

@@ -24,8 +24,10 @@ class CreateVerbs:
                actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None) -> dict[str, Any]:
         """POST: returns the stored object (201)."""
         rt = self.resolve(resource)
-        ns = namespace or (body.get("metadata") or {}).get("namespace") if isinstance(body, dict) else namespace
-        name = (body.get("metadata") or {}).get("name") if isinstance(body, dict) else None
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        meta = meta if isinstance(meta, dict) else {}
+        ns = namespace or meta.get("namespace")
+        name = meta.get("name")
         return self._run(
             lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run),
             lambda entry: self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager)),
@@ -85,7 +87,8 @@ class CreateVerbs:
             self._check_crd(obj)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
-            meta["name"] = validation.generate_name(str(meta["generateName"]), self.name_rng)
+            entry.generate_name = str(meta["generateName"])
+            meta["name"] = validation.generate_name(entry.generate_name, self.name_rng)
         self._validate(target, obj, None)
         entry.namespace = meta.get("namespace") if target.namespaced else None
         bucket = self._bucket(target)

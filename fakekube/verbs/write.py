@@ -11,6 +11,7 @@ from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
+from fakekube.patch.jsonutil import go_json_kind
 from fakekube.records import (
     CRD_STORAGE,
     Record,
@@ -38,6 +39,10 @@ class WriteVerbs:
             self._check_subresource(rt, subresource, "update")
             if not name:
                 raise errors.BadRequest("name is required for an update")
+            for field, value in (("name", name), ("namespace", ns)):
+                if value is not None and not isinstance(value, str):
+                    raise errors.BadRequest(f"json: cannot unmarshal {go_json_kind(value)} into Go struct field "
+                                            f"ObjectMeta.metadata.{field} of type string")
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
             self._refuse_stale_put(rt, ns, name, body, entry)

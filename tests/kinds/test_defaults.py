@@ -206,7 +206,6 @@ def test_node_allocatable_defaults_to_capacity(kube: Store, capacity: Any, alloc
     status = {k: v for k, v in (("capacity", capacity), ("allocatable", allocatable)) if v is not None}
     node = kube.create("nodes", {"metadata": {"name": "n"}, "status": status})
     assert node["status"].get("allocatable") == expected
-    assert node["spec"]["taints"] == [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
 
 
 @pytest.mark.parametrize(("labels", "selector", "expect_labels", "expect_selector"), [

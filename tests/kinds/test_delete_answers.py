@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from fakekube.kinds import strategy_for
+from fakekube.builtins import builtin_types
 from fakekube.store import Store
-from tests.kinds.conftest import KINDS, pod
+from tests.kinds.conftest import pod
 
 kubernetes = pytest.importorskip("kubernetes")
 import kubernetes.client as k8s  # noqa: E402
@@ -26,7 +26,9 @@ _API_OF_GROUP = {"": "CoreV1Api", "apps": "AppsV1Api", "batch": "BatchV1Api", "a
                  "storage.k8s.io": "StorageV1Api", "scheduling.k8s.io": "SchedulingV1Api",
                  "admissionregistration.k8s.io": "AdmissionregistrationV1Api",
                  "certificates.k8s.io": "CertificatesV1Api", "flowcontrol.apiserver.k8s.io": "FlowcontrolApiserverV1Api",
-                 "coordination.k8s.io": "CoordinationV1Api", "node.k8s.io": "NodeV1Api", "resource.k8s.io": "ResourceV1Api"}
+                 "coordination.k8s.io": "CoordinationV1Api", "node.k8s.io": "NodeV1Api", "resource.k8s.io": "ResourceV1Api",
+                 "events.k8s.io": "EventsV1Api", "apiextensions.k8s.io": "ApiextensionsV1Api",
+                 "apiregistration.k8s.io": "ApiregistrationV1Api", "storagemigration.k8s.io": "StoragemigrationV1Api"}
 
 
 def _snake(kind: str) -> str:
@@ -47,12 +49,17 @@ def client_returns_object(group: str, kind: str, namespaced: bool) -> bool | Non
     return ok.group(1) != "object"  # the generator maps the Status response to "object"
 
 
-@pytest.mark.parametrize(("group", "kind", "namespaced"), [(g, k, n) for g, _, k, _, n, _ in KINDS])
-def test_returns_deleted_object_matches_the_official_client(group: str, kind: str, namespaced: bool) -> None:
+_SERVED = sorted({(rt.group, rt.kind, rt.namespaced): rt for rt in builtin_types()
+                  if rt.group in _API_OF_GROUP and "delete" in rt.verbs}.items())
+
+
+@pytest.mark.parametrize("key", [k for k, _ in _SERVED], ids=[f"{g or 'core'}/{k}" for (g, k, _), _ in _SERVED])
+def test_returns_deleted_object_matches_the_official_client(key: tuple[str, str, bool]) -> None:
+    group, kind, namespaced = key
     expected = client_returns_object(group, kind, namespaced)
     if expected is None:
         pytest.skip(f"the client has no delete for {kind}")
-    assert strategy_for(group, kind, has_status=False).returns_deleted_object is expected
+    assert dict(_SERVED)[key].strategy.returns_deleted_object is expected
 
 
 def test_the_oracle_distinguishes(kube: Store) -> None:
@@ -87,7 +94,7 @@ def test_delete_answer_through_the_store(kube: Store, resource: str, body: dict,
 
 def test_a_graceful_pod_delete_answers_the_pod_with_its_deletion_timestamp(kube: Store) -> None:
     kube.create("pods", pod(), "default")
-    kube.bind("p", "node-1", "default")
+    kube.bind("p", {"target": {"name": "node-1"}}, "default")
     answer = kube.delete("pods", "p", "default")
     assert answer["kind"] == "Pod" and answer["metadata"]["deletionGracePeriodSeconds"] == 30
     assert answer["metadata"]["deletionTimestamp"]

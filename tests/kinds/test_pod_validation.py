@@ -199,14 +199,14 @@ def test_node_name_changes_only_through_binding(kube: Store) -> None:
     live = _stored(kube)
     with pytest.raises(errors.Invalid):
         kube.patch("pods", "p", {"spec": {"nodeName": "node-1"}}, "default")
-    answer = kube.bind("p", "node-1", "default", actor="default-scheduler")
+    answer = kube.bind("p", {"target": {"name": "node-1"}}, "default", actor="default-scheduler")
     assert answer["status"] == "Success"
     bound = kube.get("pods", "p", "default")
     assert bound["spec"]["nodeName"] == "node-1"
     assert [(c["type"], c["status"]) for c in bound["status"]["conditions"]] == [("PodScheduled", "True")]
     assert bound["metadata"]["generation"] == live["metadata"]["generation"]
     with pytest.raises(errors.Conflict) as caught:
-        kube.bind("p", "node-2", "default")
+        kube.bind("p", {"target": {"name": "node-2"}}, "default")
     assert caught.value.message == ('Operation cannot be fulfilled on pods/binding "p": pod p is already assigned '
                                     'to node "node-1"')
     entry = kube.audit.entries[-1]

@@ -54,7 +54,7 @@ def test_a_graceful_delete_answers_the_pod_with_its_deletion_timestamp(api: clie
                                                                        server: ApiServer) -> None:
     core = client.CoreV1Api(api)
     core.create_namespaced_pod("default", _pod("graceful"))
-    server.store.bind("graceful", "node-1", "default")
+    server.store.bind("graceful", {"target": {"name": "node-1"}}, "default")
     deleted = core.delete_namespaced_pod("graceful", "default")
     assert isinstance(deleted, client.V1Pod)
     assert deleted.metadata.deletion_timestamp is not None and deleted.metadata.deletion_grace_period_seconds == 30
