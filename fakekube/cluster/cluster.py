@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .bootstrap import bootstrap
+from .controllers.daemonset import DaemonSetController
 from .controllers.deployment import DeploymentController
 from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
@@ -28,6 +29,7 @@ CONTROLLERS: dict[str, Any] = {
     "deployment": DeploymentController,
     "replicaset": ReplicaSetController,
     "statefulset": StatefulSetController,
+    "daemonset": DaemonSetController,
     "job": JobController,
     "root-ca-cert-publisher": RootCAPublisher,
 }
