@@ -15,6 +15,8 @@ from typing import Any
 from .bootstrap import bootstrap
 from .controllers.daemonset import DaemonSetController
 from .controllers.deployment import DeploymentController
+from .controllers.endpoints import EndpointsController
+from .controllers.endpointslice import EndpointSliceController
 from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
 from .controllers.rootca import RootCAPublisher
@@ -30,6 +32,8 @@ CONTROLLERS: dict[str, Any] = {
     "replicaset": ReplicaSetController,
     "statefulset": StatefulSetController,
     "daemonset": DaemonSetController,
+    "endpoint": EndpointsController,
+    "endpointslice": EndpointSliceController,
     "job": JobController,
     "root-ca-cert-publisher": RootCAPublisher,
 }
