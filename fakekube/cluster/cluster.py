@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .bootstrap import bootstrap
+from .controllers.cronjob import CronJobController
 from .controllers.daemonset import DaemonSetController
 from .controllers.deployment import DeploymentController
 from .controllers.endpoints import EndpointsController
@@ -35,6 +36,7 @@ CONTROLLERS: dict[str, Any] = {
     "endpoint": EndpointsController,
     "endpointslice": EndpointSliceController,
     "job": JobController,
+    "cronjob": CronJobController,
     "root-ca-cert-publisher": RootCAPublisher,
 }
 ACTORS = ("kubelet", "scheduler", *CONTROLLERS, "garbagecollector")
