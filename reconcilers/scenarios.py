@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from fakekube.sim import Simulation
 from reconcilers import keys
 from reconcilers.env import AgentSandboxEnv, ClusterModel, ControllerFlags, build_env
 from reconcilers.gcpause import cyclic_gc_paused
@@ -194,13 +195,20 @@ async def load_generator(run: ScenarioRun, progress: Progress | None = None) -> 
 
 
 def run_scenario(scenario: Scenario | str, strategies: WriteStrategies | None = None, *, seed: int = 1,
-                 model: ClusterModel | None = None, progress: Progress | None = None) -> ScenarioRun:
-    """Build a fresh cluster, drive the load recipe to the end, and return the run for reporting."""
+                 model: ClusterModel | None = None, progress: Progress | None = None,
+                 sim: Simulation | None = None) -> ScenarioRun:
+    """Build a fresh cluster, drive the load recipe to the end, and return the run for reporting.
+
+    ``sim``: build the cluster on this (fresh) simulation instead of ``Simulation(seed=seed)`` — how
+    fakekube.explore hands in a perturbed one.
+    """
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
     strategies = strategies or WriteStrategies()
+    if sim is not None:
+        seed = sim.seed
     wall = time.perf_counter()  # wall-clock time is reported, never used inside the simulation
-    env = build_env(seed=seed, strategies=strategies, flags=scenario.flags, model=model)
+    env = build_env(seed=seed, strategies=strategies, flags=scenario.flags, model=model, sim=sim)
     tracker = ReadinessTracker(env.sim, scenario.params.namespace, name_hash(scenario.params.pool))
     run = ScenarioRun(scenario, strategies, seed, env, tracker)
     env.sim.spawn(load_generator(run, progress))
