@@ -82,7 +82,8 @@ def _work(task: tuple[int, int, int]) -> Outcome:
 
 def _execute(job: _Job, tasks: list[tuple[int, int, int]], jobs: int) -> Iterator[Outcome]:
     global _JOB
-    if jobs <= 1 or len(tasks) <= 1:
+    if jobs <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        # (without fork — Windows — the runs stay in this process: same outcomes, one core)
         for task in tasks:
             yield job(task)
         return

@@ -152,6 +152,7 @@ def sim_factory(sim_options: dict[str, Any], request: pytest.FixtureRequest) -> 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
+    __tracebackhide__ = True  # a broken invariant is the test's failure, not this hook's
     result = yield
     run = item.stash.get(_RUN, None)
     invariants = item.stash.get(_INVARIANTS, [])
@@ -210,7 +211,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     terminalreporter.section("fakekube explore")
     for (test, point), group in sorted(groups.items()):
         failing = set().union(*group["broken"].values()) if group["broken"] else set()
-        terminalreporter.write_line(f"{test} [{point}]: {len(group['seeds'])} runs, {len(failing)} failing")
+        runs = len(group["seeds"])
+        terminalreporter.write_line(f"{test} [{point}]: {runs} run{'s' if runs != 1 else ''}, {len(failing)} failing")
         for name, seeds in sorted(group["broken"].items()):
             ordered = sorted(seeds)
             terminalreporter.write_line(f"  {name}: seeds {describe_seeds(ordered)} (smallest {ordered[0]})")

@@ -82,6 +82,10 @@ def to_json(exploration: Exploration, *, runs: bool = True) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
 
@@ -107,7 +111,7 @@ def render_text(exploration: Exploration) -> str:
         for name, inv in point["invariants"].items():
             if inv["failing_runs"]:
                 rows.append((name, f"broken in {inv['failing_runs']}/{point['runs']} runs "
-                                   f"({inv['violations']} violations), smallest seed {inv['smallest_seed']}; "
+                                   f"({_n(inv['violations'], 'violation')}), smallest seed {inv['smallest_seed']}; "
                                    f"seeds {_seeds(inv['seeds'])}"))
             else:
                 rows.append((name, f"holds in all {point['runs']} runs"))

@@ -59,6 +59,7 @@ class Run:
         from .registry import REGISTRY
 
         spec = REGISTRY.get_scenario(scenario)
+        spec.check_params(self.params)  # a misspelt grid key is an error, not a silently default run
         return play(spec, self, [REGISTRY.get_invariant(i) for i in invariants])
 
     def __repr__(self) -> str:

@@ -125,3 +125,17 @@ def test_perturbation_keys_reach_the_simulation_and_the_rest_are_params(pytester
     result.assert_outcomes(passed=5, errors=1)
     result.stdout.fnmatch_lines(["*test_knobs?cache_lag_scale=3-mode=fast-seed=7? PASSED*",
                                  "*fakekube_explore fixture is for tests marked*"])
+
+
+def test_the_marker_example_of_the_docs_runs(pytester: pytest.Pytester) -> None:
+    page = (ROOT / "docs" / "explore.md").read_text()
+    section = page.split("## The pytest marker", 1)[1]
+    example = section.split("```python fragment\n", 1)[1].split("```", 1)[0]
+    pytester.makepyfile(test_claims=example)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-q")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) == 5  # patch-lock never loses a claim status
+    assert 0 < outcomes.get("failed", 0) <= 5  # the blind patch does, in some seeds
+    result.stdout.fnmatch_lines(["*fakekube explore*",
+                                 "test_claims.py::test_claim_status_is_never_lost [[]claim_status=patch]: 5 runs, * failing",
+                                 "  claim-status-not-overwritten: seeds * (smallest *)"])
