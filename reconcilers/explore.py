@@ -3,8 +3,8 @@
 Registered through the ``fakekube.explore`` entry point (pyproject.toml) by :func:`register`, so
 ``fakekube explore --scenario seed-timeline --claim-status patch`` and written reproducers find them by name.
 
-Scenarios (``seed-timeline``, ``seed-load``) take the claim/sandbox/pod write strategies and the load
-recipe's numbers as grid parameters. Invariants:
+Scenarios (``seed-timeline``, ``seed-load``) take the agent-sandbox build, the claim/sandbox/pod write
+strategies and the load recipe's numbers as grid parameters. Invariants:
 
 - ``claim-status-not-overwritten``: no stale overwrite of a claim's status (the lost update #1256 fixed);
 - ``every-claim-ready``: when the load has finished, every claim's stored status says Ready (and no wait of
@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 
 from fakekube.explore import ObjectRef, Param, Registry, Run, RunResult, Violation, no_stale_overwrite
 from reconcilers import keys
+from reconcilers.builds import BUILDS, DEFAULT_BUILD
 from reconcilers.objects import is_ready
 from reconcilers.report import doubly_owned_sandboxes
 from reconcilers.scenarios import SCENARIOS, ScenarioRun, run_scenario
@@ -33,11 +34,14 @@ from reconcilers.strategies import (
 PARAMS: tuple[Param, ...] = (
     Param("claim_status", "update", CLAIM_STATUS_MODES,
           help="claim status write: " + "; ".join(f"{k} = {v}" for k, v in LABELS.items())),
-    Param("sandbox_status", "update", SANDBOX_STATUS_MODES, help="sandbox status write: update or patch (#509)"),
-    Param("pod_metadata", "update", POD_METADATA_MODES, help="pod label propagation: update or patch (#784)"),
+    Param("build", DEFAULT_BUILD, tuple(BUILDS), help=f"agent-sandbox build (reconcilers/builds.py; default {DEFAULT_BUILD})"),
+    Param("sandbox_status", None, SANDBOX_STATUS_MODES,
+          help="sandbox status write: update or patch (#509); default: as the build does"),
+    Param("pod_metadata", None, POD_METADATA_MODES,
+          help="pod label propagation: update or patch (#784); default: as the build does"),
     *(Param(name, None, None, kind, text) for name, kind, text in LOAD_PARAMS),
 )
-_STRATEGY_PARAMS = ("claim_status", "sandbox_status", "pod_metadata")
+_OWN_PARAMS = ("claim_status", "sandbox_status", "pod_metadata", "build")
 DEFAULT_INVARIANTS = ("no-stale-overwrite", "every-claim-ready", "one-claim-per-sandbox")
 
 
@@ -45,10 +49,10 @@ def scenario(name: str) -> Callable[[Run], ScenarioRun]:
     """The load recipe ``name`` (reconcilers.scenarios.SCENARIOS) as an explore scenario."""
 
     def play(run: Run) -> ScenarioRun:
-        strategies = WriteStrategies(*(run.param(p, "update") for p in _STRATEGY_PARAMS))  # type: ignore[arg-type]
-        loaded = SCENARIOS[name].with_overrides(**{k: v for k, v in run.params.items()
-                                                   if k not in _STRATEGY_PARAMS})
-        return run_scenario(loaded, strategies, sim=run.simulation())
+        strategies = WriteStrategies(run.param("claim_status", "update"), run.param("sandbox_status"),
+                                     run.param("pod_metadata"))
+        loaded = SCENARIOS[name].with_overrides(**{k: v for k, v in run.params.items() if k not in _OWN_PARAMS})
+        return run_scenario(loaded, strategies, build=run.param("build"), sim=run.simulation())
 
     play.__name__ = play.__qualname__ = f"scenario_{name.replace('-', '_')}"
     play.__doc__ = f"agent-sandbox {name} (reconcilers/scenarios.py) with the run's write strategies"

@@ -20,6 +20,7 @@ from typing import Any
 
 from fakekube.sim import Simulation
 from reconcilers import keys
+from reconcilers.builds import Build, get_build
 from reconcilers.env import AgentSandboxEnv, ClusterModel, ControllerFlags, build_env
 from reconcilers.gcpause import cyclic_gc_paused
 from reconcilers.hashing import name_hash
@@ -155,8 +156,8 @@ async def _wait(env: AgentSandboxEnv, params: LoadParams, done: Callable[[], boo
 async def load_generator(run: ScenarioRun, progress: Progress | None = None) -> None:
     env, params, tracker = run.env, run.scenario.params, run.tracker
     sim = env.sim
-    # ClusterLoader2 creates open loop (each create a task of its own): no response leg is modelled for it.
-    loader = sim.manager(LOADER, api_latency=env.model.api_latency).client(LOADER)
+    # ClusterLoader2 creates open loop (each create a task of its own), through the same API server.
+    loader = sim.manager(LOADER, latency=env.model.latency).client(LOADER)
     say = progress or (lambda _msg: None)
 
     await loader.create("namespaces", {"apiVersion": "v1", "kind": "Namespace",
@@ -196,19 +197,22 @@ async def load_generator(run: ScenarioRun, progress: Progress | None = None) -> 
 
 def run_scenario(scenario: Scenario | str, strategies: WriteStrategies | None = None, *, seed: int = 1,
                  model: ClusterModel | None = None, progress: Progress | None = None,
-                 sim: Simulation | None = None) -> ScenarioRun:
+                 build: Build | str | None = None, sim: Simulation | None = None) -> ScenarioRun:
     """Build a fresh cluster, drive the load recipe to the end, and return the run for reporting.
 
+    ``build`` picks the agent-sandbox code (default: the build PR #508's tables came from, see
+    reconcilers/builds.py); ``strategies`` default to that build's with the claim status as ``Update``.
     ``sim``: build the cluster on this (fresh) simulation instead of ``Simulation(seed=seed)`` — how
     fakekube.explore hands in a perturbed one.
     """
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
-    strategies = strategies or WriteStrategies()
+    build = get_build(build)
+    strategies = build.resolve(strategies)
     if sim is not None:
         seed = sim.seed
     wall = time.perf_counter()  # wall-clock time is reported, never used inside the simulation
-    env = build_env(seed=seed, strategies=strategies, flags=scenario.flags, model=model, sim=sim)
+    env = build_env(seed=seed, strategies=strategies, flags=scenario.flags, model=model, build=build, sim=sim)
     tracker = ReadinessTracker(env.sim, scenario.params.namespace, name_hash(scenario.params.pool))
     run = ScenarioRun(scenario, strategies, seed, env, tracker)
     env.sim.spawn(load_generator(run, progress))

@@ -12,7 +12,7 @@ from fakekube.explore.holds import AfterTime, AfterWrite, HoldRule, Holds
 from fakekube.explore.invariants import Invariant, no_conflict, no_reconcile_error, no_stale_overwrite
 from fakekube.explore.perturb import Fault, Perturbation, scale_lag, split_round_trip
 from fakekube.explore.registry import REGISTRY, Param, Registry, ScenarioSpec
-from fakekube.explore.reproducer import bind, bound_timeline, render_test, write_test
+from fakekube.explore.reproducer import portable_timeline, render_test, write_test
 from fakekube.explore.run import ObjectRef, Outcome, Run, RunResult, Violation
 
 __all__ = [
@@ -33,8 +33,6 @@ __all__ = [
     "RunResult",
     "ScenarioSpec",
     "Violation",
-    "bind",
-    "bound_timeline",
     "describe_seeds",
     "explore",
     "grid_points",
@@ -43,6 +41,7 @@ __all__ = [
     "no_reconcile_error",
     "no_stale_overwrite",
     "parse_seeds",
+    "portable_timeline",
     "play",
     "render_test",
     "replay",

@@ -22,7 +22,8 @@ from .perturb import Fault, Perturbation
 from .registry import REGISTRY, Param, ScenarioSpec
 
 _AXES: tuple[tuple[str, Any, str], ...] = (
-    ("cache_lag_scale", float, "scale every informer's watch-delivery lag (e.g. 0.5,1,4)"),
+    ("cache_lag_scale", float, "scale every informer's watch transport delay (e.g. 0.5,1,4)"),
+    ("handling_scale", float, "scale what one watch event costs an informer's consumer (queueing lag)"),
     ("commit_point", float, "share of the round trip before the commit, 0..1 (e.g. 0,0.5,1)"),
     ("event_delay_scale", float, "scale the event recorders' asynchronous delay"),
     ("workers", "workers", "MaxConcurrentReconciles: N for every controller, or NAME=N[+NAME=N]"),

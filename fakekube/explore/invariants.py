@@ -9,7 +9,7 @@ own (agent-sandbox's "every claim Ready") are registered by its package.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -41,39 +41,46 @@ class Invariant:
         return found
 
 
-def _match(value: str | None, wanted: str | None) -> bool:
-    return wanted is None or (value or "") == wanted
+def _scoped(records: Iterable[Any], resource: str | None, subresource: str | None,
+            actor: str | None) -> Iterator[Any]:
+    """Audit entries or stale-overwrite records of ``resource[/subresource]`` by ``actor`` (None: any)."""
+    for r in records:
+        if all(wanted is None or (value or "") == wanted
+               for value, wanted in ((r.resource, resource), (r.subresource, subresource), (r.actor, actor))):
+            yield r
+
+
+def _object(r: Any) -> ObjectRef:
+    return ObjectRef(r.resource, r.name or "", r.namespace, r.subresource)
+
+
+def _scope(resource: str | None, subresource: str | None, actor: str | None) -> str:
+    where = "/".join(p for p in (resource, subresource) if p) or "any object"
+    return where + (f" by {actor}" if actor else "")
 
 
 def no_stale_overwrite(resource: str | None = None, subresource: str | None = None, actor: str | None = None,
                        name: str = "no-stale-overwrite") -> Invariant:
     """No write overwrote a field another write had changed after the state it was computed from."""
 
-    def check(result: RunResult) -> Iterable[Violation]:
-        for record in result.sim.stale_overwrites():
-            if _match(record.resource, resource) and _match(record.subresource, subresource) \
-                    and _match(record.actor, actor):
-                message = str(record).removeprefix(f"#{record.seq} ")  # the Violation carries the seq
-                yield Violation(name, message, ObjectRef(record.resource, record.name or "", record.namespace,
-                                                             record.subresource), record.seq)
+    def check(result: RunResult) -> Iterator[Violation]:
+        for record in _scoped(result.sim.stale_overwrites(), resource, subresource, actor):
+            message = str(record).removeprefix(f"#{record.seq} ")  # the Violation carries the seq
+            yield Violation(name, message, _object(record), record.seq)
 
-    scope = "/".join(p for p in (resource, subresource) if p) or "any object"
-    return Invariant(name, check, f"no stale overwrite of {scope}" + (f" by {actor}" if actor else ""))
+    return Invariant(name, check, f"no stale overwrite of {_scope(resource, subresource, actor)}")
 
 
 def no_conflict(resource: str | None = None, subresource: str | None = None, actor: str | None = None,
                 name: str = "no-conflict") -> Invariant:
     """No write was answered 409 Conflict."""
 
-    def check(result: RunResult) -> Iterable[Violation]:
-        for entry in result.sim.conflicts():
-            if _match(entry.resource, resource) and _match(entry.subresource, subresource) \
-                    and _match(entry.actor, actor):
-                yield Violation(name, f"{entry.actor} {entry.verb.upper()} {entry.path}: 409 Conflict",
-                                ObjectRef(entry.resource, entry.name or "", entry.namespace, entry.subresource),
-                                entry.seq)
+    def check(result: RunResult) -> Iterator[Violation]:
+        for entry in _scoped(result.sim.conflicts(), resource, subresource, actor):
+            yield Violation(name, f"{entry.actor} {entry.verb.upper()} {entry.path}: 409 Conflict",
+                            _object(entry), entry.seq)
 
-    return Invariant(name, check, "no 409 Conflict" + (f" on {resource}" if resource else ""))
+    return Invariant(name, check, f"no 409 Conflict on {_scope(resource, subresource, actor)}")
 
 
 def no_reconcile_error(name: str = "no-reconcile-error") -> Invariant:

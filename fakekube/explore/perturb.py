@@ -4,11 +4,14 @@ A :class:`Perturbation` is applied to a :class:`~fakekube.sim.Simulation` right 
 the scenario creates its managers (``Run.simulation()`` does both). It changes only the model's parameters —
 never the controllers — so a run is still a pure function of (scenario, seed, parameters):
 
-- ``cache_lag_scale``: every manager's watch-delivery lag (``cache_lag`` and ``per_kind_lag``) times this;
-- ``commit_point``: where the commit falls in a request's round trip, as the fraction of the mean round trip
-  spent before it (0: the write commits as it is sent and the whole latency is the response leg; 1: the
-  answer comes back at the commit instant). The mean round trip (``api_latency`` + ``response_latency``) is
-  kept, and so is each leg's distribution shape;
+- ``cache_lag_scale``: every manager's watch-stream transport delay (``cache_lag`` and ``per_kind_lag``)
+  times this;
+- ``handling_scale``: what applying one watch event costs an informer's consumer (``handling``) times this —
+  the queueing part of informer lag, which grows with load;
+- ``commit_point``: where the commit falls in a request's round trip, as the fraction spent before it (0: the
+  write commits as it is sent and the whole latency is the response leg; 1: the answer comes back at the
+  commit instant). With a per-verb ``RequestLatency`` it is its ``commit_at``; with ``api_latency`` /
+  ``response_latency`` the mean round trip and each leg's distribution shape are kept;
 - ``event_delay_scale``: the event recorders' asynchronous delay times this;
 - ``workers``: MaxConcurrentReconciles of controllers, by controller name (shell globs; an int: all of them);
 - ``faults``: :class:`Fault` rules installed in the store (fail or delay matching requests);
@@ -118,6 +121,7 @@ def _workers(value: int | Mapping[str, int] | WorkerCounts | None) -> WorkerCoun
 @dataclass(frozen=True)
 class Perturbation:
     cache_lag_scale: float = 1.0
+    handling_scale: float = 1.0
     commit_point: float | None = None
     event_delay_scale: float = 1.0
     workers: WorkerCounts = ()
@@ -128,7 +132,7 @@ class Perturbation:
         object.__setattr__(self, "workers", _workers(self.workers))  # type: ignore[arg-type]
         object.__setattr__(self, "faults", tuple(self.faults))
         object.__setattr__(self, "holds", tuple(self.holds))
-        if self.cache_lag_scale < 0 or self.event_delay_scale < 0:
+        if min(self.cache_lag_scale, self.handling_scale, self.event_delay_scale) < 0:
             raise ValueError("lag scales cannot be negative")
         if self.commit_point is not None and not 0.0 <= self.commit_point <= 1.0:
             raise ValueError(f"commit_point must be between 0 and 1, not {self.commit_point}")
@@ -178,17 +182,22 @@ class Perturbation:
         if self.cache_lag_scale != 1.0:
             mgr.cache_lag = scale_lag(mgr.cache_lag, self.cache_lag_scale)
             mgr.per_kind_lag = {k: scale_lag(v, self.cache_lag_scale) for k, v in mgr.per_kind_lag.items()}
+        if self.handling_scale != 1.0:
+            mgr.handling = scale_lag(mgr.handling, self.handling_scale)
         if self.commit_point is not None:
-            mgr.api_latency, mgr.response_latency = split_round_trip(mgr.api_latency, mgr.response_latency,
-                                                                     self.commit_point)
+            if mgr.latency is not None:  # one round trip per verb, cut at commit_at
+                mgr.latency = replace(mgr.latency, commit_at=self.commit_point)
+            else:
+                mgr.api_latency, mgr.response_latency = split_round_trip(mgr.api_latency, mgr.response_latency,
+                                                                         self.commit_point)
         if self.event_delay_scale != 1.0:
             mgr.event_delay = scale_lag(mgr.event_delay, self.event_delay_scale)
         if self.workers:
             make_controller = mgr.controller
 
             @functools.wraps(make_controller)
-            def controller(name: str, reconcile: Any, workers: int = 1) -> Any:
-                return make_controller(name, reconcile, self.workers_for(name, workers))
+            def controller(name: str, reconcile: Any, workers: int = 1, **options: Any) -> Any:
+                return make_controller(name, reconcile, self.workers_for(name, workers), **options)
 
             mgr.controller = controller  # type: ignore[method-assign]
 

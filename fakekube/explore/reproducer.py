@@ -1,16 +1,17 @@
 """Reproducers: a failing run written out as a pytest module that replays it and asserts the bug.
 
 The module pins the run (scenario by registered name or import path, seed, grid point, perturbation) and the
-timeline of the object the violation is about — every write to it, with the object's name bound to a label
-(``{sandboxclaim}``) and no timings, so it reads like the PR's table and asserts the order of events, not
-their milliseconds. ``BUG_PRESENT = True`` is its one switch: flipped to False once the bug is fixed, the same
-test asserts that the run keeps the invariant.
+timeline of the object the violation is about — every write to it, without timings, so it reads like the PR's
+table and asserts the order of events, not their milliseconds. The table's names are bound when it is matched
+(``Timeline.match`` binds each expected name to the actual one it aligns with), so a generated name that
+changes does not break it. ``BUG_PRESENT = True`` is its one switch: flipped to False once the bug is fixed,
+the same test asserts that the run keeps the invariant.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import is_dataclass
+from dataclasses import is_dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,29 +28,14 @@ if TYPE_CHECKING:
 _RV_NOTE = re.compile(r" \(after [^()]*@rv \d+\)")  # "(after X@rv 290)": resourceVersions drift, the fact stays
 
 
-def bind(text: str, **names: str) -> str:
-    """Put names back into a bound timeline: ``bind(TIMELINE, sandboxclaim="sandboxclaim-9")``."""
-    for label, name in names.items():
-        text = text.replace("{" + label + "}", name)
-    return text
-
-
-def bound_timeline(timeline: Timeline, names: dict[str, str]) -> Timeline:
-    """A copy without timings, each name in ``names`` (name → label) written as ``{label}``, and notes
-    reduced to what does not depend on resourceVersion numbers; glob characters escaped for matching."""
+def portable_timeline(timeline: Timeline) -> Timeline:
+    """A copy for a reproducer: no timings, and notes without the resourceVersion numbers that any unrelated
+    write shifts; glob characters in notes escaped (expected notes are matched as patterns)."""
     rows = []
     for row in timeline.rows:
-        target, notes = row.target, [_RV_NOTE.sub("", n) for n in row.notes]
-        for name, label in names.items():
-            target = _replace_name(target, name, "{" + label + "}")
-            notes = [_replace_name(n, name, "{" + label + "}") for n in notes]
-        rows.append(type(row)(step=row.step, method=row.method, target=_escape(target), code=row.code,
-                              reason=row.reason, notes=[_escape(n) for n in notes], actor=row.actor))
+        notes = [_escape(_RV_NOTE.sub("", n)) for n in row.notes]
+        rows.append(replace(row, notes=notes, annotations=notes, delta_ms=None, offset_ms=None, time=None))
     return Timeline(rows)
-
-
-def _replace_name(text: str, name: str, label: str) -> str:
-    return re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", label, text)
 
 
 def _escape(text: str) -> str:
@@ -149,17 +135,14 @@ def render_test(exploration: Exploration, outcome: Outcome, invariant: str) -> s
     check_timeline: list[str] = []
     if violation is not None and violation.object is not None:
         obj = violation.object
-        label = result.sim.resolve(obj.resource).singular or "object"
-        names.add("bind")
-        table = bound_timeline(result.timeline_of(obj), {obj.name: label}).to_markdown(actor_column=True)
+        table = portable_timeline(result.timeline_of(obj)).to_markdown(actor_column=True)
         body.append(f"OBJECT = {to_source(obj, names)}")
-        body.append(f"# Every write to the object in the failing run, in order; {{{label}}} is bound to its name.")
+        body.append("# Every write to that object in the failing run, in order (names are bound when matched).")
         body.append(f'TIMELINE = """\n{table}"""')
         check_timeline = [
-            "    hit = next((v for v in violations if v.object == OBJECT), None)",
-            '    assert hit is not None, f"the violation is no longer about {OBJECT}: {violations}"',
-            "    timeline = result.timeline_of(OBJECT)",
-            f"    timeline.assert_matches(bind(TIMELINE, {label}=OBJECT.name), ignore_unlisted=False)",
+            "    hit = next((v for v in violations if v.object and v.object.resource == OBJECT.resource), None)",
+            '    assert hit is not None, f"no violation is about {OBJECT.resource} any more: {violations}"',
+            "    result.timeline_of(hit.object).assert_matches(TIMELINE, ignore_unlisted=False)",
         ]
     imports = f"from fakekube.explore import {', '.join(sorted(names, key=_isort_key))}"
     lines += [imports, "", *body, "", "BUG_PRESENT = True  # <- flip to False once fixed: then the run must keep "

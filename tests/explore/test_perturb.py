@@ -6,7 +6,7 @@ import pytest
 
 from fakekube.explore import Fault, Perturbation, Run, play, scale_lag, split_round_trip
 from fakekube.explore.registry import REGISTRY
-from fakekube.sim import Lag, Simulation
+from fakekube.sim import Lag, RequestLatency, Simulation
 from tests.explore import guestbook
 
 
@@ -55,6 +55,15 @@ def test_each_knob_changes_the_run() -> None:
     assert _audit(Perturbation(cache_lag_scale=4), seed=1) == _audit(Perturbation(cache_lag_scale=4), seed=1)
 
 
+def test_commit_point_sets_the_commit_of_a_per_verb_latency() -> None:
+    run = Run(1, {}, Perturbation(commit_point=0.9, handling_scale=2))
+    sim = run.simulation()
+    latency = RequestLatency(default=Lag.uniform(0.002, 0.008), classes={"create pods": 0.05}, commit_at=0.5)
+    mgr = sim.manager("m", latency=latency, handling=0.001)
+    assert mgr.latency == RequestLatency(default=latency.default, classes=latency.classes, commit_at=0.9)
+    assert mgr.handling == Lag.fixed(0.002)
+
+
 def test_manager_knobs_are_scaled_and_workers_overridden() -> None:
     run = Run(1, {}, Perturbation(cache_lag_scale=2, commit_point=1.0, event_delay_scale=3,
                                   workers={"guest*": 5}))
@@ -68,6 +77,7 @@ def test_manager_knobs_are_scaled_and_workers_overridden() -> None:
     other = sim.manager("other", per_kind_lag={"pods": 0.01})
     assert other.per_kind_lag["pods"] == Lag.fixed(0.02)
     assert other.controller("unmatched", lambda req: None, workers=3).workers == 3
+    assert other.controller("classic", lambda req: None, priority_queue=False).workers == 1  # options pass through
     sim.run()  # let the workers start (and wait on their queues)
 
 

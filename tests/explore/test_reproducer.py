@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fakekube.explore import AfterTime, HoldRule, Perturbation, bind, bound_timeline, explore, render_test
+from fakekube.explore import AfterTime, HoldRule, Perturbation, explore, portable_timeline, render_test
 from fakekube.explore.reproducer import to_source
 from fakekube.sim import Timeline
 from tests.explore import guestbook
@@ -34,9 +34,9 @@ def test_the_written_test_passes_because_the_bug_is_there(found, pytester, monke
     text = path.read_text()
     assert text.count(FLIP) == 1 and "SCENARIO = 'tests.explore.guestbook:scenario'" in text
     assert f"SEED = {outcome.seed}" in text and "POINT = {'lock': False}" in text
-    # The book's timeline, its name bound, the write that lost a greeting marked, no resourceVersions.
-    assert "| CREATE | configmaps/{configmap} | loader | 🟢 201 Created |" in text
-    assert "| PATCH | configmaps/{configmap} | guestbook | 🟢 200 OK; stale overwrite: data.log |" in text
+    # The book's timeline: the write that lost a greeting marked, no timings, no resourceVersions.
+    assert "|  | CREATE | configmaps/guestbook | loader | 🟢 201 Created |" in text
+    assert "|  | PATCH | configmaps/guestbook | guestbook | 🟢 200 OK; stale overwrite: data.log |" in text
     assert "@rv" not in text.split('TIMELINE = """')[1]
     _run(pytester, text, monkeypatch).assert_outcomes(passed=1)
 
@@ -71,12 +71,12 @@ def test_the_perturbation_is_written_as_source(pytester, monkeypatch) -> None:
     forced = explore(guestbook.scenario, "1-2", invariants=["no-stale-overwrite"],
                      perturbation=Perturbation(holds=(rule,)))
     text = render_test(forced, forced.smallest(), "no-stale-overwrite")
-    assert "from fakekube.explore import AfterTime, HoldRule, ObjectRef, Perturbation, bind, replay" in text
+    assert "from fakekube.explore import AfterTime, HoldRule, ObjectRef, Perturbation, replay" in text
     assert "hold guestbook-manager cache (rule 1)" in text
     _run(pytester, text, monkeypatch).assert_outcomes(passed=1)
 
 
-def test_source_and_binding_helpers() -> None:
+def test_source_and_portable_timelines() -> None:
     names: set[str] = set()
     rule = HoldRule("configmaps", until=(AfterTime(0.5),))
     source = to_source(Perturbation(cache_lag_scale=2.0, holds=(rule,)), names)
@@ -85,12 +85,15 @@ def test_source_and_binding_helpers() -> None:
     assert names == {"Perturbation", "HoldRule", "AfterTime"}
     with pytest.raises(TypeError):
         to_source(object(), names)
-    table = Timeline.parse("| Step | Method | Target Resource | Result / Notes |\n|---|---|---|---|\n"
-                           "| 1 | PATCH | pods/web-1/status | 200 OK; stale overwrite: spec[x] (after kubelet@rv 12) |\n"
-                           "| 2 | PATCH | pods/web-10 | 200 OK |")
-    bound = bound_timeline(table, {"web-1": "pod"}).to_markdown()
-    assert "pods/{pod}/status" in bound and "pods/web-10" in bound and "@rv" not in bound
-    assert Timeline.match(table, bind(bound, pod="web-1"))
+    table = Timeline.parse("| Step | Delta (ms) | Method | Target Resource | Result / Notes |\n|---|---|---|---|---|\n"
+                           "| 1 | 0 | PATCH | pods/web-1/status | 200 OK; stale overwrite: spec[x] (after kubelet@rv 12) |\n"
+                           "| 2 | 5 | PATCH | pods/web-10 | 200 OK |")
+    portable = portable_timeline(table).to_markdown()
+    assert "| 1 |  | PATCH | pods/web-1/status | 🟢 200 OK; stale overwrite: spec[[]x] |" in portable
+    assert "@rv" not in portable
+    assert Timeline.match(table, portable, ignore_unlisted=False)
+    renamed = Timeline.parse(table.to_markdown().replace("web-1/", "web-7/"))  # another name, same interleaving
+    assert Timeline.match(renamed, portable, ignore_unlisted=False)
 
 
 def test_a_scenario_that_cannot_be_imported_cannot_be_written(found) -> None:
