@@ -135,3 +135,22 @@ def test_seeds_grids_and_shards() -> None:
     for bad in ("0/3", "4/3", "1", "a/b"):
         with pytest.raises(ValueError):
             parse_shard(bad)
+
+
+def test_a_report_is_the_same_in_another_process_with_another_hash_seed() -> None:
+    """CI shards and a replay run in other processes: a seed must mean the same run there."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    argv = [sys.executable, "-m", "fakekube.cli", "explore", "--scenario", "tests.explore.guestbook:scenario",
+            "--seeds", "1-6", "--invariant", "tests.explore.guestbook:every_guest_greeted,no-stale-overwrite",
+            "--json", "--quiet"]
+    outputs = [subprocess.run(argv, cwd=root, capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}).stdout
+               for seed in ("0", "1")]
+    assert outputs[0] == outputs[1]
+    here = explore(guestbook.scenario, "1-6", invariants=[guestbook.every_guest_greeted, "no-stale-overwrite"])
+    assert json.loads(outputs[0])["outcomes"] == json.loads(here.to_json())["outcomes"]

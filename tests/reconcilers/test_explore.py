@@ -12,7 +12,7 @@ import re
 import pytest
 
 from fakekube.cli import main
-from fakekube.explore import AfterTime, AfterWrite, HoldRule, Perturbation, explore
+from fakekube.explore import AfterTime, AfterWrite, Fault, HoldRule, Perturbation, explore
 from reconcilers import keys
 from reconcilers.env import MANAGER
 
@@ -128,3 +128,16 @@ def test_written_reproducer_passes_and_flips(pytester, capsys) -> None:
     flipped = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", str(path))
     flipped.assert_outcomes(failed=1)
     flipped.stdout.fnmatch_lines(["*stale overwrite: status*"])
+
+
+def test_cli_hold_and_fault_options_reach_every_run(capsys) -> None:
+    hold = ("resource=sandboxclaims,subresource=status,writer=sandboxclaim-controller,manager=agent-sandbox-controller,"
+            "times=none,until=attempt@sandboxclaim-controller|1s")
+    fault = "verb=patch,resource=sandboxclaims,subresource=status,code=409,times=1"  # a blind patch never 409s
+    assert main(["explore", "--scenario", "seed-timeline", "--seeds", "1-2", "--claim-status", "patch", "--quiet",
+                 "--invariant", "claim-status-not-overwritten", "--hold", hold, "--fault", fault, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["perturbation"] == {"faults": [Fault.parse(fault).describe()], "holds": [HoldRule.parse(hold).describe()]}
+    assert data["points"][0]["invariants"]["claim-status-not-overwritten"]["failing_runs"] == 2
+    assert all(o["holds"] > 0 for o in data["outcomes"])
+    assert [o["conflicts"]["by_resource"].get("sandboxclaims/status") for o in data["outcomes"]] == [1, 1]
