@@ -80,7 +80,8 @@ def builtin_types() -> list[ResourceType]:
         ResourceType("", "v1", "ConfigMap", "configmaps", namespaced=True, short_names=("cm",)),
         ResourceType("", "v1", "Secret", "secrets", namespaced=True, strategy=strategy_for("", "Secret", has_status=False),
                      selectable_fields={"type": path_getter("type")}),
-        ResourceType("", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",)),
+        ResourceType("", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",),
+                     strategy=strategy_for("", "ServiceAccount", has_status=False)),
         ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True,
                      strategy=strategy_for("", "PersistentVolumeClaim", has_status=True), short_names=("pvc",),
                      subresources=frozenset({"status"})),
@@ -97,7 +98,25 @@ def builtin_types() -> list[ResourceType]:
         ResourceType("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
                      namespaced=False, strategy=strategy_for("apiextensions.k8s.io", "CustomResourceDefinition", has_status=True), short_names=("crd", "crds"),
                      subresources=frozenset({"status"})),
+        *_review_types(),
     ]
+
+
+def _review_types() -> list[ResourceType]:
+    # TEMPORARY, superseded by the data-built registry (branch `registry`): the create-only review resources
+    # of authentication.k8s.io/v1 and authorization.k8s.io/v1, with the names and scope discovery gives them
+    # (shared/reference/discovery/apis__authentication.k8s.io__v1.json, apis__authorization.k8s.io__v1.json).
+    reviews = (
+        ("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", False),
+        ("authentication.k8s.io", "TokenReview", "tokenreviews", False),
+        ("authorization.k8s.io", "LocalSubjectAccessReview", "localsubjectaccessreviews", True),
+        ("authorization.k8s.io", "SelfSubjectAccessReview", "selfsubjectaccessreviews", False),
+        ("authorization.k8s.io", "SelfSubjectRulesReview", "selfsubjectrulesreviews", False),
+        ("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews", False),
+    )
+    return [ResourceType(group, "v1", kind, plural, namespaced=namespaced, verbs=("create",),
+                         strategy=strategy_for(group, kind, has_status=False))
+            for group, kind, plural, namespaced in reviews]
 
 
 def builtin_registry() -> Registry:

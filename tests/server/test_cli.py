@@ -32,3 +32,34 @@ def test_serve_prints_url_writes_kubeconfig_and_stops_on_interrupt(tmp_path, wid
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_serve_tls_without_token_writes_a_client_certificate_kubectl_uses(tmp_path):
+    import os
+    import shutil
+
+    import pytest
+
+    pytest.importorskip("cryptography")
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed")
+    kubeconfig = tmp_path / "kubeconfig"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube.cli", "serve", "--tls", "--kubeconfig", str(kubeconfig)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("https://127.0.0.1:")
+        assert "client-certificate-data" in json.loads(kubeconfig.read_text())["users"][0]["user"]
+        env = {**os.environ, "KUBECONFIG": str(kubeconfig), "KUBECACHEDIR": str(tmp_path / "cache")}
+        # stdin closed: a kubeconfig without credentials would make kubectl prompt for a username and fail.
+        listed = subprocess.run([kubectl, "get", "namespaces", "-o", "name"], capture_output=True, text=True,
+                                timeout=60, env=env, stdin=subprocess.DEVNULL)
+        assert listed.returncode == 0, listed.stderr
+        assert "namespace/default" in listed.stdout
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
