@@ -30,8 +30,8 @@ def version_info(minor: str = "32") -> dict[str, Any]:
 
 
 def _answered_subresources(rt: ResourceType) -> list[tuple[str, str, str, str]]:
-    """(name, group, version, kind) of the subresources a kind answers on create (serviceaccounts/token).
-    TEMPORARY: the data-built registry (branch `registry`) lists every subresource from discovery data."""
+    """(name, group, version, kind) of the subresources a kind answers on create (serviceaccounts/token):
+    listed with their body's kind and the one verb, as the real discovery lists them."""
     out = []
     for sub, strategy in sorted(rt.strategy.create_subresources.items()):
         group, _, version = strategy.body_api_version.rpartition("/")
