@@ -214,17 +214,22 @@ class TokenAuthority:
 
     def _live(self, resource: str, namespace: str, name: str, now: int) -> Any:
         """The stored object, None when missing, ``_DELETED`` when its deletion started over a leeway ago."""
-        try:
-            rt = self._store.resolve(resource)
-            obj = self._store.stored_object(rt.storage, (namespace, name))
-        except errors.ApiError:
-            return None
+        obj = stored(self._store, resource, namespace, name)
         if obj is None:
             return None
         deleted = obj["metadata"].get("deletionTimestamp")
         if deleted and datetime.fromisoformat(deleted.replace("Z", "+00:00")).timestamp() < now - LEEWAY_SECONDS:
             return _DELETED
         return obj
+
+
+def stored(store: Store, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
+    """The stored object itself (read-only), or None when it or its resource type does not exist."""
+    try:
+        rt = store.resolve(resource)
+    except errors.ApiError:
+        return None
+    return store.stored_object(rt.storage, (namespace if rt.namespaced else "", name))
 
 
 class _Invalid(Exception):

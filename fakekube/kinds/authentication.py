@@ -16,6 +16,7 @@ from typing import Any
 from fakekube import errors
 from fakekube.clock import rfc3339
 from fakekube.strategies import CreateRequest, Strategy
+from fakekube.tokens import stored
 
 GROUP = "authentication.k8s.io"
 API_VERSION = f"{GROUP}/v1"
@@ -26,14 +27,6 @@ DEFAULT_EXPIRATION_SECONDS = 60 * 60
 # (--service-account-extend-token-expiration, on by default; pkg/serviceaccount/claims.go).
 WARN_ONLY_BOUND_EXPIRATION_SECONDS = 60 * 60 + 7
 EXTENDED_EXPIRATION_SECONDS = 24 * 365 * 60 * 60
-
-
-def _stored(store: Any, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
-    try:
-        rt = store.resolve(resource)
-    except errors.ApiError:
-        return None
-    return store.stored_object(rt.storage, (namespace if rt.namespaced else "", name))
 
 
 class TokenRequestStrategy(Strategy):
@@ -61,7 +54,7 @@ class TokenRequestStrategy(Strategy):
             if meta.get(field_name) and meta[field_name] != value:
                 raise errors.Invalid("TokenRequest", GROUP, name,
                                      [errors.invalid(f"metadata.{field_name}", meta[field_name], detail)])
-        service_account = _stored(store, "serviceaccounts", namespace, name)
+        service_account = stored(store, "serviceaccounts", namespace, name)
         if service_account is None:
             raise errors.NotFound("serviceaccounts", "", name)
         authority = store.tokens
@@ -109,7 +102,7 @@ def _bound_objects(store: Any, namespace: str, name: str, ref: Any) -> dict[str,
     if group or kind not in resources:
         raise errors.BadRequest(f"cannot bind token to object of type {group}/{version}, Kind={kind}")
     resource = resources[kind]
-    obj = _stored(store, resource, namespace, ref_name)
+    obj = stored(store, resource, namespace, ref_name)
     if obj is None:
         raise errors.NotFound(resource, "", ref_name)
     bound: dict[str, Any] = {kind.lower(): obj}
@@ -121,7 +114,7 @@ def _bound_objects(store: Any, namespace: str, name: str, ref: Any) -> dict[str,
         node_name = spec.get("nodeName")
         if node_name:
             # A node that does not exist (or is not served) still names the pod's node, without a uid.
-            bound["node"] = _stored(store, "nodes", "", node_name) or {"metadata": {"name": node_name}}
+            bound["node"] = stored(store, "nodes", "", node_name) or {"metadata": {"name": node_name}}
     uid = obj["metadata"].get("uid")
     if ref.get("uid") and ref["uid"] != uid:
         raise errors.Conflict(kind, "", ref_name,
