@@ -26,6 +26,8 @@ from fakekube.store import Store
 from fakekube.watch import Watch, WatchEvent
 
 NOT_FOUND_MESSAGE = "the server could not find the requested resource"
+# Subresources created with POST on a named object (``pods/<name>/binding``), each served by its own store verb.
+POST_SUBRESOURCES = {("", "pods", "binding")}
 
 
 def path_not_found() -> errors.ApiError:
@@ -78,7 +80,8 @@ def verb_of(method: str, path: ResourcePath, query: Query) -> str:
             return "watch"
         return "list" if path.name is None else "get"
     if method == "POST" and (path.name is None or path.subresource is not None):
-        return "create"  # a POST to a subresource of an object (serviceaccounts/<name>/token) creates too
+        # A POST to a subresource of an object creates: pods/<name>/binding, serviceaccounts/<name>/token.
+        return "create"
     if method == "PUT" and path.name is not None:
         return "update"
     if method == "PATCH" and path.name is not None:
@@ -163,6 +166,10 @@ def _object_body(req: Request) -> Any:
 
 def _create(req: Request, rt: ResourceType) -> Reply:
     p = req.path
+    if p.subresource is not None and (rt.group, rt.plural, p.subresource) in POST_SUBRESOURCES:
+        assert p.name is not None
+        return Reply(201, req.store.bind(p.name, _object_body(req), p.namespace, actor=req.actor,
+                                         dry_run=req.query.dry_run()))
     if rt.namespaced and p.namespace is None:
         raise errors.MethodNotSupported(rt.plural, rt.group, "create")
     q = req.query
