@@ -16,12 +16,14 @@ from .bootstrap import bootstrap
 from .controllers.cronjob import CronJobController
 from .controllers.daemonset import DaemonSetController
 from .controllers.deployment import DeploymentController
+from .controllers.disruption import DisruptionController
 from .controllers.endpoints import EndpointsController
 from .controllers.endpointslice import EndpointSliceController
 from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
 from .controllers.rootca import RootCAPublisher
 from .controllers.statefulset import StatefulSetController
+from .controllers.ttl import TTLAfterFinishedController
 from .kubelet import Kubelet
 from .nodes import NodeConfig, default_nodes
 from .scheduler import DefaultScheduler
@@ -35,6 +37,8 @@ CONTROLLERS: dict[str, Any] = {
     "daemonset": DaemonSetController,
     "endpoint": EndpointsController,
     "endpointslice": EndpointSliceController,
+    "disruption": DisruptionController,
+    "ttl-after-finished": TTLAfterFinishedController,
     "job": JobController,
     "cronjob": CronJobController,
     "root-ca-cert-publisher": RootCAPublisher,

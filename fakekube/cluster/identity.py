@@ -64,8 +64,11 @@ CRONJOB = controller("cronjob-controller")
 ENDPOINTSLICE = controller("endpointslice-controller")
 ENDPOINTS = controller("endpoint-controller")
 ROOT_CA = controller("root-ca-cert-publisher")
+DISRUPTION = controller("disruption-controller")
+TTL_AFTER_FINISHED = controller("ttl-after-finished-controller")
+CLUSTERROLE_AGGREGATION = controller("clusterrole-aggregation-controller")
 
 ALL: dict[str, Identity] = {i.actor: i for i in (
     SCHEDULER, BOOTSTRAP, DEPLOYMENT, REPLICASET, STATEFULSET, DAEMONSET, JOB, CRONJOB, ENDPOINTSLICE, ENDPOINTS,
-    ROOT_CA,
+    ROOT_CA, DISRUPTION, TTL_AFTER_FINISHED, CLUSTERROLE_AGGREGATION,
 )}
