@@ -59,8 +59,9 @@ class Field:
 
     @property
     def omit_zero(self) -> bool:
-        """Go's encoding/json drops this field when it holds its zero value."""
-        return self.omit_empty and not self.pointer
+        """Go's encoding/json drops this scalar when it holds its zero value (omitempty, not a pointer)."""
+        return self.omit_empty and not self.pointer and self.message is None and not self.repeated \
+            and self.map_key is None
 
     @property
     def scalar(self) -> bool:
