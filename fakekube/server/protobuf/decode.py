@@ -39,6 +39,7 @@ from fakekube.server.protobuf.wire import (
 MAGIC = b"k8s\x00"
 _MAX_DEPTH = 100
 _MISSING = object()
+_IMMUTABLE = frozenset({"time", "microtime", "duration", "quantity", "intorstring"})
 
 
 def go_name(f: Field) -> str:
@@ -48,7 +49,7 @@ def go_name(f: Field) -> str:
 class Decoder:
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
-        self._defaults: dict[str, list[Field]] = {}
+        self._values: dict[tuple[str, bytes], Any] = {}  # decoded Times, Quantities... by their bytes
 
     # -- envelope -----------------------------------------------------------------------------------------
 
@@ -63,6 +64,15 @@ class Decoder:
     def message(self, msg: Message, data: bytes, pos: int, end: int, depth: int = 0) -> Any:
         """The JSON value of a message occupying data[pos:end]."""
         if msg.special is not None:
+            if msg.special in _IMMUTABLE:  # strings and numbers: the same bytes give the same value
+                key = (msg.special, data[pos:end])
+                value = self._values.get(key, _MISSING)
+                if value is _MISSING:
+                    value = self._special(msg, data, pos, end, depth)
+                    if len(self._values) > 8192:
+                        self._values.clear()
+                    self._values[key] = value
+                return value
             return self._special(msg, data, pos, end, depth)
         out: dict[str, Any] = {}
         self.message_into(msg, data, pos, end, out, depth)
@@ -99,32 +109,46 @@ class Decoder:
                     continue
                 raise CodecError(f"proto: wrong wireType = {wire} for field {go_name(f)}")
             if wire == LENGTH:
-                start, pos = read_length(data, pos, end)
-                if f.map_key is not None:
-                    key, value = self._map_entry(f, data, start, pos, depth)
+                if pos >= end:
+                    raise CodecError("unexpected EOF")
+                start = data[pos]
+                if start < 0x80:
+                    pos += 1
+                    start, pos = pos, pos + start
+                    if pos > end:
+                        raise CodecError("unexpected EOF")
+                else:
+                    start, pos = read_length(data, pos, end)
+                sub = f.message
+                if sub is None and f.map_key is None:
+                    if f.type == "string":
+                        value = data[start:pos].decode("utf-8", "replace")
+                    else:  # bytes: JSON shows []byte as base64
+                        value = base64.b64encode(data[start:pos]).decode("ascii")
+                elif f.map_key is not None:
+                    key, value = _string_entry(data, start, pos) if f.string_map else \
+                        self._map_entry(f, data, start, pos, depth)
                     entries = out.get(f.name)
                     if entries is None:
                         entries = out[f.name] = {}
                     entries[key] = value
                     continue
-                sub = f.message
-                if sub is not None:
-                    if f.inline:
-                        self.message_into(sub, data, start, pos, out, depth + 1)
-                        continue
-                    if f.repeated:
-                        out.setdefault(f.name, []).append(self.message(sub, data, start, pos, depth + 1))
-                        continue
+                elif f.repeated:
+                    items = out.get(f.name)
+                    if items is None:
+                        items = out[f.name] = []
+                    items.append(self.message(sub, data, start, pos, depth + 1))
+                    continue
+                elif f.inline:
+                    self.message_into(sub, data, start, pos, out, depth + 1)
+                    continue
+                else:
                     previous = out.get(f.name)
-                    if isinstance(previous, dict) and sub.special is None and not sub.list_wrapper:
+                    if previous.__class__ is dict and sub.special is None and not sub.list_wrapper:
                         self.message_into(sub, data, start, pos, previous, depth + 1)  # proto merges repeats
                     else:
                         out[f.name] = self.message(sub, data, start, pos, depth + 1)
                     continue
-                if f.type == "string":
-                    value = data[start:pos].decode("utf-8", "replace")
-                else:  # bytes: JSON shows []byte as base64
-                    value = base64.b64encode(data[start:pos]).decode("ascii")
             else:
                 value, pos = self._scalar(f, data, pos, end)
             if f.repeated:
@@ -200,9 +224,9 @@ class Decoder:
     # -- Go zero values -----------------------------------------------------------------------------------
 
     def _fill_defaults(self, msg: Message, out: dict[str, Any], depth: int) -> None:
-        defaults = self._defaults.get(msg.name)
+        defaults = msg.defaults
         if defaults is None:
-            defaults = self._defaults[msg.name] = [f for f in msg.fields if _has_default(f)]
+            defaults = msg.defaults = [f for f in msg.fields if _has_default(f)]
         for f in defaults:
             if f.inline:
                 if f.message is not None and not any(g.name in out for g in f.message.fields):
@@ -280,6 +304,33 @@ class Decoder:
                 out[number] = chunk.decode("utf-8", "replace") if f.type == "string" else bytes(chunk)
             else:
                 out[number], pos = self._scalar(f, data, pos, end)
+
+
+def _string_entry(data: bytes, pos: int, end: int) -> tuple[str, str]:
+    """A map<string, string> entry: ``0a <len> key 12 <len> value`` on the fast path, any order otherwise."""
+    found = ["", ""]
+    while pos < end:
+        tag = data[pos]
+        if tag not in (0x0A, 0x12):
+            if tag & 7 == LENGTH and tag >> 3 in (1, 2):
+                raise CodecError("proto: illegal map entry")  # pragma: no cover - multi-byte tags
+            tag, pos = read_varint(data, pos, end)
+            if tag >> 3 in (1, 2):
+                raise CodecError(f"proto: wrong wireType = {tag & 7} for field {'Key' if tag >> 3 == 1 else 'Value'}")
+            pos = skip(data, pos, end, tag & 7)
+            continue
+        pos += 1
+        if pos >= end:
+            raise CodecError("unexpected EOF")
+        length = data[pos]
+        if length < 0x80:
+            start, pos = pos + 1, pos + 1 + length
+            if pos > end:
+                raise CodecError("unexpected EOF")
+        else:
+            start, pos = read_length(data, pos, end)
+        found[(tag >> 3) - 1] = data[start:pos].decode("utf-8", "replace")
+    return found[0], found[1]
 
 
 def _has_default(f: Field) -> bool:

@@ -57,19 +57,9 @@ class Field:
     wire: int = LENGTH
     tag: bytes = b""
 
-    @property
-    def omit_zero(self) -> bool:
-        """Go's encoding/json drops this scalar when it holds its zero value (omitempty, not a pointer)."""
-        return self.omit_empty and not self.pointer and self.message is None and not self.repeated \
-            and self.map_key is None
-
-    @property
-    def scalar(self) -> bool:
-        return self.message is None
-
-    @property
-    def packable(self) -> bool:
-        return self.repeated and self.map_key is None and self.wire != LENGTH
+    omit_zero: bool = False  # Go's encoding/json drops this scalar when zero (omitempty, not a pointer)
+    packable: bool = False  # a repeated number, which a writer may pack
+    string_map: bool = False  # map<string, string>: the decoder's fast path
 
 
 @dataclass(eq=False)
@@ -81,6 +71,7 @@ class Message:
     special: str | None = None
     list_wrapper: bool = False  # a Go named slice (ExtraValue, Verbs): JSON shows the items array itself
     has_inline: bool = False
+    defaults: list[Field] | None = None  # the decoder's: fields Go's JSON shows even when absent
 
 
 @dataclass(eq=False)
@@ -112,6 +103,10 @@ def compile_table(table: dict[str, Any]) -> Schema:
             f.message = messages.get(typ)
             f.wire = LENGTH if (f.message is not None or f.map_key is not None) else _WIRE[typ]
             f.tag = varint(number << 3 | f.wire)
+            scalar = f.message is None and f.map_key is None
+            f.omit_zero = f.omit_empty and not f.pointer and scalar and not f.repeated
+            f.packable = f.repeated and scalar and f.wire != LENGTH
+            f.string_map = f.map_key == "string" and f.type == "string"
             message.fields.append(f)
             message.by_number[number] = f
             message.by_name[json_name] = f
