@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from fakekube import errors
-from fakekube.patch.schema import PatchSchema
+from fakekube.patch.builtin_schemas import custom_resource_schema
 from fakekube.schema import StructuralSchema
 from fakekube.strategies import CustomResourceStrategy, Strategy
 
@@ -269,7 +269,7 @@ def crd_resource_types(crd: dict[str, Any]) -> list[ResourceType]:
                     for f in version.get("selectableFields") or []
                 },
                 schema=StructuralSchema(openapi),
-                patch_schema=PatchSchema.from_openapi(openapi),
+                patch_schema=custom_resource_schema(openapi),
                 custom=True,
                 scale=ScaleSpec(
                     scale.get("specReplicasPath", ".spec.replicas"),

@@ -142,3 +142,15 @@ def builtin_schema(group: str, kind: str) -> PatchSchema | None:
 
 def builtin_kinds() -> list[tuple[str, str]]:
     return sorted(_SCHEMAS)
+
+
+def custom_resource_schema(openapi: dict) -> PatchSchema:
+    """The patch schema of a custom resource: its CRD's structural schema, with ``metadata`` typed as
+    ObjectMeta whatever the CRD declares (apiextensions-apiserver ``pkg/controller/openapi/builder``
+    gives every CR's metadata the ObjectMeta definition, so labels are a map and finalizers a set)."""
+    root = PatchSchema.from_openapi(openapi)
+    if root.kind == "object":
+        root.fields["metadata"] = OBJECT_META
+    elif root.kind == "untyped":
+        root = PatchSchema("object", name=root.name, fields={"metadata": OBJECT_META}, deduced=root.deduced)
+    return root

@@ -3,6 +3,7 @@
 See docs/simulation.md for the model and docs/concepts.md for how each knob maps to controller-runtime.
 """
 
+from fakekube.audit.timeline import Timeline
 from fakekube.sim import predicates
 from fakekube.sim.client import Client
 from fakekube.sim.controller import Controller, EventHandler, ReconcileError, Request, Result, TerminalError
@@ -16,7 +17,6 @@ from fakekube.sim.recorder import EventRecorder
 from fakekube.sim.scheduler import Future, Scheduler, Task
 from fakekube.sim.simulation import Simulation, SimulationError
 from fakekube.sim.stale import StaleDetector, StaleOverwrite
-from fakekube.sim.timeline import Timeline
 from fakekube.sim.workqueue import WorkQueue
 
 __all__ = [

@@ -27,9 +27,8 @@ from .scheduler import Future, Scheduler, Task, _Sleep
 from .stale import StaleDetector, StaleOverwrite
 
 if TYPE_CHECKING:
+    from fakekube.audit import Timeline
     from fakekube.resources import ResourceType
-
-    from .timeline import Timeline
 
 # Packages freezegun must not scan when it starts: its scan calls getattr on every module attribute, and these
 # import submodules lazily from a module __getattr__ (defining pydantic models while datetime is half-patched).
@@ -295,7 +294,7 @@ class Simulation:
 
     def timeline(self, **filters: Any) -> Timeline:
         """The audit log as a PR #508-style timeline; see :meth:`fakekube.sim.timeline.Timeline.from_audit`."""
-        from .timeline import Timeline
+        from fakekube.audit import Timeline
 
         return Timeline.from_audit(self.store.audit, stale=self.stale.records, **filters)
 
