@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from fakekube import errors, validation
+from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
@@ -48,6 +49,8 @@ _NAME_VALIDATORS = {
     "subdomain": validation.name_is_dns_subdomain,
     "label": validation.name_is_dns_label,
     "dns1035": validation.name_is_dns1035_label,
+    "path_segment": validation.name_is_path_segment,
+    "any": validation.name_is_anything,
 }
 
 
@@ -67,8 +70,13 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         namespaces: Iterable[str] = DEFAULT_NAMESPACES,
         managed_fields: bool = True,
         audit: bool = True,
+        kubernetes_version: str | KubernetesVersion | None = None,
     ) -> None:
-        self.registry = registry or builtin_registry()
+        """``kubernetes_version`` ("1.30"; default: see ``fakekube.apimodel.DEFAULT_KUBERNETES_VERSION``) picks
+        the built-in API the store emulates: only kinds that exist in that release are served."""
+        if registry is not None and kubernetes_version is not None:
+            raise ValueError("pass either a registry or a kubernetes_version, not both")
+        self.registry = registry or builtin_registry(kubernetes_version)
         self.clock: Clock = clock or RealClock()
         self.rng = random.Random(seed)  # uids
         self.name_rng = random.Random(f"{seed}/names")  # generateName suffixes
@@ -292,10 +300,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                 if k in self._data.get(s, {})]
 
     def storage_type(self, storage: str) -> ResourceType:
-        for rt in self.registry:
-            if rt.storage == storage and rt.from_storage is None:
-                return rt
-        raise KeyError(storage)
+        return self.registry.storage_type(storage)
 
     def keys_in_namespace(self, namespace: str) -> list[tuple[str, Key]]:
         return [(s, k) for s, bucket in sorted(self._data.items()) for k in sorted(bucket) if k[0] == namespace]

@@ -9,7 +9,6 @@ decodes by the response's Content-Type, and logged.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -17,7 +16,7 @@ from typing import Any, ClassVar
 import yaml
 
 from fakekube.resources import ResourceType
-from fakekube.server import bodies
+from fakekube.server import bodies, encoding
 from fakekube.server.negotiation import JSON, PROTOBUF, YAML
 from fakekube.server.protobuf import WATCH_MEDIA_TYPE, CodecError, default_codec
 from fakekube.server.watchstream import encode_event
@@ -25,10 +24,6 @@ from fakekube.watch import WatchEvent
 
 logger = logging.getLogger("fakekube.server")
 Render = Callable[[WatchEvent], Any] | None
-
-
-def _json(document: Any) -> bytes:
-    return json.dumps(document, separators=(",", ":")).encode()
 
 
 class Encoder:
@@ -52,8 +47,8 @@ class Encoder:
     def for_media_type(cls, media_type: str) -> Encoder:
         return {JSON: cls.JSON, YAML: cls.YAML, PROTOBUF: cls.PROTOBUF}[media_type]
 
-    def encode(self, document: Any) -> tuple[bytes, str]:
-        """(body, Content-Type) of one response object."""
+    def encode(self, document: Any, *, pretty: bool = False) -> tuple[bytes, str]:
+        """(body, Content-Type) of one response object; ``pretty`` indents JSON (``?pretty=true``)."""
         if self.media_type == PROTOBUF and isinstance(document, dict):
             codec = default_codec()
             if codec.message_for(document.get("apiVersion") or "", document.get("kind") or "") is not None:
@@ -64,7 +59,7 @@ class Encoder:
                                    document.get("kind"), (document.get("metadata") or {}).get("name"), exc)
         elif self.media_type == YAML:
             return yaml.safe_dump(document, sort_keys=False).encode(), YAML
-        return _json(document), JSON
+        return encoding.encode(document, pretty=pretty), JSON
 
     def watch_event(self, event: WatchEvent, render: Render = None) -> bytes:
         """One event of a watch stream: a JSON line, or a length-framed protobuf WatchEvent."""

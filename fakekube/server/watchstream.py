@@ -13,7 +13,6 @@ WatchEvents, see fakekube/server/replies.py), one thread per stream.
 
 from __future__ import annotations
 
-import json
 import select
 import socket
 import ssl
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakekube.resources import ResourceType
+from fakekube.server import encoding
 from fakekube.store import Store
 from fakekube.watch import ERROR, Watch, WatchEvent
 
@@ -43,7 +43,7 @@ Render = Callable[[WatchEvent], Any]  # the object to send for an event (a Table
 def encode_event(event: WatchEvent, render: Render | None = None) -> bytes:
     # event.raw is the store's shared, immutable object: serialise it, never touch it.
     obj = event.raw if render is None else render(event)
-    return (json.dumps({"type": event.type, "object": obj}, separators=(",", ":")) + "\n").encode()
+    return encoding.encode({"type": event.type, "object": obj})
 
 
 def chunk(data: bytes) -> bytes:

@@ -1,9 +1,7 @@
 """The oracle for the protobuf decoder: the bytes kubectl's generators send decode to the object kubectl
 prints with ``--dry-run=client -o json`` (the JSON it would have sent).
 
-One server for the module. Its registry is extended with the few kinds kubectl needs to find in discovery
-before it sends anything (roles, jobs, quotas...): scaffolding for the capture only, their semantics are not
-under test here. The request bodies are captured where the HTTP front hands them to the verb.
+One server for the module; the request bodies are captured where the HTTP front hands them to the verb.
 """
 
 from __future__ import annotations
@@ -27,22 +25,6 @@ from fakekube.store import Store
 KUBECTL = shutil.which("kubectl")
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 
-# (group, version, kind, plural, namespaced) kubectl must find in discovery, when the registry lacks them.
-SCAFFOLD = [
-    ("batch", "v1", "Job", "jobs", True),
-    ("batch", "v1", "CronJob", "cronjobs", True),
-    ("rbac.authorization.k8s.io", "v1", "Role", "roles", True),
-    ("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", True),
-    ("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
-    ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
-    ("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True),
-    ("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False),
-    ("", "v1", "ResourceQuota", "resourcequotas", True),
-    ("networking.k8s.io", "v1", "Ingress", "ingresses", True),
-    ("", "v1", "Node", "nodes", False),
-]
-
-
 class Captured:
     def __init__(self) -> None:
         self.bodies: list[tuple[str, str | None, bytes]] = []
@@ -56,9 +38,6 @@ class Captured:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KubeServer, Captured, Path]]:
     store = Store()
-    for group, version, kind, plural, namespaced in SCAFFOLD:
-        if store.registry.get(group, version, plural) is None:
-            store.registry.register(ResourceType(group, version, kind, plural, namespaced=namespaced))
     captured = Captured()
     original = rest.serve
 
