@@ -189,3 +189,13 @@ def test_an_expired_watch_is_a_protobuf_error_event(kube_server):
     [(event_type, status)] = [CODEC.decode_event(f) for f in read_frames(conn.getresponse().read())]
     conn.close()
     assert event_type == "ERROR" and status["kind"] == "Status" and status["code"] == 410
+
+
+def test_a_scheduler_binds_a_pod_in_protobuf(api, kube_server):
+    kube_server.store.create("pods", {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+                             "default")
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
+               "target": {"apiVersion": "v1", "kind": "Node", "name": "node-1"}}
+    resp = api("POST", "/api/v1/namespaces/default/pods/p/binding", CODEC.encode(binding), PB)
+    assert resp.status == 201, resp.body
+    assert kube_server.store.get("pods", "p", "default")["spec"]["nodeName"] == "node-1"
