@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.identity import UserInfo
-from fakekube.server import encoding, openapi, rest, routing, tables
+from fakekube.server import encoding, negotiation, openapi, rest, routing, tables
 from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
+from fakekube.server.replies import Encoder
 
 if TYPE_CHECKING:
     from fakekube.server.app import ApiServer
@@ -96,6 +97,7 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         srv = self.server
         path, _, query = self.path.partition("?")
+        self._encoder = Encoder.JSON  # until a resource request negotiates its media type
         try:
             body = self._read_body()
             user = srv.authenticator.authenticate(self.headers.get("Authorization"), self._client_certificate())
@@ -135,14 +137,17 @@ class ApiHandler(BaseHTTPRequestHandler):
             attrs = rest.attributes(req, rt, verb)
             if not granted_to_every_user(attrs) and not srv.authorizer(attrs):
                 raise forbidden(attrs)
-        # Server-side printing is asked for in Accept (kubectl's human-readable get); decided before the verb runs
-        # so a bad includeObject fails without side effects. Subresources are served as themselves.
+        # The response's media type (JSON, YAML, protobuf, or a Table for kubectl's human-readable get) is
+        # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
+        # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.
+        printable = verb in ("get", "list", "watch") and route.subresource is None
+        choice = negotiation.negotiate(self.headers.get("Accept"), Encoder.offered(rt), watch=verb == "watch",
+                                       tables=printable, standard=Encoder.standard(rt))
+        self._encoder = Encoder.for_media_type(choice.media_type)
         table = None
-        if verb in ("get", "list", "watch") and route.subresource is None:
-            version = tables.wants_table(self.headers.get("Accept"))
-            if version is not None:
-                table = tables.TableWriter(srv.printers.for_resource(rt), rt, version,
-                                           tables.include_object(query.str("includeObject")), store.clock.now)
+        if choice.table_version is not None:
+            table = tables.TableWriter(srv.printers.for_resource(rt), rt, choice.table_version,
+                                       tables.include_object(query.str("includeObject")), store.clock.now)
         result = rest.serve(req, rt, verb)
         if isinstance(result, rest.WatchReply):
             if table is not None:
@@ -157,7 +162,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
             self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))
             return
-        self._send_json(code, result.body)
+        self._send_document(code, result.body)
 
     def _endpoint(self, route: routing.Endpoint) -> None:
         d = self.server.discovery
@@ -193,12 +198,14 @@ class ApiHandler(BaseHTTPRequestHandler):
             raise rest.path_not_found()
 
     def _stream(self, reply: rest.WatchReply) -> None:
-        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {JSON_TYPE}\r\nTransfer-Encoding: chunked\r\n"
+        encoder = self._encoder
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {encoder.watch_content_type}\r\nTransfer-Encoding: chunked\r\n"
                 "Cache-Control: no-cache, private\r\n\r\n").encode()
         try:
             self.wfile.write(head)
             clean = self.server.streamer.run(self.wfile.write, self.connection, reply.watch, reply.resource,
-                                             reply.timeout, reply.bookmarks, reply.render)
+                                             reply.timeout, reply.bookmarks, reply.render,
+                                             encode=encoder.watch_event)
             if not clean:
                 self.close_connection = True
         except _CLIENT_GONE + (OSError,):
@@ -275,7 +282,17 @@ class ApiHandler(BaseHTTPRequestHandler):
     # -- replies -------------------------------------------------------------------------------------------
 
     def _send_error(self, exc: errors.ApiError) -> None:
-        self._send_json(exc.code, exc.status)
+        if exc.code == 406:
+            # WriteObjectNegotiated falls back to WriteRawJSON: indented JSON, no newline
+            self._write_reply(exc.code, encoding.marshal_indent(exc.status), JSON_TYPE)
+            return
+        self._send_document(exc.code, exc.status)
+
+    def _send_document(self, code: int, document: Any) -> None:
+        """A response object in the negotiated media type (JSON unless the request negotiated another)."""
+        encoder = getattr(self, "_encoder", Encoder.JSON)
+        body, content_type = encoder.encode(document, pretty=self._pretty())
+        self._write_reply(code, body, content_type)
 
     def _send_json(self, code: int, document: Any) -> None:
         self._write_reply(code, encoding.encode(document, pretty=self._pretty()), JSON_TYPE)
