@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .bootstrap import bootstrap
+from .controllers.clusterrole_aggregation import ClusterRoleAggregationController
 from .controllers.cronjob import CronJobController
 from .controllers.daemonset import DaemonSetController
 from .controllers.deployment import DeploymentController
@@ -39,6 +40,7 @@ CONTROLLERS: dict[str, Any] = {
     "endpointslice": EndpointSliceController,
     "disruption": DisruptionController,
     "ttl-after-finished": TTLAfterFinishedController,
+    "clusterrole-aggregation": ClusterRoleAggregationController,
     "job": JobController,
     "cronjob": CronJobController,
     "root-ca-cert-publisher": RootCAPublisher,
