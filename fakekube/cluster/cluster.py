@@ -23,6 +23,7 @@ from .controllers.endpointslice import EndpointSliceController
 from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
 from .controllers.rootca import RootCAPublisher
+from .controllers.serviceaccounts import ServiceAccountsController
 from .controllers.statefulset import StatefulSetController
 from .controllers.ttl import TTLAfterFinishedController
 from .kubelet import Kubelet
@@ -41,6 +42,7 @@ CONTROLLERS: dict[str, Any] = {
     "disruption": DisruptionController,
     "ttl-after-finished": TTLAfterFinishedController,
     "clusterrole-aggregation": ClusterRoleAggregationController,
+    "serviceaccount": ServiceAccountsController,
     "job": JobController,
     "cronjob": CronJobController,
     "root-ca-cert-publisher": RootCAPublisher,

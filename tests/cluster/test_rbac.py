@@ -98,3 +98,18 @@ def test_aggregation_fills_view_edit_and_admin_and_follows_new_roles():
     assert {e.actor for e in applies} == {"clusterrole-aggregation-controller"}
     assert {e.patch_type for e in applies} == {"application/apply-patch+yaml"}
     assert json.dumps(sim.store.get(CLUSTER_ROLES, "view")["rules"]).count("widgets") == 1
+
+
+def test_every_namespace_gets_its_default_service_account():
+    sim = Simulation(seed=1)
+    Cluster(sim, nodes=0, controllers=("serviceaccount",), timing=QUIET)
+    sim.store.create("namespaces", {"metadata": {"name": "team-a"}})
+    sim.run(until=2)
+    namespaces = [ns["metadata"]["name"] for ns in sim.store.objects("namespaces")]
+    assert "team-a" in namespaces
+    assert all(sim.store.get("serviceaccounts", "default", ns) for ns in namespaces)
+    sim.store.delete("serviceaccounts", "default", "team-a")
+    sim.run(until=4)
+    assert sim.store.get("serviceaccounts", "default", "team-a")
+    creators = {e.actor for e in sim.audit if e.resource == "serviceaccounts" and e.verb == "create" and e.ok}
+    assert creators == {"service-account-controller"}
