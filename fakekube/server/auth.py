@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fakekube import errors
+from fakekube.audit.context import actor_from_user_agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +30,7 @@ class RequestAttributes:
 
 
 Authorizer = Callable[[RequestAttributes], bool]
-
-
-def actor_from_user_agent(user_agent: str | None) -> str:
-    """The product name of the User-Agent: ``kubectl/v1.32.4 (linux/amd64) ...`` → ``kubectl``,
-    ``kopf/1.45.2`` → ``kopf``. The real server derives the default field manager the same way."""
-    if not user_agent:
-        return "unknown"
-    product = user_agent.strip().split(" ", 1)[0].split("/", 1)[0]
-    return product or "unknown"
+__all__ = ["Authenticator", "Authorizer", "RequestAttributes", "actor_from_user_agent", "forbidden"]
 
 
 class Authenticator:

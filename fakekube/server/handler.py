@@ -4,6 +4,7 @@ and errors the code did not expect (a 500, logged, never a traceback to the clie
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import ssl
@@ -12,7 +13,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
-from fakekube.server import openapi, rest, routing, tables
+from fakekube.server import auditing, openapi, rest, routing, tables
 from fakekube.server.auth import forbidden
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
@@ -37,6 +38,9 @@ class ApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked watch streams
     disable_nagle_algorithm = True  # else each reply waits ~40 ms for the client's delayed ACK
     server: ApiServer
+    _audit: auditing.AuditRequest | None = None  # the request's audit context, when a log is written
+    _reply_code: int = 0
+    _reply_error: errors.ApiError | None = None
 
     def setup(self) -> None:
         if isinstance(self.request, ssl.SSLSocket):
@@ -96,9 +100,22 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         srv = self.server
         path, _, query = self.path.partition("?")
+        audit = srv.store.audit
+        self._audit = auditing.begin(self, method) if audit.policy is not None else None
+        self._reply_code, self._reply_error = 0, None
+        try:
+            with audit.context(self._audit) if self._audit is not None else contextlib.nullcontext():
+                self._serve_audited(method, path, query)
+        finally:
+            if self._audit is not None:
+                auditing.end(self, self._audit, self._reply_code, self._reply_error)
+
+    def _serve_audited(self, method: str, path: str, query: str) -> None:
+        srv = self.server
         try:
             body = self._read_body()
             user = srv.authenticator.user(self.headers.get("Authorization"))
+            auditing.authenticated(self._audit, user)
             route = routing.parse(path)
             if route is None:
                 raise rest.path_not_found()
@@ -189,6 +206,7 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _stream(self, reply: rest.WatchReply) -> None:
         head = (f"HTTP/1.1 200 OK\r\nContent-Type: {JSON_TYPE}\r\nTransfer-Encoding: chunked\r\n"
                 "Cache-Control: no-cache, private\r\n\r\n").encode()
+        auditing.stream_started(self, self._audit)
         try:
             self.wfile.write(head)
             clean = self.server.streamer.run(self.wfile.write, self.connection, reply.watch, reply.resource,
@@ -269,6 +287,7 @@ class ApiHandler(BaseHTTPRequestHandler):
     # -- replies -------------------------------------------------------------------------------------------
 
     def _send_error(self, exc: errors.ApiError) -> None:
+        self._reply_error = exc
         self._send_json(exc.code, exc.status)
 
     def _send_json(self, code: int, document: Any) -> None:
@@ -280,6 +299,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             phrase = HTTPStatus(code).phrase
         except ValueError:
             phrase = ""
+        self._reply_code = code
         connection = "Connection: close\r\n" if self.close_connection else ""
         head = (f"HTTP/1.1 {code} {phrase}\r\nContent-Type: {content_type}\r\n"
                 f"Content-Length: {len(body)}\r\n{connection}\r\n").encode()
