@@ -166,7 +166,11 @@ class Related:
         if name and ((entry.resource, name) in self.owned_by_target or name in self.owners_of_target):
             return True
         generate = entry.generate_name or str(_meta(entry.request_object).get("generateName") or "")
-        return bool(generate) and generate.startswith(self.name)
+        if not generate:
+            return False
+        # Objects generated from the target's name (a ReplicaSet's pods), or, when the log does not say
+        # which name a generateName create got, the creates that may have made the target.
+        return generate.startswith(self.name) or (not name and self.name.startswith(generate))
 
 
 def object_timeline(*sources: Source, obj: str, namespace: str | None = None, related: bool = False,

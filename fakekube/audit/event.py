@@ -26,6 +26,7 @@ JSON is written as Go's encoder does: compact, UTF-8, with ``<``, ``>`` and ``&`
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from datetime import UTC, datetime
@@ -53,10 +54,23 @@ _TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,]
                    r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$")
 
 
+@functools.lru_cache(maxsize=4096)
+def _whole_seconds(text: str) -> int:
+    """Epoch seconds of ``YYYY-MM-DDTHH:MM:SS`` in UTC (a log's events share their seconds: cached)."""
+    if not (text[:4].isdigit() and text[4] == "-" and text[10] == "T"):
+        raise ValueError(text)
+    return int(datetime.fromisoformat(text + "+00:00").timestamp())
+
+
 def parse_time(text: Any) -> float | None:
     """Epoch seconds of an RFC 3339 time with any number of fractional digits (kept to the microsecond),
     ``Z`` or an offset, or of the ``2024-11-13 23:50:32.672347000`` form some exporters write (UTC assumed);
     None when it is not a time."""
+    if type(text) is str and len(text) == 27 and text[19] == "." and text[26] == "Z":  # MicroTime, the usual
+        try:
+            return _whole_seconds(text[:19]) + int(text[20:26]) / 1_000_000
+        except ValueError:
+            pass
     if isinstance(text, datetime):  # a YAML timestamp
         return (text if text.tzinfo else text.replace(tzinfo=UTC)).timestamp()
     if not isinstance(text, str):
@@ -244,25 +258,26 @@ class EventError(ValueError):
     """An event that cannot be read; the message names the field."""
 
 
-def _get(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str = "") -> Any:
+def _get(obj: dict[str, Any], key: str, kind: type, where: str = "") -> Any:
+    """``obj[key]`` if it is of JSON type ``kind`` (decoded JSON has exact types: a bool is no number), None
+    if absent; `EventError` naming the field otherwise."""
     value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise EventError(f"{where}{key}: expected {_JSON_NAMES.get(names, names)}, got {type(value).__name__}")
-    return value
+    if value is None or type(value) is kind:
+        return value
+    raise EventError(f"{where}{key}: expected {_JSON_NAMES.get(kind.__name__, kind.__name__)}, "
+                     f"got {type(value).__name__}")
 
 
-_JSON_NAMES = {"str": "a string", "dict": "an object", "list": "a list", "int": "a number",
-               "int or float": "a number"}
+_JSON_NAMES = {"str": "a string", "dict": "an object", "list": "a list", "int": "a number"}
+_REF_KEYS = ("resource", "namespace", "name", "uid", "apiGroup", "apiVersion", "resourceVersion", "subresource")
 
 
-def _strs(value: Any, where: str) -> tuple[str, ...]:
+def string_list(value: Any, where: str, error: type[ValueError] = EventError) -> tuple[str, ...]:
+    """A JSON list of strings as a tuple (() for none); ``error`` naming ``where`` for anything else."""
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise EventError(f"{where}: expected a list of strings")
+        raise error(f"{where}: expected a list of strings")
     return tuple(value)
 
 
@@ -290,16 +305,19 @@ def decode(event: Any, *, seq: int = 0, notes: tuple[str, ...] = ()) -> AuditEnt
     others = {k: v for k, v in annotations.items() if not k.startswith(ANNOTATION)}
     received = parse_time(event.get("requestReceivedTimestamp"))
     stage_time = parse_time(event.get("stageTimestamp"))
-    legacy = parse_time(event.get("timestamp"))  # v1beta1 events of 2017 carry only this
-    time_ = stage_time if stage_time is not None else (received if received is not None else legacy)
+    time_ = stage_time if stage_time is not None else received
+    if time_ is None:
+        time_ = parse_time(event.get("timestamp"))  # v1beta1 events of 2017 carry only this
     code = _get(status, "code", int, "responseStatus.") or 0
     request_object = event.get("requestObject")
     response_object = event.get("responseObject")
     username = _get(user, "username", str, "user.") or ""
     user_agent = _get(event, "userAgent", str) or ""
     ref = ref or {}
-    for key in ("resource", "namespace", "name", "uid", "apiGroup", "apiVersion", "resourceVersion", "subresource"):
-        _get(ref, key, str, "objectRef.")
+    for key in _REF_KEYS:
+        value = ref.get(key)
+        if value is not None and type(value) is not str:
+            _get(ref, key, str, "objectRef.")
     name = ref.get("name") or own.get("name") or None
     generate_name = own.get("generate-name")
     if verb == "create" and not ref.get("name") and not ref.get("subresource"):
@@ -322,8 +340,8 @@ def decode(event: Any, *, seq: int = 0, notes: tuple[str, ...] = ()) -> AuditEnt
     seq_text = own.get("seq", "")
     request = AuditRequest(
         uri=_get(event, "requestURI", str) or "", user=username, uid=_get(user, "uid", str, "user.") or "",
-        groups=_strs(user.get("groups"), "user.groups"), extra=_get(user, "extra", dict, "user.") or {},
-        impersonated_user=_get(event, "impersonatedUser", dict), source_ips=_strs(event.get("sourceIPs"), "sourceIPs"),
+        groups=string_list(user.get("groups"), "user.groups"), extra=_get(user, "extra", dict, "user.") or {},
+        impersonated_user=_get(event, "impersonatedUser", dict), source_ips=string_list(event.get("sourceIPs"), "sourceIPs"),
         user_agent=user_agent, received=received, audit_id=str(event.get("auditID") or ""), annotations=others,
         stages=(str(event.get("stage") or ""),), non_resource=not ref.get("resource"))
     actor = own.get("actor") or (actor_from_user_agent(user_agent) if user_agent else username) or "unknown"

@@ -38,7 +38,7 @@ class AuditLog:
 
     def __init__(self, *, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.policy: Policy | None = None  # set by a live Event writer: levels and body capture
+        self.policy: Policy | _Strictest | None = None  # set by live Event writers: body capture
         self._entries: list[AuditEntry] = []
         self._lock = threading.Lock()
         self._listeners: list[Callable[[AuditEntry], None]] = []
@@ -105,7 +105,7 @@ class AuditLog:
         chosen = policy or Policy.level(level or "Metadata")
         writer = EventWriter(target, policy=chosen, **options)
         self._writers.append(writer)
-        self.policy = chosen
+        self.policy = chosen if len(self._writers) == 1 else _Strictest([w.policy for w in self._writers])
         return writer
 
     def close_writers(self) -> None:
@@ -185,6 +185,18 @@ class AuditLog:
         import json
 
         return "".join(json.dumps(e.to_dict(), sort_keys=True) + "\n" for e in self._entries)
+
+
+class _Strictest:
+    """Several writers: the store captures what the most demanding of their policies logs."""
+
+    def __init__(self, policies: list[Policy]) -> None:
+        self.policies = policies
+
+    def level_of(self, entry: AuditEntry) -> str:
+        from fakekube.audit.policy import RANK
+
+        return max((p.level_of(entry) for p in self.policies), key=RANK.__getitem__)
 
 
 def body_value(body: Any) -> Any:

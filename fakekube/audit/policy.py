@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from fakekube.audit.event import string_list
+
 if TYPE_CHECKING:
     from fakekube.audit.entry import AuditEntry
 
@@ -37,11 +39,7 @@ class PolicyError(ValueError):
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise PolicyError(f"{where}: must be a list of strings")
-    return tuple(value)
+    return string_list(value, where, PolicyError)
 
 
 def _stages(value: Any, where: str) -> frozenset[str]:

@@ -147,3 +147,14 @@ def test_written_and_read_back_without_loss(level: str) -> None:
     again = io.StringIO()
     write_log(original, again, level=level)
     assert again.getvalue() == live.getvalue()
+
+
+def test_two_writers_each_at_its_level() -> None:
+    store = _store()
+    metadata, full = io.StringIO(), io.StringIO()
+    store.audit.write_events(metadata, level="Metadata")
+    store.audit.write_events(full, level="RequestResponse")
+    store.create("configmaps", {"metadata": {"name": "c"}}, "default")
+    store.audit.close_writers()
+    assert "responseObject" not in metadata.getvalue() and '"level":"Metadata"' in metadata.getvalue()
+    assert json.loads(full.getvalue())["responseObject"]["metadata"]["name"] == "c"
