@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from fakekube.audit.policy import Policy, PolicyError
 from fakekube.server.app import ApiServer
@@ -41,7 +43,9 @@ def _audit_policy(args: argparse.Namespace) -> Policy | None:
     return Policy.level(args.audit_level or "Metadata")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], Any] | None = None) -> int:
+    """Serve until interrupted; ``before_serve(store, server)`` runs once the server listens (a layer above
+    starts its actors there) and may return a callable to run when serving ends."""
     store = Store()
     if getattr(args, "audit_log", None):
         try:
@@ -68,9 +72,12 @@ def run(args: argparse.Namespace) -> int:
     if args.kubeconfig:  # before the URL, so whoever waits for the URL finds the file in place
         path = server.write_kubeconfig(args.kubeconfig)
         print(f"kubeconfig written to {path}", file=sys.stderr, flush=True)
+    cleanup = before_serve(store, server) if before_serve is not None else None
     print(server.url, flush=True)
     try:
         server.serve_until_interrupted()
     finally:
+        if callable(cleanup):
+            cleanup()
         store.audit.close_writers()
     return 0

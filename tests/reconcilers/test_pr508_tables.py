@@ -27,7 +27,7 @@ KNOWN_GAPS = {
     "update": {
         4: "the event recorder posts the adoption event after the replacement's pod, not right after adopting",
         10: "the adopted pod is updated once, before the claim's second status write (and then loses a 409)",
-        19: "one adopted-pod UPDATE succeeds, not three",
+        19: "one adopted-pod UPDATE succeeds, not three (and that one is matched by the later step)",
         24: "one adopted-pod UPDATE succeeds, not three",
         11: "the replacement sandbox is patched once, before the claim's 409",
         22: "the replacement sandbox is patched once, not twice",
@@ -42,6 +42,12 @@ KNOWN_GAPS = {
         29: "no UPDATE of the replacement's pod",
         31: "no UPDATE of the replacement's pod",
         34: "no UPDATE of the replacement's pod",
+        # Since the informer became a queue (one consumer, per-event cost; the 953032b3 build), the claim's
+        # successful retry comes after the sandbox controller's next pass over both sandboxes instead of
+        # before it, so the alignment keeps that pass (20-23) and leaves these out (seed 1).
+        14: "the adopted sandbox's status patch is matched by the later one (20)",
+        16: "the network-policy retry is matched by the later one (21)",
+        18: "the claim's successful retry comes after the sandbox controller's pass (20-23), not before it",
     },
     "patch": {
         4: "the event recorder posts the adoption event after the replacement's pod, not right after adopting",
@@ -64,7 +70,7 @@ KNOWN_GAPS = {
 }
 TABLES = {"update": TABLE_UPDATE, "patch": TABLE_PATCH}
 # The steps each table is about: adoption, the blind DELETE's 404, the replacement, the claim status writes.
-STORY = {"update": {1, 2, 3, 5, 6, 9, 18}, "patch": {1, 2, 3, 5, 6, 9, 18}}
+STORY = {"update": {1, 2, 3, 5, 6, 9}, "patch": {1, 2, 3, 5, 6, 9, 18}}
 
 
 @pytest.fixture(scope="module")
@@ -116,5 +122,8 @@ def test_the_pr_tables_match_as_far_as_the_simulation_reproduces_them(runs, mode
     if mode == "update":
         assert (matched[6].code, matched[9].code, matched[9].reason) == (200, 409, "Conflict")  # with itself
         assert matched[6].actor == matched[9].actor == keys.CLAIM_ACTOR
+        # Step 18's story holds even where its position does not: the claim's retry after the 409 succeeds.
+        claim_writes = [a for a in result.actual if a.target == matched[9].target and a.step > matched[9].step]
+        assert claim_writes and claim_writes[0].code == 200, result.diff
     else:
         assert all(matched[s].method == "PATCH" and matched[s].code == 200 for s in (6, 9, 18))
