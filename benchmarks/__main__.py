@@ -6,7 +6,7 @@ import importlib
 import json
 import sys
 
-SUITES = ("store", "patch", "sim", "server", "agent_sandbox", "audit")
+SUITES = ("store", "patch", "sim", "server", "agent_sandbox", "explore", "audit")
 
 
 def main(argv: list[str]) -> int:

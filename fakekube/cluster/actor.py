@@ -86,7 +86,14 @@ class Writer:
                                 propagation_policy=propagation_policy)
 
     async def bind(self, name: str, namespace: str | None, body: Obj) -> Obj:
-        return await self._call(self.store.bind, name, body, namespace)
+        store = self.store
+
+        def create(_rt: Any, name: str, body: Obj, namespace: str | None, *, subresource: str,
+                   actor: str) -> Obj:
+            # POST pods/<name>/binding is timed as the create of a pods subresource.
+            return store.bind(name, body, namespace, actor=actor)
+
+        return await self._call(create, "pods", name, body, namespace, subresource="binding")
 
 
 class Actor:

@@ -18,7 +18,6 @@ from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
 from .controllers.rootca import RootCAPublisher
 from .controllers.statefulset import StatefulSetController
-from .kinds import ensure_kinds
 from .kubelet import Kubelet
 from .nodes import NodeConfig, default_nodes
 from .scheduler import DefaultScheduler
@@ -68,7 +67,6 @@ class Cluster:
         self.nodes = default_nodes(nodes) if isinstance(nodes, int) else list(nodes)
         self.enabled = resolve_controllers(controllers)
         store = runtime.store
-        ensure_kinds(store.registry)
         if bootstrap_objects:
             # The DNS add-on is a Deployment: without its controllers it would never run, so leave it out.
             bootstrap(store, ca_pem=ca_pem, dns={"deployment", "replicaset"} <= set(self.enabled))

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from fakekube import errors
 from fakekube.audit import AuditEntry
 from fakekube.audit.context import AuditRequest
+from fakekube.identity import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_NAME, UserInfo
 from fakekube.server import rest, routing
 from fakekube.server.params import Query
 
@@ -35,10 +36,15 @@ def begin(handler: ApiHandler, method: str) -> AuditRequest:
                         audit_id=headers.get("Audit-ID") or "", deferred=True)
 
 
-def authenticated(request: AuditRequest | None, user: str) -> None:
-    if request is not None:
-        request.user = user
-        request.groups = ("system:unauthenticated",) if user == "system:anonymous" else ("system:authenticated",)
+def authenticated(request: AuditRequest | None, user: UserInfo) -> None:
+    """The authenticated user, with the groups the authenticator union gives it (``system:authenticated``, or
+    ``system:unauthenticated`` for the anonymous user)."""
+    if request is None:
+        return
+    request.user, request.uid = user.name, user.uid
+    request.groups = user.groups or (
+        (ALL_UNAUTHENTICATED,) if user.name == ANONYMOUS_NAME else (ALL_AUTHENTICATED,))
+    request.extra = {k: list(v) for k, v in sorted(user.extra.items())}
 
 
 def _front_entry(handler: ApiHandler, request: AuditRequest, code: int, error: errors.ApiError | None) -> AuditEntry:
