@@ -1,4 +1,5 @@
-"""The ``fakekube`` command: ``fakekube simulate`` (the agent-sandbox experiments) and ``fakekube serve``.
+"""The ``fakekube`` command: ``fakekube simulate`` (the agent-sandbox experiments), ``fakekube serve`` and
+``fakekube audit``.
 
 Each subcommand lives with the layer it drives; this module only dispatches.
 """
@@ -15,6 +16,8 @@ _SUBCOMMANDS = {
     "serve": ("fakekube.cluster.cli", "Serve the fake API server over HTTP for kubectl and client libraries, "
                                       "with a simulated cluster acting on it (nodes, scheduler, controllers)."),
     "explore": ("fakekube.explore.cli", "Run a scenario over many seeds and perturbations; write reproducers."),
+    "audit": ("fakekube.audit.cli", "Read an audit log (kube-apiserver, GKE, AKS, fakekube): summary, conflicts, "
+                                    "timeline, compare."),
 }
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from fakekube.audit.writer import write_log
 from reconcilers.builds import BUILDS, DEFAULT_BUILD
 from reconcilers.scenarios import SCENARIOS, run_scenario
 from reconcilers.strategies import (
@@ -64,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object with an entry per run")
     parser.add_argument("--no-wall", action="store_true", help="leave out wall-clock fields (byte-comparable)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--audit-log", metavar="PATH", default=None,
+                        help="write each run's audit log as audit.k8s.io/v1 Events (Metadata level) to PATH; with "
+                             "several strategies, PATH gets the strategy before its suffix (audit.update.log)")
 
 
 def _modes(args: argparse.Namespace) -> list[str]:
@@ -100,12 +105,22 @@ def run(args: argparse.Namespace) -> int:
             summary.pop("wall", None)
         results.append(summary)
         progress(f"done in {result_run.wall_seconds:.1f}s wall")
+        if args.audit_log:
+            path = audit_log_path(args.audit_log, mode, len(_modes(args)) > 1)
+            count = write_log(result_run.env.store.audit, path, seed=args.seed)
+            progress(f"{count} audit events written to {path}")
 
     if args.json:
         print(json.dumps({"scenario": scenario.name, "seed": args.seed, "runs": results}, indent=2, sort_keys=True))
     else:
         print(render_text(results))
     return 0
+
+
+def audit_log_path(path: str, mode: str, several: bool) -> Path:
+    """``audit.log`` → ``audit.update.log`` when several strategies run, else ``path`` itself."""
+    target = Path(path)
+    return target.with_name(f"{target.stem}.{mode}{target.suffix}") if several else target
 
 
 def _fmt_counts(counts: dict[str, int]) -> str:
