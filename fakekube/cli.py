@@ -1,4 +1,5 @@
-"""The ``fakekube`` command: ``fakekube simulate`` (the agent-sandbox experiments) and ``fakekube serve``.
+"""The ``fakekube`` command: ``fakekube simulate`` (the agent-sandbox experiments), ``fakekube serve`` and
+``fakekube fit`` (a timing model from evidence).
 
 Each subcommand lives with the layer it drives; this module only dispatches.
 """
@@ -13,6 +14,7 @@ import sys
 _SUBCOMMANDS = {
     "simulate": ("reconcilers.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
     "serve": ("fakekube.server.cli", "Serve the fake API server over HTTP for kubectl and client libraries."),
+    "fit": ("reconcilers.fitcmd", "Estimate a cluster timing model from a PR-style table or an audit log."),
 }
 
 

@@ -201,3 +201,15 @@ def timeline_for(run: Any, claim: str | None = None) -> dict[str, Any]:
         claim = best or ""
     entries = claim_timeline_entries(run, claim)
     return {"claim": claim, "features": timeline_features(entries), "table": render_timeline(entries)}
+
+
+def align_with(run: Any, claim: str, expected: Any) -> dict[str, Any]:
+    """One claim's timeline aligned with an expected one (a parsed PR table): the alignment's summary, the
+    side-by-side text, and the cadence ratio (fakekube.audit.align with the agent-sandbox story roles)."""
+    from fakekube.audit import Timeline
+    from reconcilers.roles import story_roles
+
+    entries = claim_timeline_entries(run, claim)
+    alignment = Timeline.align(Timeline.from_audit(entries, start=entries[0].time if entries else None),
+                               expected, story_roles)
+    return {**alignment.summary(), "text": alignment.to_text()}
