@@ -108,16 +108,17 @@ class Alignment:
             who = f" [{row.actor}]" if row.actor else ""
             return f"{row.step:>3} {offset:>8} ms  {row.method} {row.target} {result_class(row)}{who} ({role})"
 
+        left_cells = [cell(r, role) for r, role in zip(self.expected, self.expected_roles, strict=True)]
+        width = max((len(c) for c in left_cells), default=0)
         lines = []
         e_next = a_next = 0
         for e, a in [*self.pairs, (len(self.expected), len(self.actual))]:
             for i in range(e_next, e):
-                lines.append(f"  -  {cell(self.expected[i], self.expected_roles[i])}")
+                lines.append(f"  -  {left_cells[i]}")
             for i in range(a_next, a):
-                lines.append(f"  +  {'':<60}  {cell(self.actual[i], self.actual_roles[i])}")
+                lines.append(f"  +  {'':<{width}}  {cell(self.actual[i], self.actual_roles[i])}")
             if e < len(self.expected):
-                left = cell(self.expected[e], self.expected_roles[e])
-                lines.append(f"  =  {left:<60}  {cell(self.actual[a], self.actual_roles[a])}")
+                lines.append(f"  =  {left_cells[e]:<{width}}  {cell(self.actual[a], self.actual_roles[a])}")
             e_next, a_next = e + 1, a + 1
         cadence = self.cadence
         head = (f"aligned {self.aligned} of {len(self.expected)} expected steps ({self.fraction:.0%}) in order; "

@@ -99,34 +99,25 @@ def test_kubelet_writes_are_the_pod_owners_passes_without_a_visible_trigger():
     assert steps["pod_containers_ready"] == Lag.zero() == steps["pod_ready"]
 
 
+def event(audit_id, verb, actor, received, completed, code=200, stage="ResponseComplete", **ref):
+    """A native audit Event (times: seconds after 10:00:00 on 2026-04-03)."""
+    def stamp(seconds):
+        return f"2026-04-03T10:00:{seconds:09.6f}Z"
+
+    return {"auditID": audit_id, "verb": verb, "stage": stage, "user": {"username": actor}, "objectRef": ref,
+            "requestReceivedTimestamp": stamp(received), "stageTimestamp": stamp(completed),
+            "responseStatus": {"code": code}}
+
+
+POD = {"resource": "pods", "namespace": "d", "name": "p"}
 AUDIT = [
-    {"auditID": "1", "verb": "watch", "stage": "ResponseStarted", "user": {"username": "ctl"},
-     "objectRef": {"resource": "configmaps"}, "requestReceivedTimestamp": "2026-04-03T10:00:00.000000Z",
-     "stageTimestamp": "2026-04-03T10:00:00.001000Z", "responseStatus": {"code": 200}},
-    {"auditID": "2", "verb": "update", "stage": "ResponseComplete", "user": {"username": "alice"},
-     "objectRef": {"resource": "configmaps", "namespace": "d", "name": "a"},
-     "requestReceivedTimestamp": "2026-04-03T10:00:01.000000Z", "stageTimestamp": "2026-04-03T10:00:01.012000Z",
-     "responseStatus": {"code": 200}},
-    {"auditID": "3", "verb": "patch", "stage": "ResponseComplete", "user": {"username": "ctl"},
-     "objectRef": {"resource": "configmaps", "namespace": "d", "name": "a"},
-     "requestReceivedTimestamp": "2026-04-03T10:00:01.020000Z", "stageTimestamp": "2026-04-03T10:00:01.036000Z",
-     "responseStatus": {"code": 200}},
-    {"auditID": "4", "verb": "create", "stage": "ResponseComplete", "user": {"username": "rs"},
-     "objectRef": {"resource": "pods", "namespace": "d", "name": "p"},
-     "requestReceivedTimestamp": "2026-04-03T10:00:02.000000Z", "stageTimestamp": "2026-04-03T10:00:02.040000Z",
-     "responseStatus": {"code": 201}},
-    {"auditID": "5", "verb": "create", "stage": "ResponseComplete", "user": {"username": "system:kube-scheduler"},
-     "objectRef": {"resource": "pods", "namespace": "d", "name": "p", "subresource": "binding"},
-     "requestReceivedTimestamp": "2026-04-03T10:00:02.100000Z", "stageTimestamp": "2026-04-03T10:00:02.110000Z",
-     "responseStatus": {"code": 201}},
-    {"auditID": "6", "verb": "patch", "stage": "ResponseComplete", "user": {"username": "system:node:n1"},
-     "objectRef": {"resource": "pods", "namespace": "d", "name": "p", "subresource": "status"},
-     "requestReceivedTimestamp": "2026-04-03T10:00:02.150000Z", "stageTimestamp": "2026-04-03T10:00:02.160000Z",
-     "responseStatus": {"code": 200}},
-    {"auditID": "7", "verb": "patch", "stage": "ResponseComplete", "user": {"username": "system:node:n1"},
-     "objectRef": {"resource": "pods", "namespace": "d", "name": "p", "subresource": "status"},
-     "requestReceivedTimestamp": "2026-04-03T10:00:02.700000Z", "stageTimestamp": "2026-04-03T10:00:02.710000Z",
-     "responseStatus": {"code": 200}},
+    event("1", "watch", "ctl", 0.0, 0.001, stage="ResponseStarted", resource="configmaps"),
+    event("2", "update", "alice", 1.0, 1.012, resource="configmaps", namespace="d", name="a"),
+    event("3", "patch", "ctl", 1.020, 1.036, resource="configmaps", namespace="d", name="a"),
+    event("4", "create", "rs", 2.0, 2.040, code=201, **POD),
+    event("5", "create", "system:kube-scheduler", 2.100, 2.110, code=201, subresource="binding", **POD),
+    event("6", "patch", "system:node:n1", 2.150, 2.160, subresource="status", **POD),
+    event("7", "patch", "system:node:n1", 2.700, 2.710, subresource="status", **POD),
 ]
 
 
