@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
 from fakekube.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
 from fakekube.patch.apply import server_side_apply
-from fakekube.patch.builtin_schemas import builtin_schema
 
 POD_SCHEMA = builtin_schema("", "Pod")
 

@@ -1,17 +1,32 @@
-"""The built-in kinds fakekube serves, each with its scope, names, subresources and write strategy.
+"""The built-in kinds of an emulated Kubernetes version, as ResourceTypes the store serves.
 
-Sources per kind are listed in docs/semantics.md (kubernetes/kubernetes ``pkg/registry/<group>/<kind>``).
+Everything comes from data: names, scope, verbs and subresources from the generated table
+(``fakekube/apimodel/api_resources.json``), schemas from kubernetes-validate's definitions (loaded on first
+use), per-kind write rules from ``fakekube.kinds.strategy_for``, and the few facts discovery does not carry
+(selectable fields, name rules, the scale subresource) from ``fakekube.apimodel.facts``. The types of one
+version are built once per process and shared by every Store of that version; a Registry copies only its
+lookup tables.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
+from fakekube.apimodel import facts
+from fakekube.apimodel.model import BuiltinModel
+from fakekube.apimodel.table import ApiResource, resources_in
+from fakekube.apimodel.versions import KubernetesVersion, kubernetes_version
 from fakekube.kinds import strategy_for
-from fakekube.patch.builtin_schemas import builtin_schema
-from fakekube.resources import Registry, ResourceType, ScaleSpec, path_getter
+from fakekube.resources import Registry, ResourceType, ScaleSpec, builtin_index, path_getter
 
-# core/v1 Event and events.k8s.io/v1 Event are one stored resource served in two shapes.
+# The subresources the store itself serves; the others are listed in discovery (as the real server lists
+# them) but answer 404 here (see docs/not-emulated.md).
+SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize"})
+
+# core/v1 Event and events.k8s.io/v1 Event are one stored resource served in two shapes
+# (kubernetes pkg/apis/events/v1/conversion.go).
+EVENTS_STORAGE = "core/events"
 _EVENTS_V1_RENAMES = {
     "regarding": "involvedObject",
     "note": "message",
@@ -21,6 +36,7 @@ _EVENTS_V1_RENAMES = {
     "deprecatedLastTimestamp": "lastTimestamp",
     "deprecatedCount": "count",
 }
+_EVENTS_CORE_RENAMES = {v: k for k, v in _EVENTS_V1_RENAMES.items()}
 
 
 def _events_v1_to_core(obj: dict[str, Any]) -> dict[str, Any]:
@@ -31,78 +47,69 @@ def _events_v1_to_core(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _core_to_events_v1(obj: dict[str, Any]) -> dict[str, Any]:
-    reverse = {v: k for k, v in _EVENTS_V1_RENAMES.items()}
-    out = {reverse.get(k, k): v for k, v in obj.items()}
+    out = {_EVENTS_CORE_RENAMES.get(k, k): v for k, v in obj.items()}
     out["apiVersion"] = "events.k8s.io/v1"
     out["kind"] = "Event"
     return out
 
 
-def builtin_types() -> list[ResourceType]:
-    pod_fields = {
-        name: path_getter(name)
-        for name in (
-            "spec.nodeName",
-            "spec.restartPolicy",
-            "spec.schedulerName",
-            "spec.serviceAccountName",
-            "spec.hostNetwork",
-            "status.phase",
-            "status.podIP",
-            "status.nominatedNodeName",
-        )
-    }
-    event_fields = {
-        name: path_getter(name)
-        for name in (
-            "involvedObject.kind",
-            "involvedObject.namespace",
-            "involvedObject.name",
-            "involvedObject.uid",
-            "involvedObject.apiVersion",
-            "involvedObject.resourceVersion",
-            "involvedObject.fieldPath",
-            "reason",
-            "reportingComponent",
-            "type",
-        )
-    }
-    event_fields["source"] = path_getter("source.component")
-    return [
-        ResourceType("", "v1", "Namespace", "namespaces", namespaced=False, strategy=strategy_for("", "Namespace", has_status=True),
-                     short_names=("ns",), subresources=frozenset({"status", "finalize"}),
-                     name_rule="label", selectable_fields={"status.phase": path_getter("status.phase")}),
-        ResourceType("", "v1", "Pod", "pods", namespaced=True, strategy=strategy_for("", "Pod", has_status=True), short_names=("po",),
-                     categories=("all",), subresources=frozenset({"status"}), selectable_fields=pod_fields),
-        ResourceType("", "v1", "Service", "services", namespaced=True,
-                     strategy=strategy_for("", "Service", has_status=True), short_names=("svc",), categories=("all",),
-                     subresources=frozenset({"status"}), name_rule="dns1035"),
-        ResourceType("", "v1", "ConfigMap", "configmaps", namespaced=True, short_names=("cm",)),
-        ResourceType("", "v1", "Secret", "secrets", namespaced=True, strategy=strategy_for("", "Secret", has_status=False),
-                     selectable_fields={"type": path_getter("type")}),
-        ResourceType("", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",)),
-        ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True,
-                     strategy=strategy_for("", "PersistentVolumeClaim", has_status=True), short_names=("pvc",),
-                     subresources=frozenset({"status"})),
-        ResourceType("", "v1", "Event", "events", namespaced=True, short_names=("ev",),
-                     selectable_fields=event_fields, storage="core/events"),
-        ResourceType("events.k8s.io", "v1", "Event", "events", namespaced=True, short_names=("ev",),
-                     storage="core/events", to_storage=_events_v1_to_core, from_storage=_core_to_events_v1),
-        ResourceType("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", namespaced=True,
-                     strategy=strategy_for("networking.k8s.io", "NetworkPolicy", has_status=False), short_names=("netpol",)),
-        ResourceType("coordination.k8s.io", "v1", "Lease", "leases", namespaced=True),
-        ResourceType("apps", "v1", "Deployment", "deployments", namespaced=True, strategy=strategy_for("apps", "Deployment", has_status=True),
-                     short_names=("deploy",), categories=("all",), subresources=frozenset({"status", "scale"}),
-                     scale=ScaleSpec(".spec.replicas", ".status.replicas", None)),
-        ResourceType("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
-                     namespaced=False, strategy=strategy_for("apiextensions.k8s.io", "CustomResourceDefinition", has_status=True), short_names=("crd", "crds"),
-                     subresources=frozenset({"status"})),
-    ]
+def _field_getter(path: str, zero: str) -> Any:
+    get = path_getter(path)
+    if not zero:
+        return get
+    return lambda obj: get(obj) or zero
 
 
-def builtin_registry() -> Registry:
-    registry = Registry()
-    for rt in builtin_types():
-        rt.patch_schema = builtin_schema(rt.group, rt.kind)
-        registry.register(rt)
+def _scale(resource: ApiResource) -> ScaleSpec | None:
+    spec = facts.SCALE.get((resource.group, resource.kind))
+    if spec is None or not any(s.name == "scale" for s in resource.subresources):
+        return None
+    return ScaleSpec(spec.spec_replicas_path, spec.status_replicas_path, None, spec.selector_path, spec.map_selector)
+
+
+def _resource_type(resource: ApiResource, version: KubernetesVersion) -> ResourceType:
+    key = (resource.group, resource.kind)
+    names = {s.name for s in resource.subresources}
+    extra: dict[str, Any] = {}
+    if key == ("", "Event"):
+        extra["storage"] = EVENTS_STORAGE
+    elif key == ("events.k8s.io", "Event"):
+        extra.update(storage=EVENTS_STORAGE, to_storage=_events_v1_to_core, from_storage=_core_to_events_v1)
+    model = BuiltinModel(version, resource.definition, resource.group, resource.version, resource.kind)
+    return ResourceType(
+        resource.group, resource.version, resource.kind, resource.plural, resource.namespaced,
+        strategy=strategy_for(resource.group, resource.kind, has_status="status" in names),
+        singular=resource.singular,
+        short_names=resource.short_names,
+        categories=resource.categories,
+        subresources=frozenset(names & SERVED_SUBRESOURCES),
+        discovery_subresources=resource.subresources,
+        selectable_fields={label: _field_getter(path, zero)
+                           for label, (path, zero) in facts.SELECTABLE_FIELDS.get(key, {}).items()},
+        name_rule=facts.NAME_RULES.get(key, "subdomain"),
+        scale=_scale(resource),
+        verbs=resource.verbs,
+        schema_loader=model.patch_schema,
+        model=model,
+        **extra,
+    )
+
+
+@cache
+def _builtins(version: KubernetesVersion) -> tuple[tuple[ResourceType, ...], Any]:
+    types = tuple(_resource_type(r, version) for r in resources_in(str(version)))
+    return types, builtin_index(list(types))
+
+
+def builtin_types(kubernetes: str | KubernetesVersion | None = None) -> tuple[ResourceType, ...]:
+    """Every built-in resource of the emulated Kubernetes version (default: the default version), in
+    discovery order. The same objects for every call: do not change them."""
+    return _builtins(kubernetes_version(kubernetes))[0]
+
+
+def builtin_registry(kubernetes: str | KubernetesVersion | None = None) -> Registry:
+    """A fresh Registry serving the built-ins of one Kubernetes version."""
+    version = kubernetes_version(kubernetes)
+    registry = Registry(_builtins(version)[1])
+    registry.kubernetes_version = version
     return registry

@@ -10,13 +10,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from fakekube import errors
-from fakekube.patch.builtin_schemas import custom_resource_schema
+from fakekube.apimodel.table import Subresource
+from fakekube.patch.custom_resources import custom_resource_schema
+from fakekube.patch.schema import PatchSchema
 from fakekube.schema import StructuralSchema
 from fakekube.strategies import CustomResourceStrategy, Strategy
 
@@ -48,11 +51,16 @@ def path_getter(path: str) -> FieldGetter:
 class ScaleSpec:
     spec_replicas_path: str
     status_replicas_path: str
-    label_selector_path: str | None = None
+    label_selector_path: str | None = None  # custom resources: a string-valued selector at this path
+    selector_object_path: str | None = None  # built-ins: a metav1.LabelSelector (or, map_selector, a label map)
+    map_selector: bool = False
 
 
 @dataclass(eq=False)
 class ResourceType:
+    """One served group/version/resource. Built-in ones are shared by every Store of a Kubernetes version
+    (strategies are stateless), so nothing may change a ResourceType once it is registered."""
+
     group: str
     version: str
     kind: str
@@ -62,17 +70,21 @@ class ResourceType:
     singular: str = ""
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
-    subresources: frozenset[str] = frozenset()
+    subresources: frozenset[str] = frozenset()  # the subresources the store serves (status, scale, finalize)
     selectable_fields: dict[str, FieldGetter] = field(default_factory=dict)
     name_rule: str = "subdomain"
     schema: Any = None  # fakekube.schema.StructuralSchema for custom resources
-    patch_schema: Any = None  # fakekube.patch.schema.PatchSchema when known
+    schema_loader: Callable[[], PatchSchema | None] | None = field(default=None, repr=False)
     custom: bool = False
     scale: ScaleSpec | None = None
     storage: str = ""  # resources sharing a storage key are one set of objects served under two groups
     to_storage: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     from_storage: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     verbs: tuple[str, ...] = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+    # Subresources as discovery lists them (name, body kind, verbs), served or not; built from `subresources`
+    # when not given.
+    discovery_subresources: tuple[Subresource, ...] = ()
+    model: Any = None  # fakekube.apimodel.model.BuiltinModel: schemas of a built-in kind, loaded on first use
 
     def __post_init__(self) -> None:
         if not self.singular:
@@ -83,6 +95,13 @@ class ResourceType:
         if self.namespaced:
             base["metadata.namespace"] = _meta_field("namespace")
         self.selectable_fields = {**base, **self.selectable_fields}
+        if not self.discovery_subresources:
+            self.discovery_subresources = tuple(_default_subresource(self, name) for name in sorted(self.subresources))
+
+    @cached_property
+    def patch_schema(self) -> PatchSchema | None:
+        """Merge metadata for patches and managedFields, built on first use."""
+        return self.schema_loader() if self.schema_loader is not None else None
 
     @property
     def api_version(self) -> str:
@@ -104,69 +123,157 @@ class ResourceType:
         return f"<ResourceType {self.plural}.{self.group or 'core'}/{self.version}>"
 
 
+def _default_subresource(rt: ResourceType, name: str) -> Subresource:
+    if name == "scale":
+        return Subresource("scale", "Scale", ("get", "patch", "update"), "autoscaling", "v1")
+    if name == "finalize":
+        return Subresource("finalize", rt.kind, ("update",))
+    return Subresource(name, rt.kind, ("get", "patch", "update"))
+
+
+class _Index:
+    """The lookup tables of a set of resource types. A Registry starts from a copy of its Kubernetes
+    version's built-in index (dict copies: the types themselves are shared) and adds CRDs to its own."""
+
+    def __init__(self) -> None:
+        self.by_gvr: dict[tuple[str, str, str], ResourceType] = {}
+        self.by_name: dict[str, tuple[ResourceType, ...]] = {}  # every lower-cased name → candidates, best first
+        self.by_kind: dict[tuple[str, str], ResourceType] = {}  # (apiVersion, Kind)
+        self.by_storage: dict[str, ResourceType] = {}  # storage key → the type objects are stored as
+        # Resolution order of each registered type, by identity (the index holds every type it ranks):
+        # kubectl's priority — built-in groups in discovery order and their versions in preference order,
+        # then custom resources in registration order.
+        self.rank: dict[int, tuple[int, int]] = {}
+
+    def copy(self) -> _Index:
+        other = _Index()
+        other.by_gvr = dict(self.by_gvr)
+        other.by_name = dict(self.by_name)
+        other.by_kind = dict(self.by_kind)
+        other.by_storage = dict(self.by_storage)
+        other.rank = dict(self.rank)
+        return other
+
+    def ordered(self) -> list[ResourceType]:
+        return sorted(self.by_gvr.values(), key=lambda t: self.rank[id(t)])
+
+    def add(self, rt: ResourceType, rank: tuple[int, int]) -> None:
+        self.rank[id(rt)] = rank
+        self.by_gvr[(rt.group, rt.version, rt.plural)] = rt
+        self.by_kind.setdefault((rt.api_version, rt.kind), rt)
+        if rt.from_storage is None:
+            self.by_storage.setdefault(rt.storage, rt)
+        names = {rt.plural, rt.singular, rt.kind.lower(), *(n.lower() for n in rt.short_names)}
+        for name in names:
+            # Tuples, replaced rather than changed, so a copied index never sees another registry's CRDs.
+            candidates = [*self.by_name.get(name, ()), rt]
+            candidates.sort(key=lambda t: self.rank[id(t)])
+            self.by_name[name] = tuple(candidates)
+
+    def remove(self, rt: ResourceType) -> None:
+        key = (rt.group, rt.version, rt.plural)
+        if self.by_gvr.get(key) is not rt:
+            return
+        del self.by_gvr[key]
+        del self.rank[id(rt)]
+        if self.by_kind.get((rt.api_version, rt.kind)) is rt:
+            del self.by_kind[(rt.api_version, rt.kind)]
+            for other in self.by_gvr.values():
+                if (other.api_version, other.kind) == (rt.api_version, rt.kind):
+                    self.by_kind[(rt.api_version, rt.kind)] = other
+                    break
+        if self.by_storage.get(rt.storage) is rt:
+            del self.by_storage[rt.storage]
+            for other in self.by_gvr.values():
+                if other.storage == rt.storage and other.from_storage is None:
+                    self.by_storage[rt.storage] = other
+                    break
+        for name, candidates in list(self.by_name.items()):
+            if rt in candidates:
+                rest = tuple(t for t in candidates if t is not rt)
+                if rest:
+                    self.by_name[name] = rest
+                else:
+                    del self.by_name[name]
+
+
+_CUSTOM_RANK = 1 << 20
+
+
 class Registry:
     """Served resources, looked up by URL parts, by kind, or by a kubectl-style name."""
 
-    def __init__(self) -> None:
-        self._by_gvr: dict[tuple[str, str, str], ResourceType] = {}
+    def __init__(self, builtins: _Index | None = None) -> None:
+        self._index = builtins.copy() if builtins is not None else _Index()
         self._lock = threading.Lock()
         self._crds: dict[str, list[ResourceType]] = {}
+        self._added = 0  # types registered through register() and CRDs, ranked after the built-ins
         self.generation = 0  # bumped on every change, so discovery caches can tell
+        self.kubernetes_version: Any = None  # the emulated version of the built-ins (KubernetesVersion)
 
     def register(self, rt: ResourceType) -> ResourceType:
         with self._lock:
-            self._by_gvr[(rt.group, rt.version, rt.plural)] = rt
+            self._add(rt)
             self.generation += 1
         return rt
 
+    def _add(self, rt: ResourceType) -> None:
+        old = self._index.by_gvr.get((rt.group, rt.version, rt.plural))
+        if old is not None:
+            self._index.remove(old)
+        self._added += 1
+        self._index.add(rt, (_CUSTOM_RANK, self._added))
+
     def unregister(self, rt: ResourceType) -> None:
         with self._lock:
-            self._by_gvr.pop((rt.group, rt.version, rt.plural), None)
+            self._index.remove(rt)
             self.generation += 1
 
     def __iter__(self) -> Iterator[ResourceType]:
-        return iter(list(self._by_gvr.values()))
+        """Every served type, in discovery order."""
+        return iter(self._index.ordered())
+
+    def __len__(self) -> int:
+        return len(self._index.by_gvr)
 
     def get(self, group: str, version: str, plural: str) -> ResourceType | None:
-        return self._by_gvr.get((group, version, plural))
+        return self._index.by_gvr.get((group, version, plural))
 
     def groups(self) -> dict[str, list[str]]:
-        """group → served versions, preferred (first registered) first."""
+        """group → served versions, preferred first, groups in discovery order (built-ins by priority, then
+        custom resource groups in the order their CRDs came)."""
         result: dict[str, list[str]] = {}
-        for group, version, _ in self._by_gvr:
-            versions = result.setdefault(group, [])
-            if version not in versions:
-                versions.append(version)
+        for rt in self._index.ordered():
+            versions = result.setdefault(rt.group, [])
+            if rt.version not in versions:
+                versions.append(rt.version)
         return result
 
+    def storage_type(self, storage: str) -> ResourceType:
+        """The type objects of ``storage`` are kept as (core/v1 Event for both Event resources)."""
+        return self._index.by_storage[storage]
+
     def for_kind(self, api_version: str, kind: str) -> ResourceType:
-        group, _, version = api_version.rpartition("/")
-        for rt in self._by_gvr.values():
-            if rt.group == group and rt.version == version and rt.kind == kind:
-                return rt
-        raise errors.NotFound(
-            kind, group, "", message=f'no matches for kind "{kind}" in version "{api_version}"'
-        )
+        rt = self._index.by_kind.get((api_version, kind))
+        if rt is None:
+            group = api_version.rpartition("/")[0]
+            raise errors.NotFound(
+                kind, group, "", message=f'no matches for kind "{kind}" in version "{api_version}"'
+            )
+        return rt
 
     def resolve(self, name: str | ResourceType) -> ResourceType:
         """Accepts a ResourceType, ``plural``, ``plural.group``, ``plural.version.group``, a Kind,
-        ``Kind.group``, a singular or a short name (the way kubectl resolves them)."""
+        ``Kind.group``, a singular or a short name, as kubectl resolves them: when several resources answer
+        to a name (``events``, ``hpa``), the core group wins, then the groups in discovery order, then the
+        preferred version; custom resources come after every built-in."""
         if isinstance(name, ResourceType):
             return name
         head, _, rest = name.partition(".")
-        candidates = []
-        for rt in self._by_gvr.values():
-            names = (rt.plural, rt.singular, rt.kind.lower(), *rt.short_names)
-            if head.lower() not in names and head != rt.kind:
-                continue
-            if rest and rest not in (rt.group, f"{rt.version}.{rt.group}"):
-                continue
-            candidates.append(rt)
-        if not candidates:
-            raise errors.NotFound(name, "", "", message=f'the server doesn\'t have a resource type "{name}"')
-        # Prefer the core group, then the first-registered (preferred) version.
-        candidates.sort(key=lambda rt: (rt.group != "", rt.plural != head))
-        return candidates[0]
+        for rt in self._index.by_name.get(head.lower(), ()):
+            if not rest or rest in (rt.group, f"{rt.version}.{rt.group}"):
+                return rt
+        raise errors.NotFound(name, "", "", message=f'the server doesn\'t have a resource type "{name}"')
 
     # -- custom resources ---------------------------------------------------------------------------
 
@@ -176,17 +283,17 @@ class Registry:
         name = crd["metadata"]["name"]
         with self._lock:
             for old in self._crds.pop(name, []):
-                self._by_gvr.pop((old.group, old.version, old.plural), None)
+                self._index.remove(old)
             self._crds[name] = types
             for rt in types:
-                self._by_gvr[(rt.group, rt.version, rt.plural)] = rt
+                self._add(rt)
             self.generation += 1
         return types
 
     def unregister_crd(self, name: str) -> None:
         with self._lock:
             for old in self._crds.pop(name, []):
-                self._by_gvr.pop((old.group, old.version, old.plural), None)
+                self._index.remove(old)
             self.generation += 1
 
     def load_crds(self, source: str | Path | dict[str, Any]) -> list[ResourceType]:
@@ -196,6 +303,14 @@ class Registry:
             if doc.get("kind") == "CustomResourceDefinition":
                 registered.extend(self.register_crd(doc))
         return registered
+
+
+def builtin_index(types: list[ResourceType]) -> _Index:
+    """The lookup tables of one version's built-in types, ranked in the order given (discovery order)."""
+    index = _Index()
+    for position, rt in enumerate(types):
+        index.add(rt, (0, position))
+    return index
 
 
 def load_manifests(source: str | Path | dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -269,7 +384,7 @@ def crd_resource_types(crd: dict[str, Any]) -> list[ResourceType]:
                     for f in version.get("selectableFields") or []
                 },
                 schema=StructuralSchema(openapi),
-                patch_schema=custom_resource_schema(openapi),
+                schema_loader=partial(custom_resource_schema, openapi),
                 custom=True,
                 scale=ScaleSpec(
                     scale.get("specReplicasPath", ".spec.replicas"),

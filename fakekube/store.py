@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from fakekube import errors, validation
+from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
@@ -32,6 +33,7 @@ from fakekube.patch.jsonutil import go_json_kind
 from fakekube.patch.managed_fields import record_update
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
+from fakekube.verbs.binding import BindingVerbs
 from fakekube.verbs.crds import CrdVerbs
 from fakekube.verbs.create import CreateVerbs
 from fakekube.verbs.delete import DeleteVerbs
@@ -48,10 +50,12 @@ _NAME_VALIDATORS = {
     "subdomain": validation.name_is_dns_subdomain,
     "label": validation.name_is_dns_label,
     "dns1035": validation.name_is_dns1035_label,
+    "path_segment": validation.name_is_path_segment,
+    "any": validation.name_is_anything,
 }
 
 
-class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs):
+class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs, BindingVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 
@@ -67,8 +71,13 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         namespaces: Iterable[str] = DEFAULT_NAMESPACES,
         managed_fields: bool = True,
         audit: bool = True,
+        kubernetes_version: str | KubernetesVersion | None = None,
     ) -> None:
-        self.registry = registry or builtin_registry()
+        """``kubernetes_version`` ("1.30"; default: see ``fakekube.apimodel.DEFAULT_KUBERNETES_VERSION``) picks
+        the built-in API the store emulates: only kinds that exist in that release are served."""
+        if registry is not None and kubernetes_version is not None:
+            raise ValueError("pass either a registry or a kubernetes_version, not both")
+        self.registry = registry or builtin_registry(kubernetes_version)
         self.clock: Clock = clock or RealClock()
         self.rng = random.Random(seed)  # uids
         self.name_rng = random.Random(f"{seed}/names")  # generateName suffixes
@@ -292,10 +301,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                 if k in self._data.get(s, {})]
 
     def storage_type(self, storage: str) -> ResourceType:
-        for rt in self.registry:
-            if rt.storage == storage and rt.from_storage is None:
-                return rt
-        raise KeyError(storage)
+        return self.registry.storage_type(storage)
 
     def keys_in_namespace(self, namespace: str) -> list[tuple[str, Key]]:
         return [(s, k) for s, bucket in sorted(self._data.items()) for k in sorted(bucket) if k[0] == namespace]

@@ -28,6 +28,8 @@ __all__ = [
     "name_is_dns_subdomain",
     "name_is_dns_label",
     "name_is_dns1035_label",
+    "name_is_path_segment",
+    "name_is_anything",
     "validate_namespace_name",
     "validate_label_value",
     "validate_qualified_name",
@@ -202,6 +204,19 @@ def name_is_dns_label(name: str, prefix: bool) -> list[str]:
 
 def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
     return is_dns1035_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_path_segment(name: str, prefix: bool) -> list[str]:
+    """apimachinery ``pkg/api/validation/path`` ``IsValidPathSegmentName`` (RBAC names such as
+    ``system:controller:job-controller``): anything but ``.``/``..`` and names with ``/`` or ``%``."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
+
+
+def name_is_anything(name: str, prefix: bool) -> list[str]:
+    """Kinds whose validation accepts any name (certificates ``ValidateCertificateRequestName``)."""
+    return []
 
 
 validate_namespace_name: NameValidator = name_is_dns_label

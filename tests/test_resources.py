@@ -12,11 +12,58 @@ from fakekube.builtins import builtin_registry
      ("deployments.apps", "deployments", "apps"), ("deploy", "deployments", "apps"),
      ("events", "events", ""), ("events.events.k8s.io", "events", "events.k8s.io"),
      ("netpol", "networkpolicies", "networking.k8s.io"), ("leases", "leases", "coordination.k8s.io"),
-     ("crd", "customresourcedefinitions", "apiextensions.k8s.io")],
+     ("crd", "customresourcedefinitions", "apiextensions.k8s.io"),
+     # Beyond the first thirteen: every GA kind, with kubectl's short names and group preferences.
+     ("sts", "statefulsets", "apps"), ("ds", "daemonsets", "apps"), ("rs", "replicasets", "apps"),
+     ("cj", "cronjobs", "batch"), ("Job", "jobs", "batch"), ("rc", "replicationcontrollers", ""),
+     ("no", "nodes", ""), ("pv", "persistentvolumes", ""), ("sc", "storageclasses", "storage.k8s.io"),
+     ("pdb", "poddisruptionbudgets", "policy"), ("ing", "ingresses", "networking.k8s.io"),
+     ("csr", "certificatesigningrequests", "certificates.k8s.io"), ("pc", "priorityclasses", "scheduling.k8s.io"),
+     ("Role", "roles", "rbac.authorization.k8s.io"), ("clusterrolebinding", "clusterrolebindings", "rbac.authorization.k8s.io"),
+     ("apiservices", "apiservices", "apiregistration.k8s.io"), ("ev", "events", ""), ("Event", "events", ""),
+     ("endpointslices", "endpointslices", "discovery.k8s.io"), ("ep", "endpoints", ""),
+     ("hpa.autoscaling", "horizontalpodautoscalers", "autoscaling"), ("limits", "limitranges", ""),
+     ("quota", "resourcequotas", ""), ("Event.events.k8s.io", "events", "events.k8s.io")],
 )
 def test_resolve_like_kubectl(name: str, plural: str, group: str) -> None:
     rt = builtin_registry().resolve(name)
     assert (rt.plural, rt.group) == (plural, group)
+
+
+def test_preferred_version_and_explicit_versions() -> None:
+    registry = builtin_registry()
+    assert registry.resolve("hpa").version == "v2"  # autoscaling's preferred version
+    assert registry.resolve("hpa.v1.autoscaling").version == "v1"
+    assert registry.groups()["autoscaling"] == ["v2", "v1"]
+    assert list(registry.groups())[:3] == ["", "apiregistration.k8s.io", "apps"]  # discovery order
+
+
+def test_custom_resources_rank_after_builtins() -> None:
+    registry = builtin_registry()
+    registry.register_crd({"metadata": {"name": "events.example.com"}, "spec": {
+        "group": "example.com", "scope": "Namespaced", "names": {"plural": "events", "kind": "Event"},
+        "versions": [{"name": "v1", "served": True, "storage": True}]}})
+    assert registry.resolve("events").group == ""
+    assert registry.resolve("events.example.com").group == "example.com"
+    assert builtin_registry().get("example.com", "v1", "events") is None  # registries share no CRDs
+
+
+def test_version_emulation() -> None:
+    old = builtin_registry("1.30")
+    assert old.get("resource.k8s.io", "v1", "resourceclaims") is None
+    assert old.get("networking.k8s.io", "v1", "servicecidrs") is None  # GA in 1.33
+    assert old.get("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies") is not None
+    with pytest.raises(errors.NotFound):
+        old.resolve("resourceclaims")
+    assert builtin_registry("1.34").get("resource.k8s.io", "v1", "resourceclaims") is not None
+    assert builtin_registry("v1.33.2").get("networking.k8s.io", "v1", "servicecidrs") is not None
+    with pytest.raises(ValueError, match="not emulated"):
+        builtin_registry("1.20")
+
+
+def test_builtin_types_are_shared_between_registries() -> None:
+    assert builtin_registry().resolve("pods") is builtin_registry().resolve("pods")
+    assert builtin_registry("1.30").resolve("pods") is not builtin_registry().resolve("pods")
 
 
 def test_builtin_scopes_and_subresources() -> None:
@@ -29,6 +76,18 @@ def test_builtin_scopes_and_subresources() -> None:
     assert "spec.nodeName" in registry.resolve("pods").selectable_fields
     assert registry.for_kind("apps/v1", "Deployment").plural == "deployments"
     assert registry.groups()["apps"] == ["v1"]
+    pods = registry.resolve("pods")
+    listed = {s.name: s for s in pods.discovery_subresources}
+    assert {"status", "binding", "eviction", "exec", "log", "ephemeralcontainers"} <= set(listed)
+    assert listed["eviction"].kind == "Eviction" and listed["eviction"].group == "policy"
+    assert registry.resolve("deployments").scale.selector_object_path == ".spec.selector"
+    assert registry.resolve("rc").scale.map_selector
+    assert registry.resolve("roles").name_rule == "path_segment"
+    assert registry.resolve("namespaces").name_rule == "label"
+    assert registry.resolve("componentstatuses").verbs == ("get", "list")
+    assert "watch" in registry.resolve("statefulsets").verbs  # repaired capture
+    assert "spec.unschedulable" in registry.resolve("nodes").selectable_fields
+    assert registry.resolve("jobs").selectable_fields["status.successful"]({"metadata": {}}) == "0"
 
 
 def test_unknown_names() -> None:

@@ -10,7 +10,7 @@ Modules (each small and single-purpose):
 
 - ``schema``: :class:`~fakekube.patch.schema.PatchSchema`, per-field patch metadata (SMP strategy and merge
   key, SSA list/map semantics); ``PatchSchema.from_openapi`` for CRDs.
-- ``builtin_schemas``: ``builtin_schema(group, kind)`` for the built-in kinds fakekube registers.
+- built-in kinds get their PatchSchema from ``fakekube.apimodel.patch_schemas`` (derived from OpenAPI data).
 - ``json_patch``: RFC 6902 on the ``jsonpatch`` package (``decode_json_patch``, ``apply_json_patch``,
   ``create_json_patch``).
 - ``merge``: RFC 7386 (``merge_patch``, ``create_merge_patch``).

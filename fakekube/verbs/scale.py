@@ -6,7 +6,8 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.audit import AuditEntry
-from fakekube.resources import ResourceType, path_getter
+from fakekube.resources import ResourceType, ScaleSpec, path_getter
+from fakekube.selectors import LabelSelector
 
 
 class ScaleVerbs:
@@ -27,15 +28,30 @@ class ScaleVerbs:
             "spec": {"replicas": int(spec)} if spec else {},
             "status": {"replicas": int(status) if status else 0},
         }
-        if rt.scale.label_selector_path:
-            selector = path_getter(rt.scale.label_selector_path)(obj)
-            if selector:
-                scale["status"]["selector"] = selector
-        elif rt.kind == "Deployment":
-            match = ((obj.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-            if match:
-                scale["status"]["selector"] = ",".join(f"{k}={v}" for k, v in sorted(match.items()))
+        selector = self._scale_selector(rt.scale, obj)
+        if selector:
+            scale["status"]["selector"] = selector
         return scale
+
+    @staticmethod
+    def _scale_selector(spec: ScaleSpec, obj: dict[str, Any]) -> str:
+        """The pod selector a Scale reports: a CR's string at labelSelectorPath, or a built-in's selector
+        rendered as ``labels.Selector.String()`` (``LabelSelectorAsSelector``, ``SelectorFromSet``)."""
+        if spec.label_selector_path:
+            return path_getter(spec.label_selector_path)(obj)
+        if not spec.selector_object_path:
+            return ""
+        value: Any = obj
+        for part in spec.selector_object_path.strip(".").split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if not isinstance(value, dict) or not value:
+            return ""
+        if spec.map_selector:
+            value = {"matchLabels": value}
+        try:
+            return str(LabelSelector.from_dict(value))
+        except errors.ApiError:
+            return ""
 
     def _update_scale(self, rt: ResourceType, namespace: str | None, name: str, body: Any, entry: AuditEntry,
                       dry_run: bool, manager: str) -> dict[str, Any]:

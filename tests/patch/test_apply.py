@@ -7,8 +7,8 @@ import json
 import pytest
 
 from fakekube import errors
+from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
-from fakekube.patch.builtin_schemas import builtin_schema
 from fakekube.patch.managed_fields import record_update
 from fakekube.patch.schema import PatchSchema
 

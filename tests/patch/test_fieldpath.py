@@ -7,8 +7,8 @@ import json
 import hypothesis.strategies as st
 from hypothesis import given, settings
 
+from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
 from fakekube.patch import fieldpath as fp
-from fakekube.patch.builtin_schemas import builtin_schema
 
 POD = builtin_schema("", "Pod")
 NAMES = st.sampled_from(["a", "b", 'q"x', "c-1"])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import jsonmerge
 
+from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
 from fakekube.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
-from fakekube.patch.builtin_schemas import builtin_schema
 
 
 def test_jsonmerge_keeps_null_where_merge_patch_deletes() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fakekube import errors
+from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
 from fakekube.jsonvalues import json_copy
 from fakekube.patch import (
     APPLY_PATCH,
@@ -14,7 +15,6 @@ from fakekube.patch import (
     STRATEGIC_MERGE_PATCH,
     apply_patch,
 )
-from fakekube.patch.builtin_schemas import builtin_schema
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "resourceVersion": "7"},
        "spec": {"containers": [{"name": "app", "image": "a"}]}}

@@ -67,8 +67,8 @@ pods = st.fixed_dictionaries({
 @settings(max_examples=200, deadline=None)
 @given(pods, pods)
 def test_two_way_strategic_patch_gives_the_target(a, b):
+    from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
     from fakekube.patch import STRATEGIC_MERGE_PATCH
-    from fakekube.patch.builtin_schemas import builtin_schema
     from fakekube.patch.strategic_diff import create_strategic_merge_patch
 
     schema = builtin_schema("", "Pod")
