@@ -70,6 +70,14 @@ def doubly_owned_sandboxes(run: Any) -> list[str]:
     return bad
 
 
+def pr_filter_counts(conflicts: list[Any]) -> dict[str, int]:
+    """409 Conflicts as PR #508's Cloud Logging filter counted them: on ``sandboxclaims/*`` (any subresource),
+    and together with ``pods/sandboxclaim-*`` (the pods of cold-created sandboxes, named after their claim)."""
+    claims = sum(1 for e in conflicts if e.resource == "sandboxclaims")
+    pods = sum(1 for e in conflicts if e.resource == "pods" and (e.name or "").startswith("sandboxclaim-"))
+    return {"sandboxclaims": claims, "pr_filter": claims + pods}
+
+
 def summarize(run: Any) -> dict[str, Any]:
     with cyclic_gc_paused():
         return _summarize(run)
@@ -96,7 +104,7 @@ def _summarize(run: Any) -> dict[str, Any]:
         "strategies": run.strategies.to_dict(),
         "params": scenario["params"],
         "flags": scenario["flags"],
-        "conflicts": _breakdown(conflicts),
+        "conflicts": {**_breakdown(conflicts), **pr_filter_counts(conflicts)},
         "stale_overwrites": _breakdown(stale),
         "claims": {"total": len(tracker.claim_created), "ready": len(tracker.claim_ready),
                    "expected": params.total_claims},

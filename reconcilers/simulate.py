@@ -157,7 +157,8 @@ def render_text(results: list[dict[str, Any]]) -> str:
         rows = [
             ("claims Ready", f"{r['claims']['ready']}/{r['claims']['expected']}"),
             ("Ready latency (simulated)", f"p50 {_ms(lat['p50'])}  p90 {_ms(lat['p90'])}  p99 {_ms(lat['p99'])}"),
-            ("conflicts (409)", f"{r['conflicts']['total']} (sandboxclaims/status {r['conflicts']['claim_status']})"),
+            ("conflicts (409)", f"{r['conflicts']['total']} (sandboxclaims/status {r['conflicts']['claim_status']}; "
+                                f"the PR's filter, sandboxclaims/* and pods/sandboxclaim-*: {r['conflicts']['pr_filter']})"),
             ("  by resource", _fmt_counts(r["conflicts"]["by_resource"])),
             ("  by actor", _fmt_counts(r["conflicts"]["by_actor"])),
             ("stale overwrites", f"{r['stale_overwrites']['total']} "

@@ -92,14 +92,14 @@ def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     return q1, q2, q3
 
 
-def _iqr_lag(values: Sequence[float]) -> Lag:
+def iqr_lag(values: Sequence[float]) -> Lag:
     """Uniform over the interquartile range (one value: fixed), never negative; seconds."""
     q1, _, q3 = _quartiles(values)
     q1, q3 = max(q1, 0.0), max(q3, 0.0)
     return Lag.fixed(round(q1, 6)) if q1 == q3 else Lag.uniform(round(q1, 6), round(q3, 6))
 
 
-def _ms(values: Sequence[float]) -> list[float]:
+def as_ms(values: Sequence[float]) -> list[float]:
     return [round(v * _MS, 3) for v in values]
 
 
@@ -293,7 +293,7 @@ class TimelineFit:
     def latency(self) -> RequestLatency:
         classes: dict[str, Lag] = {}
         for cls, values in sorted({**self.in_pass, **self.start_only}.items()):
-            classes[cls] = _iqr_lag(values)
+            classes[cls] = iqr_lag(values)
         for verb in sorted({c.split(" ", 1)[0] for c in classes}):
             rt = self.verb_round_trip(verb)
             if rt is not None and verb not in classes:
@@ -306,7 +306,7 @@ class TimelineFit:
         if not self.kubelet:
             return {}
         f = self.commit_at
-        rt_bind = self.rt_for("patch pods")
+        rt_bind = self.rt_for("create pods/binding")
         rt_status = self.rt_for("patch pods/status")
         transport = statistics.median(self.transport) if self.transport else self.reaction
         scheduled, running = [], []
@@ -323,13 +323,13 @@ class TimelineFit:
         steps = {"pod_initialized": Lag.fixed(round(max(transport, 0.0), 6)),
                  "pod_containers_ready": Lag.zero(), "pod_ready": Lag.zero()}
         if scheduled:
-            steps["pod_scheduled"] = _iqr_lag([max(v, 0.0) for v in scheduled])
-        steps["pod_running"] = _iqr_lag([max(v, 0.0) for v in running])
+            steps["pod_scheduled"] = iqr_lag([max(v, 0.0) for v in scheduled])
+        steps["pod_running"] = iqr_lag([max(v, 0.0) for v in running])
         return steps
 
     def model(self) -> ClusterModel:
-        transport = _iqr_lag(self.transport) if self.transport else Lag.fixed(round(max(self.reaction, 0.0), 6))
-        events = _iqr_lag(self.event_delay) if self.event_delay else Lag.zero()
+        transport = iqr_lag(self.transport) if self.transport else Lag.fixed(round(max(self.reaction, 0.0), 6))
+        events = iqr_lag(self.event_delay) if self.event_delay else Lag.zero()
         return ClusterModel(latency=self.latency(), cache_lag=transport, handling=Lag.zero(), event_delay=events,
                             source=self.source, derivation=self.derivation(), **self.kubelet_steps())
 
@@ -342,16 +342,16 @@ class TimelineFit:
         return {
             "method": "timeline (fakekube.sim.fit: round trips from in-pass gaps, reaction from pass starts)",
             "commit_at": self.commit_at,
-            "round_trip_ms": {c: _ms(v) for c, v in sorted(self.in_pass.items())},
-            "round_trip_from_reactions_ms": {c: _ms(v) for c, v in sorted(self.start_only.items())},
+            "round_trip_ms": {c: as_ms(v) for c, v in sorted(self.in_pass.items())},
+            "round_trip_from_reactions_ms": {c: as_ms(v) for c, v in sorted(self.start_only.items())},
             "reactions": [{"step": row(r["row"]), "trigger": row(r["trigger"]), "gap_ms": round(r["gap"] * _MS, 3),
                            **({"own": True} if r["own"] else {}),
                            **({"reaction_ms": round(r["reaction"] * _MS, 3)} if "reaction" in r else {})}
                           for r in self.reactions],
             "reaction_ms": round(self.reaction * _MS, 3),
-            "transport_ms": _ms(self.transport),
-            "event_delay_ms": _ms(self.event_delay),
-            "kubelet_writes_ms": {pod: {"created": round(v["created"] * _MS, 3), "writes": _ms(v["writes"])}
+            "transport_ms": as_ms(self.transport),
+            "event_delay_ms": as_ms(self.event_delay),
+            "kubelet_writes_ms": {pod: {"created": round(v["created"] * _MS, 3), "writes": as_ms(v["writes"])}
                                   for pod, v in self.kubelet.items()},
             "handling": "not identifiable from one story's timeline (the informer is idle): 0",
         }
@@ -382,103 +382,9 @@ def fit_timeline(rows: Sequence[Any], describe: Describe | None = None, *, commi
     return TimelineFit(observations_from_rows(rows, describe), commit_at=commit_at, source=source).model()
 
 
-class AuditLogFit:
-    """The estimate from kube-apiserver's audit log (module docstring, last paragraph)."""
-
-    def __init__(self, requests: Sequence[Any], *, commit_at: float = DEFAULT_COMMIT_AT, source: str = "",
-                 horizon: float = 10.0) -> None:
-        self.requests = [r for r in requests if r.verb != "watch"]
-        self.commit_at = commit_at
-        self.source = source
-        self.horizon = horizon  # a reaction further than this from the write is not counted (seconds)
-        self.round_trips: dict[str, list[float]] = {}
-        for r in self.requests:
-            cls = f"{r.verb} {r.resource}" + (f"/{r.subresource}" if r.subresource else "")
-            self.round_trips.setdefault(cls, []).append(max(r.completed - r.received, 0.0))
-        self.watchers: dict[str, set[str]] = {}
-        for r in requests:
-            if r.verb == "watch":
-                self.watchers.setdefault(r.resource, set()).add(r.actor)
-        self.reactions = self._reactions()
-        self.pods = self._pods()
-
-    def _reactions(self) -> list[float]:
-        """For each successful write and each other actor watching its resource: the gap from the write's
-        completion to that actor's next request on the same object."""
-        by_actor_object: dict[tuple[str, str, str | None], list[Any]] = {}
-        for r in self.requests:
-            by_actor_object.setdefault((r.actor, r.resource, r.name), []).append(r)
-        out = []
-        for w in self.requests:
-            if not (w.is_write and w.ok and w.name):
-                continue
-            for actor in sorted(self.watchers.get(w.resource, ())):
-                if actor == w.actor:
-                    continue
-                later = [r.received for r in by_actor_object.get((actor, w.resource, w.name), ())
-                         if w.completed < r.received <= w.completed + self.horizon]
-                if later:
-                    out.append(min(later) - w.completed)
-        return out
-
-    def _pods(self) -> dict[str, list[float]]:
-        """Per created pod: its create, binding and kubelet pods/status writes (completion times), in order."""
-        out: dict[str, list[float]] = {}
-        created = {(r.namespace, r.name): r.completed for r in self.requests
-                   if r.verb == "create" and r.resource == "pods" and not r.subresource and r.ok and r.name}
-        for key, at in created.items():
-            marks = [at]
-            for r in self.requests:
-                if (r.namespace, r.name) != key or not r.ok or r.completed <= at or r.resource != "pods":
-                    continue
-                if r.subresource == "binding" or (r.subresource == "status" and r.actor.startswith("system:node:")):
-                    marks.append(r.completed)
-            if len(marks) > 1:
-                out[f"{key[0]}/{key[1]}"] = marks
-        return out
-
-    def latency(self) -> RequestLatency:
-        classes = {c: _iqr_lag(v) for c, v in sorted(self.round_trips.items())}
-        medians = {c: statistics.median(v) for c, v in self.round_trips.items()}
-        for verb in sorted({c.split(" ", 1)[0] for c in medians}):
-            classes.setdefault(verb, Lag.fixed(round(statistics.median(
-                [m for c, m in medians.items() if c.split(" ", 1)[0] == verb]), 6)))
-        default = statistics.median(medians.values()) if medians else 0.0
-        return RequestLatency(default=Lag.fixed(round(default, 6)), classes=classes, commit_at=self.commit_at)
-
-    def kubelet_steps(self) -> dict[str, Lag]:
-        steps = {"pod_scheduled": [], "pod_initialized": [], "pod_running": []}  # type: dict[str, list[float]]
-        for marks in self.pods.values():
-            gaps = [b - a for a, b in zip(marks, marks[1:], strict=False)]
-            for name, gap in zip(("pod_scheduled", "pod_initialized", "pod_running"), gaps, strict=False):
-                steps[name].append(gap)
-            if len(gaps) > 3:
-                steps["pod_running"][-1] = sum(gaps[2:])  # later kubelet writes until Ready: one Running phase
-        out = {k: _iqr_lag(v) for k, v in steps.items() if v}
-        if out:
-            out.update({"pod_containers_ready": Lag.zero(), "pod_ready": Lag.zero()})
-        return out
-
-    def model(self) -> ClusterModel:
-        transport = _iqr_lag(self.reactions) if self.reactions else Lag.zero()
-        derivation = {
-            "method": "audit log (fakekube.sim.fit: server round trips from stage timestamps, reaction from the "
-                      "next request of a watching actor on the written object)",
-            "commit_at": self.commit_at, "requests": len(self.requests),
-            "round_trip_ms": {c: _ms(v) for c, v in sorted(self.round_trips.items())},
-            "reaction_ms": _ms(self.reactions),
-            "watchers": {k: sorted(v) for k, v in sorted(self.watchers.items())},
-            "pods_ms": {k: _ms([m - v[0] for m in v]) for k, v in sorted(self.pods.items())},
-            "handling": "not estimated (reactions do not separate the informer's queue from its transport): 0",
-            "event_delay": "not in an audit log (the emitting call is not logged): 0",
-        }
-        return ClusterModel(latency=self.latency(), cache_lag=transport, handling=Lag.zero(), event_delay=Lag.zero(),
-                            source=self.source, derivation=derivation, **self.kubelet_steps())
-
 
 def fit_audit_log(text: str, *, commit_at: float = DEFAULT_COMMIT_AT, source: str = "") -> tuple[ClusterModel, list[str]]:
-    """The cluster model an audit log implies, and the reader's problems (line numbers and why)."""
-    from fakekube.audit.native import read_requests
+    """The cluster model an audit log implies, and the reader's problems (`fakekube.sim.fitlog`)."""
+    from .fitlog import fit_audit_log as fit
 
-    read = read_requests(text)
-    return AuditLogFit(read.requests, commit_at=commit_at, source=source).model(), read.problems
+    return fit(text, commit_at=commit_at, source=source)

@@ -3,11 +3,10 @@
 For every new pod, after seeded delays (``pod_start_delays``), each write bumps the pod's object-wide
 resourceVersion, as in a cluster (agent-sandbox-controllers.md §3.4):
 
-1. ``PodScheduled`` — actor ``default-scheduler`` binds the pod: one write of ``spec.nodeName``, standing in
-   for ``POST pods/<name>/binding`` (which fakekube's store does not serve; the API server's binding sets the
-   node and the ``PodScheduled`` condition in one update, kubernetes ``pkg/registry/core/pod/storage/
-   storage.go``, ``BindingREST``). The condition is carried by the kubelet's first status write instead;
-2. ``Initialized`` — kubelet: hostIP, startTime, ``Initialized`` (and ``PodScheduled``);
+1. ``PodScheduled`` — actor ``default-scheduler`` binds the pod: ``POST pods/<name>/binding`` with the pod's
+   uid as precondition, which sets the node and the ``PodScheduled`` condition in one write (kubernetes
+   ``pkg/registry/core/pod/storage/storage.go``, ``BindingREST``; ``store.bind``);
+2. ``Initialized`` — kubelet: hostIP, startTime, ``Initialized``;
 3. ``Running`` — kubelet: phase Running, podIP(s), containers running;
 4. ``ContainersReady`` — kubelet: containers ready, ``ContainersReady``;
 5. ``Ready`` — kubelet: ``Ready``.
@@ -31,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.clock import rfc3339
-from fakekube.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from fakekube.patch import STRATEGIC_MERGE_PATCH
 
 from .informer import InformerHandler
 from .lag import Lag
@@ -154,15 +153,14 @@ class Kubelet:
                      "image": "fake", "imageID": "", "state": state} for c in containers]
 
         if group == ["PodScheduled"]:
-            await self._patch(self.scheduler_client, namespace, name, {"spec": {"nodeName": self.node_name}},
-                              None, MERGE_PATCH)
+            await self._bind(namespace, name, uid)
             return
         status: Obj = {"conditions": []}
         for step in group:
             if step == "Initialized":
                 status.update({"hostIP": "192.168.0.10", "hostIPs": [{"ip": "192.168.0.10"}], "startTime": now,
                                "containerStatuses": statuses({"waiting": {"reason": "ContainerCreating"}}, False)})
-                status["conditions"] += [condition("PodScheduled"), condition("Initialized")]
+                status["conditions"].append(condition("Initialized"))
             elif step == "Running":
                 self._ips += 1
                 ip = f"10.244.{(self._ips >> 8) & 255}.{self._ips & 255}"
@@ -175,6 +173,18 @@ class Kubelet:
                 status["conditions"].append(condition("Ready"))
         await self._patch(self.client, namespace, name, {"metadata": {"uid": uid}, "status": status}, "status",
                           STRATEGIC_MERGE_PATCH)
+
+    async def _bind(self, namespace: str | None, name: str, uid: str) -> None:
+        store = self.sim.store
+
+        def create(_rt: Any, name: str, body: Obj, namespace: str | None, *, subresource: str, actor: str) -> Obj:
+            # POST pods/<name>/binding, timed as the create of a pods subresource.
+            return store.bind(name, body, namespace, actor=actor)
+
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "uid": uid},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": self.node_name}}
+        await self.scheduler_client._do(create, "pods", name, body, namespace, subresource="binding",
+                                        actor=self.scheduler_client.actor)
 
     async def _patch(self, client: Any, namespace: str | None, name: str, body: Obj, subresource: str | None,
                      patch_type: str) -> None:

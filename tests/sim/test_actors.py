@@ -25,7 +25,7 @@ def test_kubelet_starts_pods_step_by_step_with_status_patches():
     assert {c["type"]: c["status"] for c in live["status"]["conditions"]} == {
         "PodScheduled": "True", "Initialized": "True", "ContainersReady": "True", "Ready": "True"}
     writes = [(e.actor, e.verb, e.subresource) for e in sim.audit if e.is_write and e.actor != "user"]
-    assert writes == [("default-scheduler", "patch", None)] + [("kubelet", "patch", "status")] * 4
+    assert writes == [("default-scheduler", "create", "binding")] + [("kubelet", "patch", "status")] * 4
     status_writes = [e for e in sim.audit if e.subresource == "status"]
     assert all(e.patch_type == "application/strategic-merge-patch+json" for e in status_writes)
     # each step bumps the pod's resourceVersion
@@ -42,7 +42,7 @@ def test_zero_delay_steps_share_the_kubelets_write():
     writes = [(round(e.time - sim.audit[0].time, 6), e.actor, e.subresource) for e in sim.audit
               if e.is_write and e.actor != "user"]
     assert [(actor, sub) for _, actor, sub in writes] == [
-        ("default-scheduler", None), ("kubelet", "status"), ("kubelet", "status")]
+        ("default-scheduler", "binding"), ("kubelet", "status"), ("kubelet", "status")]
     live = sim.store.get("pods", "p", "default")
     assert {c["type"] for c in live["status"]["conditions"]} == {"PodScheduled", "Initialized", "ContainersReady",
                                                                 "Ready"}
