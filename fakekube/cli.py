@@ -16,6 +16,7 @@ _SUBCOMMANDS = {
     "serve": ("fakekube.cluster.cli", "Serve the fake API server over HTTP for kubectl and client libraries, "
                                       "with a simulated cluster acting on it (nodes, scheduler, controllers)."),
     "fit": ("reconcilers.fitcmd", "Estimate a cluster timing model from a PR-style table or an audit log."),
+    "explore": ("fakekube.explore.cli", "Run a scenario over many seeds and perturbations; write reproducers."),
 }
 
 

@@ -132,3 +132,14 @@ def check_decodable(group: str, kind: str, version: str, body: dict[str, Any]) -
                     f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot unmarshal '
                     f"{go_json_kind(value)} into Go struct field {path} of type {field_type}"
                 )
+
+
+def check_type_meta(obj: dict[str, Any]) -> None:
+    """``apiVersion`` and ``kind``, when present, must be strings (TypeMeta's Go fields)."""
+    for field_name in ("apiVersion", "kind"):
+        value = obj.get(field_name)
+        if value is not None and not isinstance(value, str):
+            raise errors.BadRequest(
+                f"json: cannot unmarshal {go_json_kind(value)} into Go struct field TypeMeta.{field_name} "
+                "of type string"
+            )

@@ -29,6 +29,16 @@ def version_info(minor: str = "32") -> dict[str, Any]:
     }
 
 
+def _answered_subresources(rt: ResourceType) -> list[tuple[str, str, str, str]]:
+    """(name, group, version, kind) of the subresources a kind answers on create (serviceaccounts/token):
+    listed with their body's kind and the one verb, as the real discovery lists them."""
+    out = []
+    for sub, strategy in sorted(rt.strategy.create_subresources.items()):
+        group, _, version = strategy.body_api_version.rpartition("/")
+        out.append((sub, group, version, strategy.body_kind))
+    return out
+
+
 def wants_aggregated(accept: str | None) -> bool:
     """True when one media range of Accept is application/json with g=apidiscovery.k8s.io, v=v2,
     as=APIGroupDiscoveryList (kubectl 1.27-1.29 offer only v2beta1: they get legacy JSON)."""
@@ -125,6 +135,10 @@ class Discovery:
                     if sub == "scale":
                         sub_entry.update(group="autoscaling", version="v1")
                     resources.append(sub_entry)
+                for sub, group_name, version_name, kind in _answered_subresources(rt):
+                    resources.append({"name": f"{rt.plural}/{sub}", "singularName": "", "namespaced": rt.namespaced,
+                                      "group": group_name, "version": version_name, "kind": kind,
+                                      "verbs": ["create"]})
             return {"kind": "APIResourceList", "apiVersion": "v1",
                     "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
 
@@ -163,6 +177,10 @@ class Discovery:
                         else response_kind)
                 subs.append({"subresource": sub, "responseKind": kind,
                              "verbs": _SUBRESOURCE_VERBS.get(sub, ["get"])})
+            for sub, group_name, version_name, kind in _answered_subresources(rt):
+                subs.append({"subresource": sub,
+                             "responseKind": {"group": group_name, "version": version_name, "kind": kind},
+                             "verbs": ["create"]})
             if subs:
                 entry["subresources"] = subs
             resources.append(entry)
