@@ -1,6 +1,7 @@
 """``fakekube serve``: run the fake API server until interrupted.
 
     fakekube serve [--host 127.0.0.1] [--port 0] [--crd FILE ...] [--kubeconfig PATH] [--token TOKEN]
+                   [--audit-log PATH [--audit-level LEVEL | --audit-policy FILE]]
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.audit.policy import Policy, PolicyError
 from fakekube.server.app import ApiServer
 from fakekube.store import Store
 
@@ -27,12 +29,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls", action="store_true",
                         help="serve HTTPS with a throwaway CA (needs 'cryptography'); kubectl sends tokens only over TLS")
     parser.add_argument("--max-body-bytes", type=int, default=None, help="request body limit (default 3 MiB)")
+    parser.add_argument("--audit-log", metavar="PATH",
+                        help="write every request as an audit.k8s.io/v1 Event (JSON lines), as --audit-log-path does")
+    level = parser.add_mutually_exclusive_group()
+    level.add_argument("--audit-level", choices=("Metadata", "Request", "RequestResponse"), default=None,
+                       help="audit level for every request (default Metadata)")
+    level.add_argument("--audit-policy", metavar="FILE", help="an audit.k8s.io/v1 Policy file, as --audit-policy-file")
+
+
+def _audit_policy(args: argparse.Namespace) -> Policy | None:
+    if getattr(args, "audit_policy", None):
+        return Policy.load(args.audit_policy)
+    return Policy.level(args.audit_level or "Metadata")
 
 
 def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], Any] | None = None) -> int:
     """Serve until interrupted; ``before_serve(store, server)`` runs once the server listens (a layer above
     starts its actors there) and may return a callable to run when serving ends."""
     store = Store()
+    if getattr(args, "audit_log", None):
+        try:
+            store.audit.write_events(args.audit_log, policy=_audit_policy(args))
+        except (PolicyError, OSError) as exc:
+            print(f"fakekube serve: {exc}", file=sys.stderr)
+            return 2
+    elif getattr(args, "audit_policy", None) or getattr(args, "audit_level", None):
+        print("fakekube serve: --audit-level and --audit-policy need --audit-log", file=sys.stderr)
+        return 2
     for path in args.crd:
         store.load_crds(path)
     for path in args.load:
@@ -44,6 +67,7 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
         server = ApiServer(store, args.host, args.port, **options)  # type: ignore[arg-type]
     except OSError as exc:
         print(f"fakekube serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        store.audit.close_writers()
         return 1
     if args.kubeconfig:  # before the URL, so whoever waits for the URL finds the file in place
         path = server.write_kubeconfig(args.kubeconfig)
@@ -55,4 +79,5 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
     finally:
         if callable(cleanup):
             cleanup()
+        store.audit.close_writers()
     return 0

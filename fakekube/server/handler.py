@@ -4,6 +4,7 @@ and errors the code did not expect (a 500, logged, never a traceback to the clie
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import ssl
 from http import HTTPStatus
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.identity import UserInfo
-from fakekube.server import encoding, negotiation, openapi, rest, routing, tables
+from fakekube.server import auditing, encoding, negotiation, openapi, rest, routing, tables
 from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
@@ -38,6 +39,9 @@ class ApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked watch streams
     disable_nagle_algorithm = True  # else each reply waits ~40 ms for the client's delayed ACK
     server: ApiServer
+    _audit: auditing.AuditRequest | None = None  # the request's audit context, when a log is written
+    _reply_code: int = 0
+    _reply_error: errors.ApiError | None = None
 
     def setup(self) -> None:
         if isinstance(self.request, ssl.SSLSocket):
@@ -98,9 +102,22 @@ class ApiHandler(BaseHTTPRequestHandler):
         srv = self.server
         path, _, query = self.path.partition("?")
         self._encoder = Encoder.JSON  # until a resource request negotiates its media type
+        audit = srv.store.audit
+        self._audit = auditing.begin(self, method) if audit.policy is not None else None
+        self._reply_code, self._reply_error = 0, None
+        try:
+            with audit.context(self._audit) if self._audit is not None else contextlib.nullcontext():
+                self._serve_audited(method, path, query)
+        finally:
+            if self._audit is not None:
+                auditing.end(self, self._audit, self._reply_code, self._reply_error)
+
+    def _serve_audited(self, method: str, path: str, query: str) -> None:
+        srv = self.server
         try:
             body = self._read_body()
             user = srv.authenticator.authenticate(self.headers.get("Authorization"), self._client_certificate())
+            auditing.authenticated(self._audit, user)
             route = routing.parse(path)
             if route is None:
                 raise rest.path_not_found()
@@ -201,6 +218,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         encoder = self._encoder
         head = (f"HTTP/1.1 200 OK\r\nContent-Type: {encoder.watch_content_type}\r\nTransfer-Encoding: chunked\r\n"
                 "Cache-Control: no-cache, private\r\n\r\n").encode()
+        auditing.stream_started(self, self._audit)
         try:
             self.wfile.write(head)
             clean = self.server.streamer.run(self.wfile.write, self.connection, reply.watch, reply.resource,
@@ -282,6 +300,7 @@ class ApiHandler(BaseHTTPRequestHandler):
     # -- replies -------------------------------------------------------------------------------------------
 
     def _send_error(self, exc: errors.ApiError) -> None:
+        self._reply_error = exc
         if exc.code == 406:
             # WriteObjectNegotiated falls back to WriteRawJSON: indented JSON, no newline
             self._write_reply(exc.code, encoding.marshal_indent(exc.status), JSON_TYPE)
@@ -309,6 +328,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             phrase = HTTPStatus(code).phrase
         except ValueError:
             phrase = ""
+        self._reply_code = code
         connection = "Connection: close\r\n" if self.close_connection else ""
         head = (f"HTTP/1.1 {code} {phrase}\r\nContent-Type: {content_type}\r\n"
                 f"Content-Length: {len(body)}\r\n{connection}\r\n").encode()

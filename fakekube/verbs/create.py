@@ -48,6 +48,7 @@ class CreateVerbs:
         return self._run(
             lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run),
             lambda entry: self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager)),
+            request=body,
         )
 
     def _answering_strategy(self, rt: ResourceType, subresource: str | None) -> Strategy | None:

@@ -286,7 +286,10 @@ def test_wait_for_condition_jsonpath_and_delete(cluster):
     gone = cluster.kubectl("wait", "--for=delete", "pod/waited", "--timeout=30s")
     deleter.join()
     assert "pod/waited condition met" in gone.stdout or "deleted" in gone.stdout
-    timed_out = cluster.kubectl("wait", "--for=condition=Ready", "deployment/web", "--timeout=1s", check=False)
+    # Its own Deployment (nobody makes it Ready): xdist may run this test on a worker that never created "web".
+    cluster.kubectl("create", "deployment", "never-ready", "--image=nginx")
+    timed_out = cluster.kubectl("wait", "--for=condition=Ready", "deployment/never-ready", "--timeout=1s",
+                                check=False)
     assert timed_out.code != 0 and "timed out" in timed_out.stderr
 
 
