@@ -4,20 +4,12 @@ PodDisruptionBudget, and CronJobs (on a store clock moved forward so a per-minut
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from fakekube.cluster import Timing
-from fakekube.cluster.runner import ClusterRunner
-from fakekube.server.app import ApiServer
-from fakekube.store import Store
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 
@@ -37,43 +29,8 @@ class MovableClock:
         self.offset += timedelta(seconds=ahead)
 
 
-class Kubectl:
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
-
-    def __call__(self, *args: str, stdin: str | None = None, check: bool = True, timeout: float = 90) -> str:
-        proc = subprocess.run(["kubectl", *args], input=stdin, env=self.env, capture_output=True, text=True,
-                              timeout=timeout)
-        if check and proc.returncode != 0:
-            raise AssertionError(f"kubectl {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
-        return proc.stdout + proc.stderr
-
-    def until(self, predicate, *args: str, timeout: float = 60) -> str:  # type: ignore[no-untyped-def]
-        deadline = time.monotonic() + timeout
-        while True:
-            out = self(*args, check=False)
-            if predicate(out):
-                return out
-            if time.monotonic() > deadline:
-                raise AssertionError(f"kubectl {' '.join(args)} never satisfied the condition; last: {out!r}")
-            time.sleep(0.2)
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Store, Kubectl, MovableClock]]:
-    directory: Path = tmp_path_factory.mktemp("actors")
-    clock = MovableClock()
-    store = Store(clock=clock)
-    server = ApiServer(store).start()
-    kubeconfig = server.write_kubeconfig(directory / "kubeconfig")
-    runner = ClusterRunner(store, nodes=2, timing=Timing(job_backoff=0.2, run_duration=0.3)).start()
-    runner.wait_ready()
-    env = {**os.environ, "KUBECONFIG": str(kubeconfig), "KUBECACHEDIR": str(directory / "cache")}
-    try:
-        yield store, Kubectl(env), clock
-    finally:
-        runner.stop()
-        server.stop()
+CLUSTER_TIMING = Timing(job_backoff=0.2, run_duration=0.3)  # the served fixture of conftest.py
+STORE_CLOCK = MovableClock
 
 
 DAEMONSET = """
@@ -90,7 +47,7 @@ spec:
 
 
 def test_rollout_status_daemonset(served):
-    store, kubectl, _ = served
+    store, kubectl = served.store, served.kubectl
     kubectl("apply", "-f", "-", stdin=DAEMONSET)
     out = kubectl("rollout", "status", "daemonset/agent", "--timeout=60s")
     assert 'daemon set "agent" successfully rolled out' in out
@@ -105,7 +62,7 @@ def test_rollout_status_daemonset(served):
 
 
 def test_get_endpoints_shows_pod_ips_once_ready(served):
-    _, kubectl, _ = served
+    kubectl = served.kubectl
     kubectl("apply", "-f", "-", stdin="""
 apiVersion: apps/v1
 kind: Deployment
@@ -145,7 +102,7 @@ spec:
 
 
 def test_drain_waits_for_the_disruption_budget(served):
-    store, kubectl, _ = served
+    store, kubectl = served.store, served.kubectl
     kubectl("cordon", "node-2")
     kubectl("apply", "-f", "-", stdin="""
 apiVersion: apps/v1
@@ -187,7 +144,7 @@ spec:
 
 
 def test_cronjob_fires_and_create_job_from_cronjob(served):
-    store, kubectl, clock = served
+    store, kubectl, clock = served.store, served.kubectl, served.clock
     clock.jump_to_second(57.5)  # the store's clock: the next minute starts in 2.5 s
     kubectl("create", "cronjob", "tick", "--image=busybox", "--schedule=* * * * *", "--", "date")
     kubectl("create", "job", "manual", "--from=cronjob/tick")

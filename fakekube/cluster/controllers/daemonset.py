@@ -294,13 +294,7 @@ class DaemonSetController(KcmController):
                     self.expectations.creation_observed(req)
                 break
             batch *= 2
-        for pod in delete:
-            meta = pod["metadata"]
-            try:
-                await self.writer.delete("pods", meta["name"], meta.get("namespace"))
-                self.recorder.event(ds, "Normal", "SuccessfulDelete", f"Deleted pod: {meta['name']}")
-            except errors.ApiError:
-                self.expectations.deletion_observed(req)
+        await self.delete_pods(ds, req, delete)
 
     # -- rollingUpdate --------------------------------------------------------------------------------------
 

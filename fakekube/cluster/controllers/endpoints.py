@@ -27,9 +27,9 @@ from ..objects import is_pod_ready
 from .endpoints_util import (
     HEADLESS_LABEL,
     ServicePodsController,
-    find_port,
     is_headless,
     publish_not_ready,
+    service_ports,
     service_selector,
     should_be_in_endpoints,
     should_set_hostname,
@@ -47,16 +47,7 @@ def _port_key(ports: list[Obj]) -> tuple[tuple[str, int, str], ...]:
 
 def _pod_ports(pod: Obj, service: Obj) -> list[Obj] | None:
     """The Service's ports as this pod serves them; None when it serves none of them."""
-    ports = []
-    for service_port in (service.get("spec") or {}).get("ports") or []:
-        number = find_port(pod, service_port)
-        if number is None:
-            continue  # this pod lacks the named port: it backs the Service's other ports only
-        port: Obj = {"name": service_port.get("name") or "", "port": number,
-                     "protocol": service_port.get("protocol") or "TCP"}
-        if service_port.get("appProtocol"):
-            port["appProtocol"] = service_port["appProtocol"]
-        ports.append(port)
+    ports = service_ports(service, pod)
     if not ports and not ((service.get("spec") or {}).get("ports") or []) and is_headless(service):
         return []  # a headless Service without ports still lists its pods
     return ports or None

@@ -63,6 +63,22 @@ def find_port(pod: Obj, service_port: Obj) -> int | None:
     return None
 
 
+def service_ports(service: Obj, pod: Obj) -> list[Obj]:
+    """The Service's ports this pod serves, with their numbers on the pod (``getEndpointPorts``; the
+    Endpoints controller's per-port loop): ``name``, ``port``, ``protocol`` and ``appProtocol`` when set."""
+    ports = []
+    for service_port in (service.get("spec") or {}).get("ports") or ():
+        number = find_port(pod, service_port)
+        if number is None:
+            continue  # this pod lacks the named port: it backs the Service's other ports only
+        port: Obj = {"name": service_port.get("name") or "", "port": number,
+                     "protocol": service_port.get("protocol") or "TCP"}
+        if service_port.get("appProtocol"):
+            port["appProtocol"] = service_port["appProtocol"]
+        ports.append(port)
+    return ports
+
+
 def should_set_hostname(pod: Obj, service: Obj) -> bool:
     """``ShouldSetHostname``: the pod names a hostname and this Service as its subdomain."""
     spec = pod.get("spec") or {}

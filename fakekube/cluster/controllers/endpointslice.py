@@ -32,9 +32,9 @@ from ..objects import controller_ref, is_terminating, owner_reference
 from .endpoints_util import (
     HEADLESS_LABEL,
     ServicePodsController,
-    find_port,
     is_headless,
     publish_not_ready,
+    service_ports,
     service_selector,
     serving,
     should_be_in_endpoints,
@@ -59,18 +59,9 @@ def _port_key(ports: list[Obj] | None) -> tuple[tuple[str, int, str], ...] | Non
 
 
 def endpoint_ports(service: Obj, pod: Obj) -> list[Obj]:
-    """``getEndpointPorts``: the Service's ports this pod serves, with their numbers on the pod."""
-    ports = []
-    for service_port in (service.get("spec") or {}).get("ports") or ():
-        number = find_port(pod, service_port)
-        if number is None:
-            continue
-        port: Obj = {"name": service_port.get("name") or "", "protocol": service_port.get("protocol") or "TCP",
-                     "port": number}
-        if service_port.get("appProtocol"):
-            port["appProtocol"] = service_port["appProtocol"]
-        ports.append(port)
-    return ports
+    """``getEndpointPorts``: the Service's ports this pod serves, in discovery/v1 ``EndpointPort`` order."""
+    return [{k: port[k] for k in ("name", "protocol", "port", "appProtocol") if k in port}
+            for port in service_ports(service, pod)]
 
 
 def pod_endpoint(pod: Obj, service: Obj, node: Obj | None) -> Obj:

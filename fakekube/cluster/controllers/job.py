@@ -350,18 +350,7 @@ class JobController(KcmController):
         if not pods:
             return []
         self.expectations.expect(req, dels=len(pods))
-        deleted = []
-        for pod in pods:
-            meta = pod["metadata"]
-            try:
-                await self.writer.delete("pods", meta["name"], meta.get("namespace"))
-                deleted.append(pod)
-                self.recorder.event(job, "Normal", "SuccessfulDelete", f"Deleted pod: {meta['name']}")
-            except errors.NotFound:
-                self.expectations.deletion_observed(req)
-                deleted.append(pod)
-            except errors.ApiError:
-                self.expectations.deletion_observed(req)
+        deleted, _ = await self.delete_pods(job, req, pods)
         return deleted
 
     # -- trackJobStatusAndRemoveFinalizers -----------------------------------------------------------------
