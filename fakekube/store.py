@@ -39,6 +39,7 @@ from fakekube.verbs.binding import BindingVerbs
 from fakekube.verbs.crds import CrdVerbs
 from fakekube.verbs.create import CreateVerbs
 from fakekube.verbs.delete import DeleteVerbs
+from fakekube.verbs.eviction import EvictionVerbs
 from fakekube.verbs.read import ReadVerbs
 from fakekube.verbs.scale import ScaleVerbs
 from fakekube.verbs.watching import WatchVerbs
@@ -57,7 +58,8 @@ _NAME_VALIDATORS = {
 }
 
 
-class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs, BindingVerbs):
+class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs, BindingVerbs,
+            EvictionVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 

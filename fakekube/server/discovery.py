@@ -13,6 +13,7 @@ from typing import Any
 
 from fakekube.resources import Registry, ResourceType
 from fakekube.server import encoding
+from fakekube.server.rest import POST_SUBRESOURCES
 
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
@@ -36,7 +37,12 @@ def _answered_subresources(rt: ResourceType) -> list[tuple[str, str, str, str]]:
     for sub, strategy in sorted(rt.strategy.create_subresources.items()):
         group, _, version = strategy.body_api_version.rpartition("/")
         out.append((sub, group, version, strategy.body_kind))
-    return out
+    # The POST subresources with a store verb of their own (pods/binding, pods/eviction; kubectl drain
+    # looks for pods/eviction here before it evicts rather than deletes).
+    for sub in rt.discovery_subresources:
+        if (rt.group, rt.plural, sub.name) in POST_SUBRESOURCES:
+            out.append((sub.name, sub.group or "", sub.version or "", sub.kind))
+    return sorted(out)
 
 
 def wants_aggregated(accept: str | None) -> bool:
@@ -136,9 +142,11 @@ class Discovery:
                         sub_entry.update(group="autoscaling", version="v1")
                     resources.append(sub_entry)
                 for sub, group_name, version_name, kind in _answered_subresources(rt):
-                    resources.append({"name": f"{rt.plural}/{sub}", "singularName": "", "namespaced": rt.namespaced,
-                                      "group": group_name, "version": version_name, "kind": kind,
-                                      "verbs": ["create"]})
+                    answered: dict[str, Any] = {"name": f"{rt.plural}/{sub}", "singularName": "",
+                                                "namespaced": rt.namespaced}
+                    if version_name:  # a body of the resource's own group (pods/binding) names none
+                        answered.update(group=group_name, version=version_name)
+                    resources.append({**answered, "kind": kind, "verbs": ["create"]})
             return {"kind": "APIResourceList", "apiVersion": "v1",
                     "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
 

@@ -27,7 +27,7 @@ from fakekube.watch import Watch, WatchEvent
 
 NOT_FOUND_MESSAGE = "the server could not find the requested resource"
 # Subresources created with POST on a named object (``pods/<name>/binding``), each served by its own store verb.
-POST_SUBRESOURCES = {("", "pods", "binding")}
+POST_SUBRESOURCES = {("", "pods", "binding"): "bind", ("", "pods", "eviction"): "evict"}
 
 
 def path_not_found() -> errors.ApiError:
@@ -168,8 +168,9 @@ def _create(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     if p.subresource is not None and (rt.group, rt.plural, p.subresource) in POST_SUBRESOURCES:
         assert p.name is not None
-        return Reply(201, req.store.bind(p.name, _object_body(req, rt), p.namespace, actor=req.actor,
-                                         dry_run=req.query.dry_run()))
+        verb = getattr(req.store, POST_SUBRESOURCES[(rt.group, rt.plural, p.subresource)])
+        return Reply(201, verb(p.name, _object_body(req, rt), p.namespace, actor=req.actor,
+                               dry_run=req.query.dry_run()))
     if rt.namespaced and p.namespace is None:
         raise errors.MethodNotSupported(rt.plural, rt.group, "create")
     q = req.query
