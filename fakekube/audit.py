@@ -34,6 +34,7 @@ class AuditEntry:
     based_on: str | None = None  # resourceVersion the client computed the write from, when it says so
     uid: str | None = None
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # sent to the client as Warning headers (fieldValidation)
 
     @property
     def path(self) -> str:

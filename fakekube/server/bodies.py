@@ -6,12 +6,12 @@ kubectl's imperative generators send) gets the 415 the real server gives for an 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import yaml
 
 from fakekube import errors
+from fakekube.decoding import json_body
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -40,10 +40,12 @@ def decode_object(body: bytes, content_type: str | None) -> Any:
 
 
 def decode_json(body: bytes) -> Any:
+    """A JSON body; an object remembers its duplicate fields (``fakekube.decoding.RequestBody``), which the
+    store reports as fieldValidation asks."""
     if not body.strip():
         raise errors.BadRequest("the request body is empty: expected a JSON object")
     try:
-        return json.loads(body)
+        return json_body(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.BadRequest(f"the body of the request could not be decoded as JSON: {exc}") from None
 

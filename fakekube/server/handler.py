@@ -96,6 +96,8 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         srv = self.server
         path, _, query = self.path.partition("?")
+        self._warnings: list[str] = []
+        self._previous_request = srv.store.last_request()
         try:
             body = self._read_body()
             user = srv.authenticator.user(self.headers.get("Authorization"))
@@ -110,6 +112,7 @@ class ApiHandler(BaseHTTPRequestHandler):
                 return
             self._resource(method, route, Query(query), body, user)
         except errors.ApiError as exc:
+            self._take_warnings()  # a failed write still sends what its decoding warned about
             self._send_error(exc)
         except _CLIENT_GONE:
             self.close_connection = True
@@ -143,6 +146,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             self._stream(result)
             return
         code = result.code
+        self._take_warnings()
         entry = store.last_request()
         if verb == "patch" and entry is not None and entry.code == 201:
             code = 201  # a server-side apply that created the object
@@ -268,6 +272,12 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     # -- replies -------------------------------------------------------------------------------------------
 
+    def _take_warnings(self) -> None:
+        """The warnings of the store request this HTTP request made (fieldValidation=Warn), if it made one."""
+        entry = self.server.store.last_request()
+        if entry is not None and entry is not self._previous_request:
+            self._warnings = list(dict.fromkeys(entry.warnings))  # the apiserver's recorder drops repeats
+
     def _send_error(self, exc: errors.ApiError) -> None:
         self._send_json(exc.code, exc.status)
 
@@ -281,9 +291,16 @@ class ApiHandler(BaseHTTPRequestHandler):
         except ValueError:
             phrase = ""
         connection = "Connection: close\r\n" if self.close_connection else ""
+        warnings = "".join(f"Warning: {warning_header(w)}\r\n" for w in getattr(self, "_warnings", ()))
         head = (f"HTTP/1.1 {code} {phrase}\r\nContent-Type: {content_type}\r\n"
-                f"Content-Length: {len(body)}\r\n{connection}\r\n").encode()
+                f"Content-Length: {len(body)}\r\n{warnings}{connection}\r\n").encode()
         self.wfile.write(head + body)
+
+
+def warning_header(text: str) -> str:
+    """apimachinery ``net.NewWarningHeader(299, "-", text)``: ``299 - "unknown field \\"spec.foo\\""``."""
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{quoted}"'
 
 
 def too_large(limit: int) -> errors.ApiError:

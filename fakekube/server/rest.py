@@ -163,7 +163,7 @@ def _create(req: Request, rt: ResourceType) -> Reply:
         raise errors.MethodNotSupported(rt.plural, rt.group, "create")
     q = req.query
     obj = req.store.create(rt, _object_body(req), req.path.namespace, actor=req.actor, dry_run=q.dry_run(),
-                           field_manager=q.str("fieldManager") or None)
+                           field_manager=q.str("fieldManager") or None, field_validation=q.str("fieldValidation"))
     return Reply(201, obj)
 
 
@@ -175,7 +175,8 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
         return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
-                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None)
+                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
+                           field_validation=q.str("fieldValidation"))
     return Reply(200, obj)
 
 
@@ -190,7 +191,7 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
     body: Any = req.body  # every patch type, apply's YAML or JSON included, is decoded by the store
     obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
                           actor=req.actor, dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
-                          force=q.bool("force", default=None))
+                          force=q.bool("force", default=None), field_validation=q.str("fieldValidation"))
     return Reply(200, obj)  # the handler turns it into 201 when an apply created the object
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube import errors, validation
+from fakekube import decoding, errors, validation
 from fakekube.audit import AuditEntry
+from fakekube.decoding import FieldReport
 from fakekube.jsonvalues import json_copy
 from fakekube.records import (
     CRD_STORAGE,
@@ -20,19 +21,23 @@ class CreateVerbs:
     # -- create ----------------------------------------------------------------------------------------
 
     def create(self, resource: str | ResourceType, body: dict[str, Any], namespace: str | None = None, *,
-               actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None) -> dict[str, Any]:
-        """POST: returns the stored object (201)."""
+               actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None,
+               field_validation: str | None = None) -> dict[str, Any]:
+        """POST: returns the stored object (201). ``field_validation`` is the request's ``fieldValidation``
+        (``Ignore``, ``Warn`` — the default —, ``Strict``); warnings land on the request's audit entry."""
         rt = self.resolve(resource)
         ns = namespace or (body.get("metadata") or {}).get("namespace") if isinstance(body, dict) else namespace
         name = (body.get("metadata") or {}).get("name") if isinstance(body, dict) else None
-        return self._run(
-            lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run),
-            lambda entry: self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager)),
-        )
+
+        def serve(entry: AuditEntry) -> dict[str, Any]:
+            report = FieldReport(decoding.field_validation(field_validation, "CreateOptions"), entry.warnings)
+            return self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager), report)
+
+        return self._run(lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run), serve)
 
     def _create(self, rt: ResourceType, body: Any, namespace: str | None, entry: AuditEntry, dry_run: bool,
-                manager: str | None) -> dict[str, Any]:
-        obj = self._check_body(rt, body)
+                manager: str | None, report: FieldReport | None = None) -> dict[str, Any]:
+        obj = self._check_body(rt, body, report)
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         meta = obj["metadata"]
         if target.namespaced:

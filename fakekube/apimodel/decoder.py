@@ -1,0 +1,540 @@
+"""What kube-apiserver's typed JSON decoder does to a built-in object: refuse wrong JSON types, drop unknown
+fields and name them.
+
+kube-apiserver decodes a built-in object into its Go struct (sigs.k8s.io/json, case-sensitive) before
+anything else runs:
+
+- a value of the wrong JSON type is an ``UnmarshalTypeError``: ``json: cannot unmarshal string into Go
+  struct field PodSpec.spec.containers of type []v1.Container`` — the innermost struct, the path of struct
+  field names from the root (no map keys, no list indices), the Go type of the field. The first one in
+  document order wins. Types with their own ``UnmarshalJSON`` answer in their own words (Quantity's regular
+  expression, IntOrString's ``int32``, Time's ``string``);
+- a field the struct does not have is dropped; with ``fieldValidation`` Warn or Strict it is also reported
+  as ``unknown field "spec.template.spec.containers[0].imagee"`` (the strict decoder's path has map keys and
+  list indices).
+
+The decoder of a kind is compiled from its OpenAPI definition on first use (``decoder(version,
+definition)``); Go type names come from the definition names (``io.k8s.api.core.v1.PodSpec`` →
+``v1.PodSpec``). Go's named scalar types (``v1.PodPhase``) are not in the definitions: such fields print as
+their underlying type (``string``).
+
+Sources: kubernetes-sigs/json ``internal/golang/encoding/json/decode.go`` (``UnmarshalTypeError``,
+``errorContext``) and ``kubernetes_patch.go`` (strict errors); apimachinery ``pkg/api/resource/quantity.go``,
+``pkg/util/intstr/intstr.go``, ``pkg/apis/meta/v1/time.go`` (``UnmarshalJSON``).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import cache
+from typing import Any
+
+from fakekube.apimodel.definitions import Definitions, definitions
+from fakekube.apimodel.versions import KubernetesVersion
+from fakekube.jsonvalues import json_copy
+from fakekube.patch.jsonutil import go_json_kind
+
+_QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+class DecodeError(Exception):
+    """A value the typed decoder refuses; ``str(exc)`` is Go's message."""
+
+
+class _Walk:
+    """State of one decode: where we are and what was dropped.
+
+    ``stack`` holds one entry per level below the root: a ``str`` for a struct field, a ``_MapKey`` for a map
+    key, an ``int`` for a list index. That is all the hot path records; the two paths of the Go decoder are
+    rendered from it when (rarely) one is needed: the strict path (``spec.containers[0].foo``) and the type
+    error's struct field path with its innermost struct (``Container.spec.containers.foo``), found by
+    walking the compiled types down the stack again."""
+
+    __slots__ = ("root", "stack", "unknown")
+
+    def __init__(self, root: _Node) -> None:
+        self.root = root
+        self.stack: list[Any] = []
+        self.unknown: list[tuple[dict[str, Any], str, tuple[Any, ...]]] = []  # (container, key, location)
+
+    def type_error(self, value: Any, go_type: str, number_text: bool = False) -> DecodeError:
+        what = go_json_kind(value)
+        if number_text and what == "number":
+            what = f"number {value!r}"
+        fields: list[str] = []
+        struct = ""
+        node: Any = self.root
+        for entry in self.stack:
+            if type(entry) is str:
+                fields.append(entry)
+                struct = node.name
+                node = node.fields[entry]
+            elif type(entry) is int:
+                node = node.item
+            else:
+                node = node.value
+        if fields:
+            return DecodeError(f"json: cannot unmarshal {what} into Go struct field {struct}.{'.'.join(fields)} "
+                               f"of type {go_type}")
+        return DecodeError(f"json: cannot unmarshal {what} into Go value of type {go_type}")
+
+    def unknown_field(self, container: dict[str, Any], key: str) -> None:
+        self.unknown.append((container, key, (*self.stack, key)))
+
+
+def strict_path(location: tuple[Any, ...]) -> str:
+    """The strict decoder's rendering of a location: ``spec.containers[0].foo``."""
+    parts = []
+    for entry in location:
+        if type(entry) is int:
+            parts.append(f"[{entry}]")
+        else:
+            parts.append(f".{entry}" if parts else str(entry))
+    return "".join(parts)
+
+
+class _MapKey(str):
+    """A map key on the walk's stack (a struct field is a plain str)."""
+
+    __slots__ = ()
+
+
+class _Node:
+    """One Go type. ``check`` walks a value in place; ``copy`` returns a copy without the unknown fields
+    (both record those in the walk and raise DecodeError for a wrong type)."""
+
+    __slots__ = ("go_type",)
+    go_type: str
+
+    def check(self, value: Any, w: _Walk) -> None:
+        self.copy(value, w)
+
+    def copy(self, value: Any, w: _Walk) -> Any:  # pragma: no cover - every node overrides it
+        raise NotImplementedError
+
+
+class _Any(_Node):
+    """RawExtension, apiextensions JSON, FieldsV1: any JSON."""
+
+    def __init__(self, go_type: str) -> None:
+        self.go_type = go_type
+
+    def check(self, value: Any, w: _Walk) -> None:
+        return None
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        return value if type(value) in _SCALARS else json_copy(value)
+
+
+class _Scalar(_Node):
+    __slots__ = ("types", "bounds", "base64")
+
+    def __init__(self, go_type: str, types: tuple[type, ...], bounds: tuple[int, int] | None = None,
+                 base64: bool = False) -> None:
+        self.go_type = go_type
+        self.types = types
+        self.bounds = bounds
+        self.base64 = base64
+
+    @property
+    def plain(self) -> bool:
+        """Decided by the JSON type alone."""
+        return self.bounds is None and not self.base64
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        t = type(value)
+        if t not in self.types:
+            if value is None:
+                return None
+            raise w.type_error(value, self.go_type, number_text=self.bounds is not None and t is float)
+        if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
+            raise w.type_error(value, self.go_type, number_text=True)
+        if self.base64:
+            bad = _base64_error(value)
+            if bad is not None:
+                raise DecodeError(f"illegal base64 data at input byte {bad}")
+        return value
+
+
+class _Quantity(_Node):
+    go_type = "resource.Quantity"
+    _valid: dict[Any, bool] = {}  # the few quantities a cluster uses ("100m", "128Mi") are checked once
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        if value is None or (type(value) is str and value in self._valid):
+            return value
+        text = value if isinstance(value, str) else repr(value) if type(value) in (int, float) else None
+        if text is None or _QUANTITY_RE.match(text.strip()) is None:
+            raise DecodeError(QUANTITY_ERROR)
+        if len(self._valid) < 4096 and type(value) is str:
+            self._valid[value] = True
+        return value
+
+
+class _IntOrString(_Node):
+    go_type = "intstr.IntOrString"
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        t = type(value)
+        if t is str or value is None:
+            return value
+        if t is int and _INT_RANGES["int32"][0] <= value <= _INT_RANGES["int32"][1]:
+            return value
+        what = f"number {value!r}" if t in (int, float) else go_json_kind(value)
+        raise DecodeError(f"json: cannot unmarshal {what} into Go value of type int32")
+
+
+class _Time(_Node):
+    """metav1.Time and MicroTime decode a JSON string (the time format is not checked here)."""
+
+    go_type = "v1.Time"
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        if value is not None and type(value) is not str:
+            raise DecodeError(f"json: cannot unmarshal {go_json_kind(value)} into Go value of type string")
+        return value
+
+
+class _List(_Node):
+    __slots__ = ("item",)
+
+    def __init__(self, go_type: str, item: _Node) -> None:
+        self.go_type = go_type
+        self.item = item
+
+    def _typed(self, value: Any, w: _Walk) -> bool:
+        if type(value) is list or isinstance(value, list):
+            return True
+        if value is None:
+            return False
+        raise w.type_error(value, self.go_type)
+
+    def check(self, value: Any, w: _Walk) -> None:
+        if not self._typed(value, w):
+            return
+        item = self.item
+        if isinstance(item, _Scalar) and item.plain:
+            types = item.types
+            for element in value:
+                if type(element) not in types:
+                    item.copy(element, w)
+            return
+        stack = w.stack
+        for i, element in enumerate(value):
+            stack.append(i)
+            item.check(element, w)
+            stack.pop()
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        if not self._typed(value, w):
+            return None
+        item = self.item
+        if isinstance(item, _Scalar) and item.plain:
+            types = item.types
+            for element in value:
+                if type(element) not in types:
+                    item.copy(element, w)
+            return list(value)
+        stack = w.stack
+        out = []
+        for i, element in enumerate(value):
+            stack.append(i)
+            out.append(item.copy(element, w))
+            stack.pop()
+        return out
+
+
+class _Map(_Node):
+    __slots__ = ("value",)
+
+    def __init__(self, go_type: str, value: _Node) -> None:
+        self.go_type = go_type
+        self.value = value
+
+    def _typed(self, value: Any, w: _Walk) -> bool:
+        if type(value) is dict or isinstance(value, dict):
+            return True
+        if value is None:
+            return False
+        raise w.type_error(value, self.go_type)
+
+    def check(self, value: Any, w: _Walk) -> None:
+        if self._typed(value, w):
+            self._elements(value, w, None)
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        if not self._typed(value, w):
+            return None
+        out: dict[str, Any] = {}
+        self._elements(value, w, out)
+        return out
+
+    def _elements(self, value: dict[str, Any], w: _Walk, out: dict[str, Any] | None) -> None:
+        node = self.value
+        if isinstance(node, _Scalar) and node.plain:
+            types = node.types
+            for element in value.values():
+                if type(element) not in types:
+                    node.copy(element, w)
+            if out is not None:
+                out.update(value)
+            return
+        stack = w.stack
+        for key, element in value.items():
+            stack.append(_MapKey(key))
+            if out is None:
+                node.check(element, w)
+            else:
+                out[key] = node.copy(element, w)
+            stack.pop()
+
+
+class _Struct(_Node):
+    __slots__ = ("name", "fields", "plain", "ints")
+
+    def __init__(self, go_type: str) -> None:
+        self.go_type = go_type
+        self.name = go_type.rsplit(".", 1)[-1]
+        self.fields: dict[str, _Node] = {}
+        # The hot path: fields whose value is decided by its JSON type alone (null included), and integer
+        # fields with their range; anything else goes through the field's node.
+        self.plain: dict[str, tuple[type, ...]] = {}
+        self.ints: dict[str, tuple[int, int]] = {}
+
+    def set_fields(self, fields: dict[str, _Node]) -> None:
+        self.fields = fields
+        none = type(None)
+        for key, node in fields.items():
+            if isinstance(node, _Scalar) and node.plain:
+                self.plain[key] = (*node.types, none)
+            elif isinstance(node, _Scalar) and node.bounds is not None:
+                self.plain[key] = (none,)
+                self.ints[key] = node.bounds
+            elif isinstance(node, _Time):
+                self.plain[key] = (str, none)
+            elif isinstance(node, _IntOrString):
+                self.plain[key] = (str, none)
+                self.ints[key] = _INT_RANGES["int32"]
+
+    def check(self, value: Any, w: _Walk) -> None:
+        if type(value) is not dict and not isinstance(value, dict):
+            if value is None:
+                return
+            raise w.type_error(value, self.go_type)
+        fields = self.fields
+        plain = self.plain
+        ints = self.ints
+        stack = w.stack
+        for key, element in value.items():
+            accepted = plain.get(key)
+            if accepted is not None and type(element) in accepted:
+                continue
+            bounds = ints.get(key)
+            if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
+                continue
+            node = fields.get(key)
+            if node is None:
+                w.unknown_field(value, key)
+                continue
+            stack.append(key)
+            node.check(element, w)
+            stack.pop()
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        if type(value) is not dict and not isinstance(value, dict):
+            if value is None:
+                return None
+            raise w.type_error(value, self.go_type)
+        fields = self.fields
+        plain = self.plain
+        ints = self.ints
+        stack = w.stack
+        out = {}
+        for key, element in value.items():
+            accepted = plain.get(key)
+            if accepted is not None and type(element) in accepted:
+                out[key] = element
+                continue
+            bounds = ints.get(key)
+            if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
+                out[key] = element
+                continue
+            node = fields.get(key)
+            if node is None:
+                w.unknown_field(value, key)
+                continue
+            stack.append(key)
+            out[key] = node.copy(element, w)
+            stack.pop()
+        return out
+
+
+def _base64_error(src: str) -> int | None:
+    """Where Go's ``base64.StdEncoding.Decode`` reports ``illegal base64 data`` in ``src`` (None: it decodes);
+    the quantum-by-quantum walk of encoding/base64 ``decodeQuantum``, newlines skipped."""
+    n = len(src)
+    si = 0
+    while si < n:
+        j = 0
+        while j < 4:
+            if si == n:
+                return si - j if j else None
+            char = src[si]
+            si += 1
+            if char in _BASE64:
+                j += 1
+                continue
+            if char in "\r\n":
+                continue
+            if char != "=" or j < 2:
+                return si - 1
+            if j == 2:  # "==" expected; the first "=" is consumed
+                while si < n and src[si] in "\r\n":
+                    si += 1
+                if si == n:
+                    return n
+                if src[si] != "=":
+                    return si - 1
+                si += 1
+            while si < n and src[si] in "\r\n":
+                si += 1
+            return si if si < n else None
+    return None
+
+
+# -- compiling definitions --------------------------------------------------------------------------------
+
+_STRING = (str,)
+_SPECIAL: dict[str, _Node] = {
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": _Quantity(),
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": _IntOrString(),
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time": _Time(),
+    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": _Time(),
+    "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": _Any("v1.FieldsV1"),
+    "io.k8s.apimachinery.pkg.runtime.RawExtension": _Any("runtime.RawExtension"),
+}
+
+
+def go_type_name(definition: str) -> str:
+    """``io.k8s.api.core.v1.PodSpec`` → ``v1.PodSpec`` (package name, type name)."""
+    parts = definition.split(".")
+    return f"{parts[-2]}.{parts[-1]}"
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    return {t for t in declared or () if t != "null"}
+
+
+class _Compiler:
+    def __init__(self, defs: Definitions) -> None:
+        self.defs = defs
+        self.nodes: dict[str, _Node] = {}
+        self.lock = threading.RLock()
+
+    def definition(self, name: str) -> _Node:
+        node = self.nodes.get(name)
+        if node is not None:
+            return node
+        with self.lock:
+            node = self.nodes.get(name)
+            if node is None:
+                node = self._compile_definition(name)
+            return node
+
+    def _compile_definition(self, name: str) -> _Node:
+        special = _SPECIAL.get(name)
+        if special is not None:
+            self.nodes[name] = special
+            return special
+        schema = self.defs[name]
+        props = schema.get("properties")
+        if isinstance(props, dict):
+            struct = _Struct(go_type_name(name))
+            self.nodes[name] = struct  # before its fields: recursive types refer back to it
+            struct.set_fields({key: self.schema(value) for key, value in props.items() if isinstance(value, dict)})
+            return struct
+        node = self.schema(schema, go_type_name(name))
+        self.nodes[name] = node
+        return node
+
+    def schema(self, schema: dict[str, Any], named: str | None = None) -> _Node:
+        ref = Definitions.ref_name(schema)
+        if ref is not None:
+            return self.definition(ref)
+        types = _types(schema)
+        if "array" in types:
+            items = schema.get("items")
+            item = self.schema(items) if isinstance(items, dict) else _Any("interface {}")
+            return _List(named or f"[]{item.go_type}", item)
+        if "object" in types:
+            additional = schema.get("additionalProperties")
+            if isinstance(additional, dict):
+                value = self.schema(additional)
+                return _Map(named or f"map[string]{value.go_type}", value)
+            return _Any(named or "map[string]interface {}")
+        if types == {"string"}:
+            if schema.get("format") == "byte":
+                return _Scalar("[]uint8", _STRING, base64=True)
+            return _Scalar(named or "string", _STRING)
+        if types == {"integer"}:
+            go_type = schema.get("format") if schema.get("format") in _INT_RANGES else "int64"
+            return _Scalar(go_type, (int,), _INT_RANGES[go_type])
+        if types == {"number"}:
+            return _Scalar("float64", (int, float))
+        if types == {"boolean"}:
+            return _Scalar("bool", (bool,))
+        return _Any(named or "interface {}")  # JSON, JSONSchemaPropsOr*: decoded by their own UnmarshalJSON
+
+
+@cache
+def _compiler(version: KubernetesVersion) -> _Compiler:
+    return _Compiler(definitions(version))
+
+
+class Decoded:
+    """The outcome of decoding one object: the value (a copy, for ``decode_copy``) and the unknown fields
+    it had, in document order: ``unknown`` as the strict decoder names them, ``locations`` as paths of
+    keys and list indices."""
+
+    __slots__ = ("value", "locations")
+
+    def __init__(self, value: Any, locations: list[tuple[Any, ...]]) -> None:
+        self.value = value
+        self.locations = locations
+
+    @property
+    def unknown(self) -> list[str]:
+        return [strict_path(location) for location in self.locations]
+
+
+def _root(version: KubernetesVersion, definition: str) -> _Node:
+    return _compiler(version).definition(definition)
+
+
+def decode_copy(version: KubernetesVersion, definition: str, obj: Any) -> Decoded:
+    """A copy of ``obj`` as the typed decoder of ``definition`` leaves it: unknown fields dropped (and named).
+    Raises DecodeError with Go's message for a value of the wrong type."""
+    root = _root(version, definition)
+    walk = _Walk(root)
+    value = root.copy(obj, walk)
+    return Decoded(value, [location for _, _, location in walk.unknown])
+
+
+def decode_in_place(version: KubernetesVersion, definition: str, obj: Any, *, prune: bool = True) -> Decoded:
+    """Like ``decode_copy``, but checks ``obj`` itself and (``prune``) drops its unknown fields in place, for
+    documents the caller owns such as a patch's result."""
+    root = _root(version, definition)
+    walk = _Walk(root)
+    root.check(obj, walk)
+    if prune:
+        for container, key, _ in walk.unknown:
+            container.pop(key, None)
+    return Decoded(obj, [location for _, _, location in walk.unknown])
