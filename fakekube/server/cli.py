@@ -1,6 +1,7 @@
 """``fakekube serve``: run the fake API server until interrupted.
 
     fakekube serve [--host 127.0.0.1] [--port 0] [--crd FILE ...] [--kubeconfig PATH] [--token TOKEN]
+                   [--kubernetes-version 1.30]
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from fakekube.apimodel import DEFAULT_KUBERNETES_VERSION, supported_versions
 from fakekube.server.app import ApiServer
 from fakekube.store import Store
 
@@ -25,10 +27,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls", action="store_true",
                         help="serve HTTPS with a throwaway CA (needs 'cryptography'); kubectl sends tokens only over TLS")
     parser.add_argument("--max-body-bytes", type=int, default=None, help="request body limit (default 3 MiB)")
+    parser.add_argument("--kubernetes-version", metavar="1.X", default=None,
+                        help="the Kubernetes release whose built-in API to serve (default: "
+                             f"{DEFAULT_KUBERNETES_VERSION}; supported: "
+                             f"{supported_versions()[0]} to {supported_versions()[-1]})")
 
 
 def run(args: argparse.Namespace) -> int:
-    store = Store()
+    try:
+        store = Store(kubernetes_version=getattr(args, "kubernetes_version", None))
+    except ValueError as exc:
+        print(f"fakekube serve: {exc}", file=sys.stderr)
+        return 2
     for path in args.crd:
         store.load_crds(path)
     for path in args.load:

@@ -179,16 +179,25 @@ class ApiHandler(BaseHTTPRequestHandler):
             if not d.has_group_version(group, version):
                 raise rest.path_not_found()
             self._write_reply(200, d.resource_list(group, version), JSON_TYPE)
-        elif kind == "openapi_v3":
-            gvs = [(g, v) for g, vs in sorted(d.registry.groups().items()) for v in vs]
-            self._send_json(200, openapi.index(gvs, d.registry.generation))
-        elif kind == "openapi_v3_doc":
-            group, version = route.parts
-            if not d.has_group_version(group, version):
-                raise rest.path_not_found()
-            self._send_json(200, openapi.document(d.types(group, version)))
+        elif kind.startswith("openapi"):
+            self._openapi(route)
         else:  # pragma: no cover - routing only produces the kinds above
             raise rest.path_not_found()
+
+    def _openapi(self, route: routing.Endpoint) -> None:
+        documents = self.server.openapi
+        if route.kind == "openapi_v3_doc" and not documents.has(*route.parts):
+            raise rest.path_not_found()
+        if not openapi.accepts_json(self.headers.get("Accept")):
+            self._write_reply(406, b"", "text/plain; charset=utf-8")  # kube-openapi: no body, just the code
+            return
+        if route.kind == "openapi_v2":
+            body = documents.v2()
+        elif route.kind == "openapi_v3":
+            body = documents.index()
+        else:
+            body = documents.group_version(*route.parts)
+        self._write_reply(200, body, JSON_TYPE)
 
     def _stream(self, reply: rest.WatchReply) -> None:
         head = (f"HTTP/1.1 200 OK\r\nContent-Type: {JSON_TYPE}\r\nTransfer-Encoding: chunked\r\n"
