@@ -12,7 +12,8 @@ import sys
 
 _SUBCOMMANDS = {
     "simulate": ("reconcilers.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
-    "serve": ("fakekube.server.cli", "Serve the fake API server over HTTP for kubectl and client libraries."),
+    "serve": ("fakekube.cluster.cli", "Serve the fake API server over HTTP for kubectl and client libraries, "
+                                      "with a simulated cluster acting on it (nodes, scheduler, controllers)."),
 }
 
 

@@ -38,4 +38,4 @@ def load_manifests(kube: Store) -> Callable[[str | Path | dict[str, Any]], list[
 
 
 # The simulation and the HTTP front ship fixtures of their own, registered with this plugin.
-pytest_plugins = ["fakekube.sim.fixtures", "fakekube.server.fixtures"]
+pytest_plugins = ["fakekube.sim.fixtures", "fakekube.server.fixtures", "fakekube.cluster.fixtures"]

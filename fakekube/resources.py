@@ -18,6 +18,7 @@ import yaml
 
 from fakekube import errors
 from fakekube.apimodel.table import Subresource
+from fakekube.patch.custom_resources import custom_resource_schema
 from fakekube.patch.schema import PatchSchema
 from fakekube.schema import StructuralSchema
 from fakekube.strategies import CustomResourceStrategy, Strategy
@@ -383,7 +384,7 @@ def crd_resource_types(crd: dict[str, Any]) -> list[ResourceType]:
                     for f in version.get("selectableFields") or []
                 },
                 schema=StructuralSchema(openapi),
-                schema_loader=partial(PatchSchema.from_openapi, openapi),
+                schema_loader=partial(custom_resource_schema, openapi),
                 custom=True,
                 scale=ScaleSpec(
                     scale.get("specReplicasPath", ".spec.replicas"),

@@ -33,6 +33,7 @@ from fakekube.patch.jsonutil import go_json_kind
 from fakekube.patch.managed_fields import record_update
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
+from fakekube.verbs.binding import BindingVerbs
 from fakekube.verbs.crds import CrdVerbs
 from fakekube.verbs.create import CreateVerbs
 from fakekube.verbs.delete import DeleteVerbs
@@ -54,7 +55,7 @@ _NAME_VALIDATORS = {
 }
 
 
-class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs):
+class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs, BindingVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 

@@ -1,6 +1,7 @@
 """SandboxClaim controller, ported from kubernetes-sigs/agent-sandbox
-``extensions/controllers/sandboxclaim_controller.go`` at 26288535 (2026-04-02), the code the PR #508 load test
-ran against (reference notes §3.1).
+``extensions/controllers/sandboxclaim_controller.go`` at 26288535 (2026-04-02), when PR #508 was opened
+(reference notes §3.1), with the 953032b3 build's one difference in its API traffic behind a ``Build`` switch:
+the claim status mirrors the sandbox's ``podIPs`` and is cleared when no sandbox is found (#518, ``ac595e71``).
 
 API calls per pass, in order (reads are informer-cache reads, as with controller-runtime's default client):
 GET claim → [PATCH claim trace annotation] → GET sandbox by status name → GET sandbox named after the claim →
@@ -23,6 +24,7 @@ from fakekube.clock import parse_rfc3339
 from fakekube.jsonvalues import json_copy
 from fakekube.sim import MergeFrom, Request, Result
 from reconcilers import keys
+from reconcilers.builds import BUILDS, Build
 from reconcilers.cache import CONTROLLER_UID, cache_informer, has_index, list_now, shared_get, shared_list
 from reconcilers.hashing import name_hash, numeric_hash
 from reconcilers.indexes import ClaimCandidates
@@ -56,6 +58,7 @@ class ClaimReconciler:
     strategies: WriteStrategies = field(default_factory=WriteStrategies)
     tracer: Tracer = field(default_factory=Tracer)
     candidates: ClaimCandidates | None = None  # a summary of the sandbox cache (indexes.py); None: scan
+    build: Build = field(default_factory=lambda: BUILDS["26288535"])
 
     # -- Reconcile -------------------------------------------------------------------------------------
 
@@ -337,7 +340,16 @@ class ClaimReconciler:
             status = claim["status"] = {}
         set_status_condition(status, self._ready_condition(claim, sandbox, err, expired), self.now())
         if sandbox is not None:
-            status.setdefault("sandbox", {})["name"] = sandbox["metadata"]["name"]
+            held = status.setdefault("sandbox", {})
+            held["name"] = sandbox["metadata"]["name"]
+            if self.build.pod_ips:
+                ips = (sandbox.get("status") or {}).get("podIPs")
+                if ips:
+                    held["podIPs"] = list(ips)
+                else:
+                    held.pop("podIPs", None)
+        elif self.build.pod_ips:
+            status["sandbox"] = {}  # #518 clears the name and the IPs when no sandbox was found
 
     def _ready_condition(self, claim: Obj, sandbox: Obj | None, err: Exception | None, expired: bool) -> Obj:
         generation = claim["metadata"].get("generation") or 0

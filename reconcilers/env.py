@@ -1,10 +1,8 @@
 """An agent-sandbox environment on fakekube.sim: the CRDs, one manager running the four controllers with the
 flags of the #508 load test, a kubelet and a garbage collector.
 
-The timing model stands for a regional GKE cluster under moderate load (docs/agent-sandbox.md has the
-reasoning): API requests take a few milliseconds, watch events reach the shared informers tens of
-milliseconds after the commit with a long tail, and pods need about one to three seconds from creation to
-Ready.
+The timing model (``fakekube.sim.model.ClusterModel``) and the controllers' build (``reconcilers.builds``)
+are parameters; docs/agent-sandbox.md and docs/reproducing-pr-508.md say where the defaults come from.
 """
 
 from __future__ import annotations
@@ -12,9 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["MANAGER", "GUESSED_MODEL", "AgentSandboxEnv", "ClusterModel", "ControllerFlags", "build_env",
+           "default_model"]
+
 from fakekube.clock import rfc3339
-from fakekube.sim import Lag, Simulation, predicates
+from fakekube.sim import Lag, RequestLatency, Simulation, predicates
+from fakekube.sim.model import ClusterModel
 from reconcilers import claim, crd_paths, keys, sandbox, template, warmpool
+from reconcilers.builds import Build, get_build
 from reconcilers.cache import register_controller_index, register_label_index
 from reconcilers.indexes import ClaimCandidates, WarmPoolMembers
 from reconcilers.strategies import WriteStrategies
@@ -23,27 +26,25 @@ from reconcilers.tracing import Tracer
 MANAGER = "agent-sandbox-controller"
 
 
-@dataclass(frozen=True)
-class ClusterModel:
-    """Latencies of the simulated cluster, in virtual seconds."""
+# A hand-set model for a regional GKE cluster under moderate load (the one the seed scenarios used before
+# a model was fitted to PR #508's timeline): a 2–8 ms round trip for every verb, committed half way, a 4 ms
+# watch delay, pods Ready one to three seconds after creation.
+GUESSED_MODEL = ClusterModel(
+    latency=RequestLatency(default=Lag.uniform(0.002, 0.008), commit_at=0.5),
+    cache_lag=Lag.fixed(0.004),
+    event_delay=Lag.uniform(0.001, 0.010),
+    pod_scheduled=Lag.uniform(0.020, 0.150),  # creation → PodScheduled (scheduler queue + binding)
+    pod_initialized=Lag.uniform(0.200, 0.600),  # → Initialized (pod sandbox, CNI, no init containers)
+    pod_running=Lag.uniform(0.500, 2.000),  # → Running with a pod IP (image already on the node)
+    pod_containers_ready=Lag.uniform(0.010, 0.100),  # → ContainersReady (no readiness probe)
+    pod_ready=Lag.uniform(0.000, 0.005),  # → Ready
+    source="hand-set (docs/agent-sandbox.md)",
+)
 
-    # One request's round trip, 2–8 ms, split at the etcd commit: request → commit, then commit → response.
-    # With the split a write's watch event can reach the cache before the writer has its answer, as on a
-    # cluster (putting the whole round trip before the commit made self-collisions more frequent).
-    api_latency: Lag = Lag.uniform(0.001, 0.004)
-    cache_lag: Lag = Lag.exponential(0.004, cap=0.250)  # commit to the informer's cache (watch delivery)
-    event_delay: Lag = Lag.uniform(0.001, 0.010)  # the event broadcaster's asynchronous POST
-    cache_read_latency: Lag = Lag.zero()  # time before each cache read (a pass's own CPU time)
-    response_latency: Lag = Lag.uniform(0.001, 0.004)  # commit → response (docs/concepts.md)
-    # Pod start, one kubelet/scheduler write per step (each bumps the pod's resourceVersion):
-    pod_scheduled: Lag = Lag.uniform(0.020, 0.150)  # creation → PodScheduled (scheduler queue + binding)
-    pod_initialized: Lag = Lag.uniform(0.200, 0.600)  # → Initialized (pod sandbox, CNI, no init containers)
-    pod_running: Lag = Lag.uniform(0.500, 2.000)  # → Running with a pod IP (image already on the node)
-    pod_containers_ready: Lag = Lag.uniform(0.010, 0.100)  # → ContainersReady (no readiness probe)
-    pod_ready: Lag = Lag.uniform(0.000, 0.005)  # → Ready
 
-    def to_dict(self) -> dict[str, str]:
-        return {name: str(getattr(self, name)) for name in self.__dataclass_fields__}
+def default_model() -> ClusterModel:
+    """The seed scenarios' timing model."""
+    return GUESSED_MODEL
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class AgentSandboxEnv:
     strategies: WriteStrategies
     flags: ControllerFlags
     model: ClusterModel
+    build: Build
     reconcilers: dict[str, Any] = field(default_factory=dict)
     controllers: dict[str, Any] = field(default_factory=dict)
 
@@ -83,18 +85,24 @@ def build_env(
     flags: ControllerFlags | None = None,
     model: ClusterModel | None = None,
     sim: Simulation | None = None,
+    build: Build | str | None = None,
 ) -> AgentSandboxEnv:
-    """A simulation with the CRDs loaded and the four controllers, kubelet and GC wired (not yet run)."""
-    strategies = strategies or WriteStrategies()
+    """A simulation with the CRDs loaded and the four controllers, kubelet and GC wired (not yet run).
+
+    ``build`` (a name from ``reconcilers.builds.BUILDS``; default the one PR #508's tables came from) picks
+    the controllers' code; ``strategies`` defaults to that build's (claim status ``update``).
+    """
+    build = get_build(build)
+    strategies = build.resolve(strategies)
     flags = flags or ControllerFlags()
-    model = model or ClusterModel()
+    model = model or default_model()
     sim = sim or Simulation(seed=seed)
     for path in crd_paths():
         sim.store.load_crds(path)
 
-    mgr = sim.manager(MANAGER, cache_lag=model.cache_lag, api_latency=model.api_latency,
-                      qps=flags.client_qps, burst=flags.client_burst, event_delay=model.event_delay,
-                      cache_read_latency=model.cache_read_latency, response_latency=model.response_latency)
+    # controller-runtime's queue and default rate limiter follow the version the build pins (builds.py).
+    mgr = sim.manager(MANAGER, qps=flags.client_qps, burst=flags.client_burst, priority_queue=build.priority_queue,
+                      **model.manager_options())
     tracer = Tracer(enabled=flags.enable_tracing)
 
     # Every sandbox pass stamps its Ready condition: format the time once per virtual instant.
@@ -109,11 +117,13 @@ def build_env(
     def seconds() -> float:
         return sim.clock.now().timestamp()
 
-    sandbox_r = sandbox.SandboxReconciler(mgr.client(keys.SANDBOX_ACTOR), now, seconds, strategies, tracer)
-    # 2026-04-02 used client-go's core/v1 record.EventRecorder (#458 changed it later).
-    recorder = mgr.event_recorder(keys.CLAIM_ACTOR, api="core")
+    sandbox_r = sandbox.SandboxReconciler(mgr.client(keys.SANDBOX_ACTOR), now, seconds, strategies, tracer,
+                                          build=build)
+    # 2026-04-02 used client-go's core/v1 record.EventRecorder; #458 (7d4a8cbb) moved to events.k8s.io.
+    recorder = mgr.event_recorder(keys.CLAIM_ACTOR, api=build.events_api)
     claim_r = claim.ClaimReconciler(mgr.client(keys.CLAIM_ACTOR), recorder, now,
-                                    seconds, workers=flags.claim_workers, strategies=strategies, tracer=tracer)
+                                    seconds, workers=flags.claim_workers, strategies=strategies, tracer=tracer,
+                                    build=build)
     pool_r = warmpool.WarmPoolReconciler(mgr.client(keys.WARMPOOL_ACTOR), seconds)
     template_r = template.TemplateReconciler(mgr.client(keys.TEMPLATE_ACTOR))
 
@@ -127,7 +137,7 @@ def build_env(
     pool_r.members = WarmPoolMembers(sandbox_informer)
     claim_r.candidates = ClaimCandidates(sandbox_informer)
 
-    env = AgentSandboxEnv(sim, mgr, strategies, flags, model)
+    env = AgentSandboxEnv(sim, mgr, strategies, flags, model, build)
     env.reconcilers = {"sandbox": sandbox_r, "claim": claim_r, "warmpool": pool_r, "template": template_r}
     env.controllers = {
         "sandbox": sandbox.setup(mgr, sandbox_r, flags.sandbox_workers, predicates),
@@ -135,9 +145,6 @@ def build_env(
         "warmpool": warmpool.setup(mgr, pool_r, flags.warmpool_workers),
         "template": template.setup(mgr, template_r, flags.template_workers),
     }
-    sim.kubelet(pod_start_delays={
-        "PodScheduled": model.pod_scheduled, "Initialized": model.pod_initialized, "Running": model.pod_running,
-        "ContainersReady": model.pod_containers_ready, "Ready": model.pod_ready,
-    })
+    sim.kubelet(**model.kubelet_options())
     sim.garbage_collector()
     return env

@@ -3,7 +3,8 @@
 - ``agent_sandbox_env_factory``: ``factory(seed=1, strategies=WriteStrategies(...), flags=..., model=...)``
   builds a simulation with the four CRDs, the claim, sandbox, warm-pool and template controllers, a kubelet
   and a garbage collector (not yet run).
-- ``agent_sandbox_env``: one such environment with defaults (2026-04-02 write paths, tracing on).
+- ``agent_sandbox_env``: one such environment with defaults (the build PR #508's tables came from, tracing on;
+  ``factory(build="26288535")`` for main as of 2026-04-02).
 - ``agent_sandbox_namespace``: ``"default"`` plus a ready-made template in it (``sandbox_template``).
 - ``run_scenario`` re-exported as the ``agent_sandbox_scenario`` fixture for load-recipe runs.
 

@@ -91,6 +91,8 @@ def _summarize(run: Any) -> dict[str, Any]:
     result: dict[str, Any] = {
         "scenario": run.scenario.name,
         "seed": run.seed,
+        "build": run.env.build.name,
+        "model": run.env.model.source,
         "strategies": run.strategies.to_dict(),
         "params": scenario["params"],
         "flags": scenario["flags"],

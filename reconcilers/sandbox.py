@@ -1,10 +1,16 @@
 """Sandbox controller, ported from kubernetes-sigs/agent-sandbox ``controllers/sandbox_controller.go`` at
-26288535 (2026-04-02).
+26288535 (2026-04-02), with the changes of the 953032b3 build (2026-04-03) behind ``Build`` switches.
 
 API calls per pass, in order (reads from the informer cache): GET sandbox → [PATCH sandbox: trace
 annotation] → per volumeClaimTemplate GET/POST pvc → LIST pods by sandbox-name-hash → GET pod → (DELETE pod
 when replicas=0 | PUT pod with propagated labels when they changed | POST pod) → GET service → [POST
 headless service] → sandbox status write (``strategies.sandbox_status``; PUT /status at 2026-04-02).
+
+At 953032b3: the pod's owner is checked (#419, ``51814a80``: another controller's pod is refused, an unowned
+one adopted) and the existing pod is PUT on **every** pass, changed or not; after the PUT or the POST the
+``agents.x-k8s.io/pod-name`` annotation is merge-patched onto the sandbox when it is missing (#272,
+``32cddd3e``); the status carries ``podIPs`` and Ready needs them (#518, ``ac595e71``); the status write is a
+merge patch (#509, ``953032b3``); a Service is adopted or refused by owner as the pod is (#419).
 
 Watches: ``For(Sandbox)``; ``Owns(Pod)`` and ``Owns(Service)``, each behind a predicate that requires the
 ``agents.x-k8s.io/sandbox-name-hash`` label.
@@ -20,6 +26,7 @@ from fakekube.clock import parse_rfc3339
 from fakekube.jsonvalues import json_copy
 from fakekube.sim import MergeFrom, Request, Result
 from reconcilers import keys
+from reconcilers.builds import BUILDS, Build
 from reconcilers.cache import cache_informer, shared_list
 from reconcilers.cache import shared_get as _shared_get
 from reconcilers.hashing import name_hash
@@ -30,7 +37,10 @@ from reconcilers.objects import (
     controller_of,
     controller_ref,
     find_condition,
+    is_controlled_by,
+    labels,
     semantic_equal,
+    set_controller_reference,
     set_status_condition,
 )
 from reconcilers.strategies import WriteStrategies
@@ -46,6 +56,10 @@ class SandboxReconciler:
     clock_seconds: Any  # () -> simulated epoch seconds
     strategies: WriteStrategies = field(default_factory=WriteStrategies)
     tracer: Tracer = field(default_factory=Tracer)
+    build: Build = field(default_factory=lambda: BUILDS["26288535"])
+
+    def __post_init__(self) -> None:
+        self.strategies = self.build.resolve(self.strategies)
 
     async def reconcile(self, req: Request) -> Result | None:
         c = self.client
@@ -106,8 +120,19 @@ class SandboxReconciler:
         m = sandbox["metadata"]
         problems: list[str] = []
         for resource in (keys.PODS, keys.SERVICES):
+            name = m["name"]
+            if self.build.owner_checks:
+                # #419: look the child up (the pod by its tracked name) and delete it only if this sandbox owns it.
+                if resource == keys.PODS:
+                    name = (m.get("annotations") or {}).get(keys.POD_NAME) or name
+                try:
+                    child = await _shared_get(self.client, resource, name, m["namespace"])
+                except errors.NotFound:
+                    continue
+                if not is_controlled_by(child, sandbox):
+                    continue
             try:
-                await self.client.delete(resource, m["name"], m["namespace"])
+                await self.client.delete(resource, name, m["namespace"])
             except errors.NotFound:
                 pass
             except errors.ApiError as exc:
@@ -152,9 +177,17 @@ class SandboxReconciler:
         if pod is None:
             status.pop("replicas", None)
             status.pop("selector", None)
+            if self.build.pod_ips:
+                status.pop("podIPs", None)
         else:
             status["replicas"] = 1
             status["selector"] = f"{keys.SANDBOX_NAME_HASH}={name_h}"
+            if self.build.pod_ips:
+                ips = [p["ip"] for p in (pod.get("status") or {}).get("podIPs") or () if p.get("ip")]
+                if ips:
+                    status["podIPs"] = ips
+                else:
+                    status.pop("podIPs", None)
         svc = None
         try:
             svc = await self._reconcile_service(sandbox, name_h)
@@ -181,7 +214,10 @@ class SandboxReconciler:
                 for pc in pstatus.get("conditions") or ():
                     if pc.get("type") == "Ready":
                         if pc.get("status") == "True":
-                            message, pod_ready = "Pod is Ready", True
+                            if self.build.pod_ips and not pstatus.get("podIPs"):
+                                message = "Pod is Ready but has no podIPs yet"
+                            else:
+                                message, pod_ready = "Pod is Ready", True
                         break
         elif _replicas(sandbox) == 0:
             message, pod_ready = "Pod does not exist, replicas is 0", True
@@ -230,19 +266,17 @@ class SandboxReconciler:
             pod = None
 
         if _replicas(sandbox) == 0:
-            if pod is not None and not pod["metadata"].get("deletionTimestamp"):
+            owned = pod is not None and (not self.build.owner_checks or is_controlled_by(pod, sandbox))
+            if owned and not pod["metadata"].get("deletionTimestamp"):  # type: ignore[index]
                 await c.delete(keys.PODS, pod)
             if tracked is not None:
-                full = json_copy(sandbox)
-                base = json_copy(full)
-                full["metadata"]["annotations"].pop(keys.POD_NAME, None)
-                await c.patch(keys.SANDBOXES, full, MergeFrom(base))
-                sandbox.clear()
-                sandbox.update(full)  # the in-memory object is now the server's answer, as in Go
+                await self._patch_annotations(sandbox, remove=keys.POD_NAME)
             return None
 
         template_meta = (sandbox["spec"].get("podTemplate") or {}).get("metadata") or {}
-        if pod is not None:
+        if pod is not None and self.build.owner_checks:
+            pod = await self._sync_pod(sandbox, pod, name_h, template_meta)
+        elif pod is not None:
             current = pod["metadata"].get("labels") or {}
             wanted = {keys.SANDBOX_NAME_HASH: name_h, **(template_meta.get("labels") or {})}
             changed = any(current.get(k) != v for k, v in wanted.items()) or controller_of(pod) is None
@@ -260,13 +294,16 @@ class SandboxReconciler:
                         pod_labels[k] = v
                 if controller_of(pod) is None:
                     pm.setdefault("ownerReferences", []).append(controller_ref(sandbox))
-                if before is None:
-                    # PUT with the cached resourceVersion: collides with the kubelet's status patches.
-                    await c.update(keys.PODS, pod)
-                else:
-                    await c.patch(keys.PODS, pod, MergeFrom(before))
+                await self._write_pod(pod, before)
             return pod
+        else:
+            pod = await self._create_pod(sandbox, name_h, template_meta)
+        if self.build.pod_name_annotation:
+            await self._ensure_pod_name_annotation(sandbox, pod["metadata"]["name"])
+        return pod
 
+    async def _create_pod(self, sandbox: Obj, name_h: str, template_meta: Obj) -> Obj:
+        m = sandbox["metadata"]
         pod_labels = {keys.SANDBOX_NAME_HASH: name_h, **(template_meta.get("labels") or {})}
         pod_spec = json_copy((sandbox["spec"].get("podTemplate") or {}).get("spec") or {})
         for vct in sandbox["spec"].get("volumeClaimTemplates") or ():
@@ -274,17 +311,68 @@ class SandboxReconciler:
             pod_spec.setdefault("volumes", []).append(
                 {"name": vname, "persistentVolumeClaim": {"claimName": f"{vname}-{m['name']}"}})
         pod = {"apiVersion": "v1", "kind": "Pod",
-               "metadata": {"name": m["name"], "namespace": ns, "labels": pod_labels,
+               "metadata": {"name": m["name"], "namespace": m["namespace"], "labels": pod_labels,
                             "annotations": dict(template_meta.get("annotations") or {}),
                             "ownerReferences": [controller_ref(sandbox)]},
                "spec": pod_spec}
-        await c.create(keys.PODS, pod)
+        await self.client.create(keys.PODS, pod)
         return pod
+
+    async def _sync_pod(self, sandbox: Obj, pod: Obj, name_h: str, template_meta: Obj) -> Obj:
+        """953032b3 (#419): refuse another controller's pod, adopt an unowned one, and PUT the pod with the
+        sandbox's labels on every pass — also when nothing changed (the API server then writes nothing)."""
+        ref = controller_of(pod)
+        sm = sandbox["metadata"]
+        if ref is not None and ref.get("uid") != sm.get("uid"):
+            if keys.POD_NAME in (sm.get("annotations") or {}):
+                await self._patch_annotations(sandbox, remove=keys.POD_NAME)
+            raise ReconcileError(f'pod "{pod["metadata"]["name"]}" is owned by {ref.get("kind")}/{ref.get("name")} '
+                                 f'(UID: {ref.get("uid")}), not by sandbox "{sm["name"]}"')
+        pod = json_copy(pod)
+        before = json_copy(pod) if self.strategies.pod_metadata == "patch" else None
+        pm = pod["metadata"]
+        if ref is None:
+            pm.setdefault("ownerReferences", []).append(controller_ref(sandbox))
+        pod_labels = pm.get("labels")
+        if pod_labels is None:
+            pod_labels = pm["labels"] = {}
+        pod_labels[keys.SANDBOX_NAME_HASH] = name_h
+        pod_labels.update(template_meta.get("labels") or {})
+        await self._write_pod(pod, before)
+        return pod
+
+    async def _write_pod(self, pod: Obj, before: Obj | None) -> None:
+        if before is None:
+            # PUT with the cached resourceVersion: collides with the kubelet's status patches.
+            await self.client.update(keys.PODS, pod)
+        else:
+            await self.client.patch(keys.PODS, pod, MergeFrom(before))
+
+    async def _ensure_pod_name_annotation(self, sandbox: Obj, pod_name: str) -> None:
+        """#272 ``ensurePodNameAnnotation``: record the pod in the sandbox's annotation unless one is there."""
+        if (sandbox["metadata"].get("annotations") or {}).get(keys.POD_NAME):
+            return  # already this pod, or another one (upstream logs and leaves it)
+        await self._patch_annotations(sandbox, set_={keys.POD_NAME: pod_name})
+
+    async def _patch_annotations(self, sandbox: Obj, *, set_: dict[str, str] | None = None,
+                                 remove: str | None = None) -> None:
+        """A merge patch of the sandbox's annotations; the in-memory sandbox becomes the server's answer."""
+        full = json_copy(sandbox)
+        base = json_copy(full)
+        ann = annotations(full)
+        if remove is not None:
+            ann.pop(remove, None)
+        ann.update(set_ or {})
+        await self.client.patch(keys.SANDBOXES, full, MergeFrom(base))
+        sandbox.clear()
+        sandbox.update(full)  # the in-memory object is now the server's answer, as in Go
 
     async def _reconcile_service(self, sandbox: Obj, name_h: str) -> Obj:
         m = sandbox["metadata"]
         try:
             svc = await _shared_get(self.client, keys.SERVICES, m["name"], m["namespace"])
+            if self.build.owner_checks:
+                svc = await self._check_service_owner(sandbox, svc, name_h)
         except errors.NotFound:
             svc = {"apiVersion": "v1", "kind": "Service",
                    "metadata": {"name": m["name"], "namespace": m["namespace"],
@@ -295,6 +383,27 @@ class SandboxReconciler:
         status = sandbox["status"]
         status["service"] = svc["metadata"]["name"]
         status["serviceFQDN"] = f"{svc['metadata']['name']}.{svc['metadata']['namespace']}.svc.{CLUSTER_DOMAIN}"
+        return svc
+
+    async def _check_service_owner(self, sandbox: Obj, svc: Obj, name_h: str) -> Obj:
+        """953032b3 (#419): refuse another controller's Service; adopt an unowned headless one with a PUT."""
+        ref = controller_of(svc)
+        sm = sandbox["metadata"]
+        if ref is not None and ref.get("uid") == sm.get("uid"):
+            return svc
+        name = svc["metadata"]["name"]
+        if ref is not None:
+            raise ReconcileError(f'service "{name}" is owned by {ref.get("kind")}/{ref.get("name")} '
+                                 f'(UID: {ref.get("uid")}), not by sandbox "{sm["name"]}"')
+        cluster_ip = (svc.get("spec") or {}).get("clusterIP") or ""
+        if cluster_ip not in ("", "None"):
+            raise ReconcileError(f'cannot adopt service "{name}": ClusterIP is "{cluster_ip}" '
+                                 '(expected "None", field is immutable)')
+        svc = json_copy(svc)
+        labels(svc)[keys.SANDBOX_NAME_HASH] = name_h
+        svc.setdefault("spec", {})["selector"] = {keys.SANDBOX_NAME_HASH: name_h}
+        set_controller_reference(sandbox, svc)
+        await self.client.update(keys.SERVICES, svc)
         return svc
 
     async def _update_status(self, old_status: Obj, sandbox: Obj) -> None:

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from reconcilers import keys
+from reconcilers.builds import Build, get_build
 from reconcilers.env import AgentSandboxEnv, ClusterModel, ControllerFlags, build_env
 from reconcilers.gcpause import cyclic_gc_paused
 from reconcilers.hashing import name_hash
@@ -154,8 +155,8 @@ async def _wait(env: AgentSandboxEnv, params: LoadParams, done: Callable[[], boo
 async def load_generator(run: ScenarioRun, progress: Progress | None = None) -> None:
     env, params, tracker = run.env, run.scenario.params, run.tracker
     sim = env.sim
-    # ClusterLoader2 creates open loop (each create a task of its own): no response leg is modelled for it.
-    loader = sim.manager(LOADER, api_latency=env.model.api_latency).client(LOADER)
+    # ClusterLoader2 creates open loop (each create a task of its own), through the same API server.
+    loader = sim.manager(LOADER, latency=env.model.latency).client(LOADER)
     say = progress or (lambda _msg: None)
 
     await loader.create("namespaces", {"apiVersion": "v1", "kind": "Namespace",
@@ -194,13 +195,19 @@ async def load_generator(run: ScenarioRun, progress: Progress | None = None) -> 
 
 
 def run_scenario(scenario: Scenario | str, strategies: WriteStrategies | None = None, *, seed: int = 1,
-                 model: ClusterModel | None = None, progress: Progress | None = None) -> ScenarioRun:
-    """Build a fresh cluster, drive the load recipe to the end, and return the run for reporting."""
+                 model: ClusterModel | None = None, progress: Progress | None = None,
+                 build: Build | str | None = None) -> ScenarioRun:
+    """Build a fresh cluster, drive the load recipe to the end, and return the run for reporting.
+
+    ``build`` picks the agent-sandbox code (default: the build PR #508's tables came from, see
+    reconcilers/builds.py); ``strategies`` default to that build's with the claim status as ``Update``.
+    """
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
-    strategies = strategies or WriteStrategies()
+    build = get_build(build)
+    strategies = build.resolve(strategies)
     wall = time.perf_counter()  # wall-clock time is reported, never used inside the simulation
-    env = build_env(seed=seed, strategies=strategies, flags=scenario.flags, model=model)
+    env = build_env(seed=seed, strategies=strategies, flags=scenario.flags, model=model, build=build)
     tracker = ReadinessTracker(env.sim, scenario.params.namespace, name_hash(scenario.params.pool))
     run = ScenarioRun(scenario, strategies, seed, env, tracker)
     env.sim.spawn(load_generator(run, progress))

@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any
 
+from reconcilers.builds import BUILDS, DEFAULT_BUILD
 from reconcilers.scenarios import SCENARIOS, run_scenario
 from reconcilers.strategies import (
     CLAIM_STATUS_MODES,
@@ -48,10 +49,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"claim status write strategy, or a comma list: {', '.join(CLAIM_STATUS_MODES)}")
     parser.add_argument("--compare", action="store_true",
                         help="run update and patch side by side (the default without --claim-status)")
-    parser.add_argument("--sandbox-status", choices=SANDBOX_STATUS_MODES, default="update",
-                        help="sandbox status write: update (2026-04-02) or patch (#509/#1254)")
-    parser.add_argument("--pod-metadata", choices=POD_METADATA_MODES, default="update",
-                        help="pod label propagation: update (2026-04-02) or patch (#784)")
+    parser.add_argument("--build", choices=sorted(BUILDS), default=DEFAULT_BUILD,
+                        help=f"agent-sandbox build: {DEFAULT_BUILD} (what PR #508's tables show; the default) or "
+                             "26288535 (main when the PR was opened); see docs/reproducing-pr-508.md")
+    parser.add_argument("--sandbox-status", choices=SANDBOX_STATUS_MODES, default=None,
+                        help="sandbox status write: update (26288535) or patch (#509, the 953032b3 build; #1254); "
+                             "default: as the build does")
+    parser.add_argument("--pod-metadata", choices=POD_METADATA_MODES, default=None,
+                        help="pod label propagation: update (2026-04) or patch (#784); default: as the build does")
     parser.add_argument("--seed", type=int, default=1, help="simulation seed (same seed, same output)")
     for name, kind, text in _PARAMS:
         parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
@@ -87,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"[{scenario.name} {mode}] {msg}", file=sys.stderr, flush=True)
 
         progress("starting")
-        result_run = run_scenario(scenario, strategies, seed=args.seed, progress=progress)
+        result_run = run_scenario(scenario, strategies, seed=args.seed, progress=progress, build=args.build)
         summary = summarize(result_run)
         if scenario.timeline:
             summary["timeline"] = timeline_for(result_run, args.timeline_claim)
@@ -115,7 +120,8 @@ def render_text(results: list[dict[str, Any]]) -> str:
     lines: list[str] = []
     for r in results:
         mode = r["strategies"]["claim_status"]
-        lines.append(f"== {r['scenario']} · claim status {mode}: {LABELS[mode]} · seed {r['seed']} ==")
+        lines.append(f"== {r['scenario']} · build {r['build']} · claim status {mode}: {LABELS[mode]} · "
+                     f"seed {r['seed']} ==")
         lat = r["ready_latency_ms"]
         rows = [
             ("claims Ready", f"{r['claims']['ready']}/{r['claims']['expected']}"),

@@ -7,6 +7,9 @@
 - sandbox status: ``update`` = PUT /status (main at 2026-04-02); ``patch`` = unlocked merge patch on /status
   (#509 ``953032b3``, reverted by #526; for good in #1254 ``b13f6c01``).
 - pod metadata: ``update`` = PUT pod from the cached copy; ``patch`` = merge patch (#784 ``1939171a``).
+
+``sandbox_status`` and ``pod_metadata`` left as None mean "as the build does" (``reconcilers.builds``):
+``Build.resolve`` fills them in before a run.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ POD_METADATA_MODES: tuple[str, ...] = ("update", "patch")
 @dataclass(frozen=True)
 class WriteStrategies:
     claim_status: ClaimStatusMode = "update"
-    sandbox_status: SandboxStatusMode = "update"
-    pod_metadata: PodMetadataMode = "update"
+    sandbox_status: SandboxStatusMode | None = None
+    pod_metadata: PodMetadataMode | None = None
 
     def __post_init__(self) -> None:
         for value, allowed, name in (
@@ -35,6 +38,8 @@ class WriteStrategies:
             (self.sandbox_status, SANDBOX_STATUS_MODES, "sandbox_status"),
             (self.pod_metadata, POD_METADATA_MODES, "pod_metadata"),
         ):
+            if value is None and name != "claim_status":
+                continue
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
 

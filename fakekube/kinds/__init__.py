@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fakekube.kinds import apiextensions, apps, core, networking
+from fakekube.kinds import apiextensions, apps, batch, core, networking
 from fakekube.strategies import StatusStrategy, Strategy
 
 _BY_GROUP: dict[str, dict[str, Callable[[], Strategy]]] = {
     "": core.STRATEGIES,
     "apps": apps.STRATEGIES,
+    "batch": batch.STRATEGIES,
     "networking.k8s.io": networking.STRATEGIES,
     "apiextensions.k8s.io": apiextensions.STRATEGIES,
 }

@@ -17,11 +17,10 @@ import yaml
 
 from fakekube import errors
 from fakekube.jsonvalues import json_copy
-from fakekube.patch import fieldpath
+from fakekube.patch import fieldpath, typed
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.managed_fields import (
     ManagerEntry,
-    compare,
     decode_managed_fields,
     encode_managed_fields,
     without_managed_fields,
@@ -99,27 +98,36 @@ def server_side_apply(
     api_version: str,
     subresource: str | None,
     now: str,
+    keep_nulls: bool = False,
 ) -> dict:
-    """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object."""
+    """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
+
+    ``Updater.Apply``: merge, own the configuration's fields, prune what the applier owned before and
+    nobody owns now, then take the changed fields from their owners (409 without ``force``). Nulls are
+    then dropped from the result as the server's decoding does (:func:`drop_nulls`); ``keep_nulls`` returns
+    the object as structured-merge-diff leaves it, to compare with its tables.
+    """
     if (config.get("metadata") or {}).get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
     schema = schema or UNTYPED
     managers = decode_managed_fields(live)
     live_body = without_managed_fields(live)
-    merged = merge_config(live_body, config, schema)
+    merged = typed.merge(live_body, config, schema)
+    if not isinstance(merged, dict):
+        merged = {}
 
     key = apply_key(manager, subresource)
     previous = managers.get(key)
-    last = previous.fields if previous else set()
-    applied = fieldpath.field_set(config, schema)
+    applied = typed.applied_fields(config, schema) - fieldpath.STRIPPED
     entry = ManagerEntry(manager, "Apply", api_version, previous.time if previous else None,
                          fields=set(applied), subresource=subresource or "")
     managers[key] = entry
+    if previous is not None and not previous.fields <= applied:
+        # When the applier still applies everything it owned, upstream's prune changes nothing: every path it
+        # owned, and every map key or list item above one, is in the new set (see _prune).
+        merged = _prune(merged, managers, previous.fields, schema)
 
-    owned: set[Path] = set().union(*(m.fields for m in managers.values()))
-    _prune(merged, last, owned, schema)
-
-    cmp = compare(live_body, merged, schema)
+    cmp = typed.compare(live_body, merged, schema)
     changed = cmp.added | cmp.modified
     conflicts: dict[str, set[Path]] = {}
     for ident, other in managers.items():
@@ -140,26 +148,48 @@ def server_side_apply(
         # leaves managedFields byte-for-byte unchanged).
         entry.time = now
     entry.api_version = api_version
+    if not keep_nulls:
+        drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
     return merged
 
 
-def _prune(merged: dict, last: set[Path], owned: set[Path], schema: PatchSchema) -> None:
-    """Remove what the applier applied last time and nobody owns now, then empty named parents."""
-    gone = sorted(last - owned, key=len)
-    for path in gone:
-        if any(path[:i] in owned for i in range(1, len(path))) and fieldpath.get_path(merged, path) is None:
-            continue
-        fieldpath.remove_path(merged, path)
-    # Struct fields (not map keys) that the applier's old paths ran through and that are now empty and
-    # unowned go too, as structured-merge-diff's EnsureNamedFieldsAreMembers makes them owned members.
-    named = fieldpath.ensure_named_parents(last, schema) - fieldpath.ensure_named_parents(owned, schema)
-    for path in sorted(named, key=len, reverse=True):
-        if path in fieldpath.STRIPPED or path == ("f:metadata",):
-            continue
-        value = fieldpath.get_path(merged, path)
-        if isinstance(value, dict) and not value:
-            fieldpath.remove_path(merged, path)
+def _prune(merged: dict, managers: dict[str, ManagerEntry], last: set[Path], schema: PatchSchema) -> dict:
+    """``Updater.prune``: remove what the applier applied last time and not now, unless someone owns it.
+
+    Upstream's three steps: remove the old set (with the struct fields it runs through), add back every
+    item some manager owns (the applier's new configuration included), then add back what the first step
+    removed that the applier never owned (its parents, items of other kinds of managers).
+    """
+    previous = typed.with_named_parents(last, schema)
+    pruned = typed.remove_items(merged, previous, schema)
+    owned: set[Path] = set().union(*(m.fields for m in managers.values()))
+    merged_set = typed.with_named_parents(typed.applied_fields(merged, schema), schema)
+    pruned_set = typed.with_named_parents(typed.applied_fields(pruned, schema), schema)
+    pruned = typed.remove_items(merged, merged_set - (pruned_set | typed.with_named_parents(owned, schema)),
+                                schema)
+    pruned_set = typed.with_named_parents(typed.applied_fields(pruned, schema), schema)
+    result = typed.remove_items(merged, (merged_set - pruned_set) & previous, schema)
+    return result if isinstance(result, dict) else {}
+
+
+def drop_nulls(value: Any, schema: PatchSchema) -> None:
+    """Remove null members of maps, in place, as the server does after an apply: a built-in's typed decoder
+    turns them into absent fields, and a custom resource's defaulter prunes the nulls of fields its schema
+    describes (``PruneNonNullableNullsWithoutDefaults``; nullable fields are not told apart here), keeping
+    those under x-kubernetes-preserve-unknown-fields."""
+    if isinstance(value, dict):
+        for key in [k for k, v in value.items() if v is None]:
+            if not (schema.deduced and not schema.is_field(key)):
+                del value[key]
+        for key, child in value.items():
+            if isinstance(child, dict | list):
+                drop_nulls(child, schema.field(key) or UNTYPED)
+    elif isinstance(value, list):
+        item = schema.item()
+        for child in value:
+            if isinstance(child, dict | list):
+                drop_nulls(child, item)
 
 
 def _conflict_error(conflicts: dict[str, set[Path]], managers: dict[str, ManagerEntry]) -> errors.ApplyConflict:
@@ -191,57 +221,3 @@ def _print_manager(entry: ManagerEntry) -> str:
         if entry.time:
             text += f" at {entry.time}"
     return text
-
-
-# -- structured merge ------------------------------------------------------------------------------
-def merge_config(live: dict, config: dict, schema: PatchSchema) -> dict:
-    """Merge an apply configuration into a copy of ``live`` (nulls in the configuration are dropped)."""
-    return _merge_map(json_copy(live), config, schema)
-
-
-def _merge_map(live: dict, config: dict, schema: PatchSchema) -> dict:
-    for k, v in config.items():
-        if v is None:
-            continue
-        child = schema.field(k) or UNTYPED
-        live[k] = _merge_value(live.get(k), v, child)
-    return live
-
-
-def _merge_value(live: Any, config: Any, schema: PatchSchema) -> Any:
-    if isinstance(config, dict) and isinstance(live, dict) and schema.map_type != "atomic" \
-            and schema.kind != "scalar":
-        return _merge_map(live, config, schema)
-    if isinstance(config, list) and isinstance(live, list) and schema.kind == "list":
-        kind = schema.ssa_list_type
-        if kind == "set":
-            out = list(live)
-            seen = {fieldpath.value_element(v) for v in out}
-            for v in config:
-                if fieldpath.value_element(v) not in seen:
-                    seen.add(fieldpath.value_element(v))
-                    out.append(json_copy(v))
-            return out
-        if kind == "map":
-            return _merge_list_map(live, config, schema)
-    if isinstance(config, dict):
-        return _merge_map({}, config, schema)
-    return json_copy(config)
-
-
-def _merge_list_map(live: list, config: list, schema: PatchSchema) -> list:
-    keys = schema.ssa_keys
-    out = list(live)
-    index = {fieldpath.key_element(v, keys): i for i, v in enumerate(out) if isinstance(v, dict)}
-    item_schema = schema.item()
-    for item in config:
-        if not isinstance(item, dict):
-            out.append(json_copy(item))
-            continue
-        pe = fieldpath.key_element(item, keys)
-        if pe in index:
-            out[index[pe]] = _merge_map(out[index[pe]], item, item_schema)
-        else:
-            index[pe] = len(out)
-            out.append(_merge_map({}, item, item_schema))
-    return out

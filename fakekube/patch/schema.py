@@ -37,6 +37,7 @@ class PatchSchema:
         "list_map_keys",
         "map_type",
         "strict",
+        "deduced",
         "_path_cache",
     )
 
@@ -54,6 +55,7 @@ class PatchSchema:
         list_map_keys: Iterable[str] = (),
         map_type: str | None = None,
         strict: bool = False,
+        deduced: bool = False,
     ) -> None:
         self.kind: Kind = kind
         self.name = name or kind
@@ -71,6 +73,11 @@ class PatchSchema:
         # like a Go struct. Lenient nodes hand out an untyped node instead (built-ins we only describe
         # partially, CRDs with preserve-unknown-fields).
         self.strict = strict
+        # deduced: the keys this node does not declare are map keys, not struct fields, and their values
+        # are deduced the same way (structured-merge-diff's ``__untyped_deduced_`` type, which the API
+        # server gives a CR's x-kubernetes-preserve-unknown-fields values). Server-side apply makes such
+        # keys members of a field set; a built-in's undescribed fields stay struct fields.
+        self.deduced = deduced
         self._path_cache: dict[tuple[str, ...], PatchSchema | None] = {}
 
     def __repr__(self) -> str:
@@ -95,12 +102,18 @@ class PatchSchema:
             found = self.fields.get(name)
             if found is not None:
                 return found
-            return None if self.strict else UNTYPED
+            return None if self.strict else DEDUCED if self.deduced else UNTYPED
         if self.kind == "map":
             return self.values if self.values is not None else UNTYPED
         if self.kind == "untyped" and not self.strict:
-            return UNTYPED
+            return DEDUCED if self.deduced else UNTYPED
         return None
+
+    def is_field(self, name: str) -> bool:
+        """Whether ``name`` is a named (struct) field here rather than a map key (smd ``Map.FindField``)."""
+        if self.kind == "object":
+            return name in self.fields or not self.deduced
+        return self.kind == "untyped" and not self.deduced
 
     def item(self) -> PatchSchema:
         """Schema of a list element (untyped when not declared)."""
@@ -124,11 +137,6 @@ class PatchSchema:
         if self.list_map_keys:
             return self.list_map_keys
         return (self.merge_key,) if self.merge_key else ()
-
-    @property
-    def is_struct(self) -> bool:
-        """Whether the keys of this map-shaped value are named fields (a struct) rather than map keys."""
-        return self.kind in ("object", "untyped")
 
     @property
     def atomic(self) -> bool:
@@ -193,7 +201,8 @@ def _from_openapi(schema: Mapping[str, Any], name: str) -> PatchSchema:
                 map_type=schema.get("x-kubernetes-map-type"),
             )
         if props is None:
-            return PatchSchema("untyped", name=name, strategy=strategy, map_type=schema.get("x-kubernetes-map-type"))
+            return PatchSchema("untyped", name=name, strategy=strategy, map_type=schema.get("x-kubernetes-map-type"),
+                               deduced=True)
         fields = {k: _from_openapi(v, k) for k, v in props.items() if isinstance(v, Mapping)}
         return PatchSchema(
             "object",
@@ -203,14 +212,19 @@ def _from_openapi(schema: Mapping[str, Any], name: str) -> PatchSchema:
             map_type=schema.get("x-kubernetes-map-type"),
             # preserve-unknown-fields keeps undeclared fields: treat them as untyped, not unknown.
             strict=False,
+            deduced=preserve,
         )
     if typ is None:
-        return PatchSchema("untyped", name=name, strategy=strategy)
+        return PatchSchema("untyped", name=name, strategy=strategy, deduced=True)
     return PatchSchema("scalar", name=name, strategy=strategy)
 
 
 UNTYPED = PatchSchema("untyped", name="untyped")
 """A value we know nothing about: maps merge key by key, lists are replaced (atomic)."""
+
+DEDUCED = PatchSchema("untyped", name="deduced", deduced=True)
+"""A custom resource's value kept by x-kubernetes-preserve-unknown-fields: like UNTYPED, but its keys are
+map keys (structured-merge-diff's ``__untyped_deduced_``)."""
 
 
 # Small builders used by the built-in schema module and tests ------------------------------------

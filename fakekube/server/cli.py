@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from fakekube.apimodel import DEFAULT_KUBERNETES_VERSION, supported_versions
 from fakekube.server.app import ApiServer
@@ -33,7 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"{supported_versions()[0]} to {supported_versions()[-1]})")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], Any] | None = None) -> int:
+    """Serve until interrupted; ``before_serve(store, server)`` runs once the server listens (a layer above
+    starts its actors there) and may return a callable to run when serving ends."""
     try:
         store = Store(kubernetes_version=getattr(args, "kubernetes_version", None))
     except ValueError as exc:
@@ -54,6 +58,11 @@ def run(args: argparse.Namespace) -> int:
     if args.kubeconfig:  # before the URL, so whoever waits for the URL finds the file in place
         path = server.write_kubeconfig(args.kubeconfig)
         print(f"kubeconfig written to {path}", file=sys.stderr, flush=True)
+    cleanup = before_serve(store, server) if before_serve is not None else None
     print(server.url, flush=True)
-    server.serve_until_interrupted()
+    try:
+        server.serve_until_interrupted()
+    finally:
+        if callable(cleanup):
+            cleanup()
     return 0

@@ -8,11 +8,11 @@ Aggregated discovery (KEP-3352, ``apidiscovery.k8s.io/v2``) is served only when 
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
 from fakekube.resources import Registry, ResourceType
+from fakekube.server import encoding
 
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
@@ -57,7 +57,7 @@ class Discovery:
         emulated = registry.kubernetes_version
         if minor is None:
             minor = str(emulated.minor) if emulated is not None else "37"
-        self.version = json.dumps(version_info(minor)).encode()
+        self.version = encoding.marshal_indent(version_info(minor))  # WriteRawJSON: indented, no newline
         self._lock = threading.Lock()
         self._generation = -1
         self._cache: dict[Any, bytes] = {}
@@ -69,7 +69,7 @@ class Discovery:
                 self._generation = self.registry.generation
             body = self._cache.get(key)
             if body is None:
-                body = self._cache[key] = json.dumps(build(), separators=(",", ":")).encode()
+                body = self._cache[key] = encoding.encode(build())
             return body
 
     # -- lookups -----------------------------------------------------------------------------------------

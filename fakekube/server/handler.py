@@ -4,7 +4,6 @@ and errors the code did not expect (a 500, logged, never a traceback to the clie
 
 from __future__ import annotations
 
-import json
 import logging
 import ssl
 from http import HTTPStatus
@@ -12,7 +11,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
-from fakekube.server import openapi, rest, routing, tables
+from fakekube.server import encoding, openapi, rest, routing, tables
 from fakekube.server.auth import forbidden
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
@@ -85,7 +84,7 @@ class ApiHandler(BaseHTTPRequestHandler):
                   431: "RequestHeaderFieldsTooLarge", 501: "MethodNotAllowed"}.get(code, phrase.replace(" ", ""))
         self.close_connection = True
         status = errors.ApiError(405 if code == 501 else code, reason, message or phrase).status
-        body = json.dumps(status, separators=(",", ":")).encode()
+        body = encoding.encode(status)
         try:
             self._write_reply(status["code"], body, JSON_TYPE)
         except _CLIENT_GONE + (OSError,):
@@ -152,8 +151,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             code = 201  # a server-side apply that created the object
         if table is not None and code == 200:
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
-            self._write_reply(code, json.dumps(body, separators=(",", ":")).encode(),
-                              tables.content_type(table.version))
+            self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))
             return
         self._send_json(code, result.body)
 
@@ -167,18 +165,18 @@ class ApiHandler(BaseHTTPRequestHandler):
         elif kind in ("api_versions", "apis"):
             core = kind == "api_versions"
             if wants_aggregated(self.headers.get("Accept")):
-                self._write_reply(200, d.aggregated(core), AGGREGATED_CONTENT_TYPE)
+                self._send_discovery(d.aggregated(core), AGGREGATED_CONTENT_TYPE)
             else:
-                self._write_reply(200, d.api_versions() if core else d.api_group_list(), JSON_TYPE)
+                self._send_discovery(d.api_versions() if core else d.api_group_list())
         elif kind == "group":
             if not d.has_group(route.parts[0]):
                 raise rest.path_not_found()
-            self._write_reply(200, d.api_group(route.parts[0]), JSON_TYPE)
+            self._send_discovery(d.api_group(route.parts[0]))
         elif kind == "group_version":
             group, version = route.parts
             if not d.has_group_version(group, version):
                 raise rest.path_not_found()
-            self._write_reply(200, d.resource_list(group, version), JSON_TYPE)
+            self._send_discovery(d.resource_list(group, version))
         elif kind.startswith("openapi"):
             self._openapi(route)
         else:  # pragma: no cover - routing only produces the kinds above
@@ -291,7 +289,13 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._send_json(exc.code, exc.status)
 
     def _send_json(self, code: int, document: Any) -> None:
-        self._write_reply(code, json.dumps(document, separators=(",", ":")).encode(), JSON_TYPE)
+        self._write_reply(code, encoding.encode(document, pretty=self._pretty()), JSON_TYPE)
+
+    def _send_discovery(self, body: bytes, content_type: str = JSON_TYPE) -> None:
+        self._write_reply(200, encoding.reencode(body, pretty=self._pretty()), content_type)
+
+    def _pretty(self) -> bool:
+        return encoding.wants_pretty(self.path.partition("?")[2], self.headers.get("User-Agent"))
 
     def _write_reply(self, code: int, body: bytes, content_type: str) -> None:
         # One write for status line, headers and body: the stdlib's send_response path costs more per request.

@@ -35,6 +35,7 @@ from fakekube.apimodel import openapi as model
 from fakekube.apimodel.definitions import definitions
 from fakekube.apimodel.versions import KubernetesVersion, kubernetes_version
 from fakekube.resources import Registry, ResourceType
+from fakekube.server import encoding
 
 JSON_TYPE = "application/json"
 _SERVED_SUBRESOURCES = ("status", "scale")
@@ -339,7 +340,7 @@ def _builtin_gv_document(version: KubernetesVersion, group: str, gv_version: str
 
 
 def _dumps(document: dict[str, Any]) -> bytes:
-    return json.dumps(document, separators=(",", ":")).encode()
+    return encoding.marshal(document)  # kube-openapi's json.Marshal: compact, Go's escapes
 
 
 class OpenAPIDocuments:

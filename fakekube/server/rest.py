@@ -26,6 +26,8 @@ from fakekube.store import Store
 from fakekube.watch import Watch, WatchEvent
 
 NOT_FOUND_MESSAGE = "the server could not find the requested resource"
+# Subresources created with POST on a named object (``pods/<name>/binding``), each served by its own store verb.
+POST_SUBRESOURCES = {("", "pods", "binding")}
 
 
 def path_not_found() -> errors.ApiError:
@@ -77,7 +79,7 @@ def verb_of(method: str, path: ResourcePath, query: Query) -> str:
         if path.watch_prefix or (path.name is None and query.bool("watch")):
             return "watch"
         return "list" if path.name is None else "get"
-    if method == "POST" and path.name is None:
+    if method == "POST" and (path.name is None or (path.group, path.plural, path.subresource) in POST_SUBRESOURCES):
         return "create"
     if method == "PUT" and path.name is not None:
         return "update"
@@ -157,6 +159,10 @@ def _object_body(req: Request) -> Any:
 
 
 def _create(req: Request, rt: ResourceType) -> Reply:
+    if req.path.subresource is not None and (rt.group, rt.plural, req.path.subresource) in POST_SUBRESOURCES:
+        assert req.path.name is not None
+        return Reply(201, req.store.bind(req.path.name, _object_body(req), req.path.namespace, actor=req.actor,
+                                         dry_run=req.query.dry_run()))
     if req.path.subresource is not None:
         raise errors.MethodNotSupported(req.path.plural, rt.group, "create")
     if rt.namespaced and req.path.namespace is None:

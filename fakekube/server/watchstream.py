@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import select
 import socket
 import ssl
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakekube.resources import ResourceType
+from fakekube.server import encoding
 from fakekube.store import Store
 from fakekube.watch import ERROR, Watch, WatchEvent
 
@@ -42,7 +42,7 @@ Render = Callable[[WatchEvent], Any]  # the object to send for an event (a Table
 def encode_event(event: WatchEvent, render: Render | None = None) -> bytes:
     # event.raw is the store's shared, immutable object: serialise it, never touch it.
     obj = event.raw if render is None else render(event)
-    return (json.dumps({"type": event.type, "object": obj}, separators=(",", ":")) + "\n").encode()
+    return encoding.encode({"type": event.type, "object": obj})
 
 
 def chunk(data: bytes) -> bytes:

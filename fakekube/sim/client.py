@@ -11,12 +11,13 @@ than the cache" reproducible.
 
 Timing of one API request (documented in docs/simulation.md):
 
-1. wait for a token of the manager's token bucket (QPS/burst), if one is configured;
-2. wait the request's latency (``api_latency``, sampled from the manager's seeded stream);
+1. wait for a token of the token bucket of the request's resource type (QPS/burst), if one is configured;
+2. wait the request leg: the part of the round trip before the commit (``Manager.latency``: a round trip per
+   verb and resource cut at ``commit_at``; or ``api_latency``), from the manager's seeded stream;
 3. the store executes the request at that instant (its audit entry and watch events are stamped then);
-4. the response leg: ``response_latency`` (default 0) plus any fault-injected delay is awaited after the
-   store answered (a slow response, not a slow commit) — so a watch event can reach a cache before the
-   writer has its answer, as on a real cluster;
+4. the response leg: the rest of the round trip (or ``response_latency``, default 0) plus any fault-injected
+   delay is awaited after the store answered (a slow response, not a slow commit) — so a watch event can
+   reach a cache before the writer has its answer, as on a real cluster;
 5. the answer is copied into the caller's object and returned.
 
 A cache read costs ``cache_read_latency`` (default 0) but is always an await point, so work already due
@@ -198,19 +199,23 @@ class Client:
 
     # -- helpers --------------------------------------------------------------------------------------
 
-    async def _do(self, call: Any, *args: Any, **kwargs: Any) -> Any:
-        """One API request: token bucket, latency, the store call (the commit), then the response leg.
+    async def _do(self, call: Any, rt: ResourceType | str, *args: Any, **kwargs: Any) -> Any:
+        """One API request: token bucket, the request leg, the store call (the commit), then the response leg.
 
-        A fault delay and ``response_latency`` are paid after the commit, errors included (a 409 also takes
-        its time to come back).
+        ``call`` is the store verb (``store.create``, ``store.patch``, ...): its name is the verb the request
+        is timed as, with ``rt`` and the ``subresource`` keyword. A fault delay and the response leg are paid
+        after the commit, errors included (a 409 also takes its time to come back).
         """
         manager = self.manager
-        await manager._request()
+        if isinstance(rt, str):
+            rt = self._rt(rt)
+        before, after = manager.request_timing(call.__name__, rt, kwargs.get("subresource"))
+        await _Sleep(before)
         sim = manager.sim
         try:
-            return call(*args, **kwargs)
+            return call(rt, *args, **kwargs)
         finally:
-            extra = manager.response_delay() if not manager.response_latency.is_zero else 0.0
+            extra = manager.response_delay() if after is None else after
             if sim._fault_delay:
                 extra, sim._fault_delay = extra + sim._fault_delay, 0.0
             if extra > 0:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from fakekube.jsonvalues import json_copy
 
 from . import predicates as preds
+from .fifoqueue import FifoWorkQueue
 from .informer import InformerHandler
 from .workqueue import LOW_PRIORITY, WorkQueue
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from fakekube.resources import ResourceType
 
     from .manager import Manager
+    from .ratelimit import RateLimiter
 
 Obj = dict[str, Any]
 
@@ -89,13 +91,22 @@ class ReconcileError:
 
 
 class Controller:
-    def __init__(self, manager: Manager, name: str, reconcile: Reconcile, workers: int = 1) -> None:
+    """A reconcile function, its workqueue and workers.
+
+    The queue is controller-runtime's priority queue (``priority_queue=True``, the default since v0.23,
+    whose default rate limiter is the per-item backoff alone) or client-go's classic workqueue with
+    ``DefaultTypedControllerRateLimiter`` (the default before v0.23): ``pkg/controller/controller.go``.
+    """
+
+    def __init__(self, manager: Manager, name: str, reconcile: Reconcile, workers: int = 1, *,
+                 priority_queue: bool = True, rate_limiter: RateLimiter | None = None) -> None:
         self.manager = manager
         self.sim = manager.sim
         self.name = name
         self.reconcile = reconcile
         self.workers = workers
-        self.queue = WorkQueue(self.sim.scheduler, name=name)
+        queue_type = WorkQueue if priority_queue else FifoWorkQueue
+        self.queue: WorkQueue | FifoWorkQueue = queue_type(self.sim.scheduler, rate_limiter, name=name)
         self.for_type: ResourceType | None = None
         self.reconciles = 0
         self.errors = 0

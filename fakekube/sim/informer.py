@@ -1,13 +1,24 @@
-"""Shared informer caches: one per kind per manager, fed by store watch events after a seeded lag.
+"""Shared informer caches: one per kind per manager, fed by the store's watch events through a queue.
 
-Like client-go's shared informer, a cache applies events strictly in order (delivery times are made
-non-decreasing, so a cache never goes backwards) and calls its event handlers as it applies them. The cache
-keeps the store's immutable event objects by reference and copies on read, as controller-runtime's cache
-does (it deep-copies on Get/List by default).
+A client-go shared informer is a pipeline: the watch stream carries each event from the API server (the
+transport delay: watch-cache dispatch and the network), the reflector pushes it into a DeltaFIFO, and one
+goroutine (``controller.processLoop``) pops the events in order, applies each to the indexer and hands it
+to the event handlers. Here:
+
+- the **transport delay** is drawn once per watch stream (``lag``, from the cache's seeded stream), so the
+  events of one kind arrive in commit order, each that long after its commit;
+- one **consumer** then applies them in order, each taking ``handling`` (drawn per event): an event that
+  arrives while the consumer is busy waits. The cache's lag is therefore the transport delay plus the queue
+  in front of the consumer, and grows with the rate of events the way a queue's wait does — not with the
+  tail of a per-event random delay.
+
+The cache calls its handlers as it applies an event and never goes backwards. It keeps the store's immutable
+event objects by reference and copies on read, as controller-runtime's cache does (it deep-copies on
+Get/List by default).
 
 Test hooks (Sieve-style, for targeted races): ``hold()`` stops delivery (the cache freezes and events pile
-up), ``release()`` delivers the backlog; ``serve_stale(obj)`` makes reads return an older copy of one object
-until ``clear_stale()``.
+up), ``release()`` lets the consumer work through the backlog (at ``handling`` per event);
+``serve_stale(obj)`` makes reads return an older copy of one object until ``clear_stale()``.
 """
 
 from __future__ import annotations
@@ -49,20 +60,22 @@ class InformerHandler:
 
 class Informer:
     def __init__(self, rt: ResourceType, scheduler: Scheduler, lag: Lag, rng: random.Random, actor: str,
-                 store: Any) -> None:
+                 store: Any, *, handling: Lag | None = None) -> None:
         self.rt = rt
         self.scheduler = scheduler
-        self.lag = lag
+        self.lag = lag  # the distribution of this stream's transport delay
+        self.handling = handling if handling is not None else Lag.zero()
         self.rng = rng
+        self.transport = 0.0  # this stream's transport delay, drawn when the watch starts
         self.actor = actor
         self.store = store
         self.by_ns: dict[str, dict[str, Obj]] = {}
         self.handlers: list[InformerHandler] = []
         self.indexes: dict[str, tuple[IndexFunc, dict[str, dict[tuple[str, str], None]]]] = {}
         self.overrides: dict[tuple[str, str], Obj] = {}
-        self._pending: deque[tuple[float, WatchEvent]] = deque()
+        self._pending: deque[tuple[float, WatchEvent]] = deque()  # (arrival time, event), in commit order
         self._timer_at: float | None = None
-        self._last_at = 0.0
+        self._done_at: float | None = None  # when the consumer finishes the event at the head (None: idle)
         self.held = False
         self.started = False
         self.last_rv = "0"
@@ -76,6 +89,7 @@ class Informer:
         if self.started:
             return
         self.started = True
+        self.transport = self.lag.sample(self.rng) if not self.lag.is_zero else 0.0
         self._initial = True
         try:
             self._watch = self.store.watch(self.rt, on_event=self._on_event, actor=self.actor)
@@ -92,30 +106,41 @@ class Informer:
         if self._initial:
             self._apply(event, initial=True)
             return
-        now = self.scheduler.now
-        at = now + self.lag.sample(self.rng) if not self.lag.is_zero else now
-        if at < self._last_at:
-            at = self._last_at  # in-order delivery per kind: a cache never goes backwards
-        self._last_at = at
+        # Commits come in time order and the transport delay is the stream's, so arrivals are in order too.
+        at = self.scheduler.now + self.transport
         self._pending.append((at, event))
-        if self._timer_at is None and not self.held:
-            self._timer_at = at
-            self.scheduler.call_at(at, self._drain)
+        if self._timer_at is None and not self.held and self._done_at is None:
+            self._arm(at)
+
+    def _arm(self, at: float) -> None:
+        self._timer_at = at
+        self.scheduler.call_at(at, self._drain)
 
     def _drain(self) -> None:
+        """The consumer: apply the events that have arrived, one at a time, each after its handling cost."""
         self._timer_at = None
-        if self.held:
-            return
         now = self.scheduler.now
         pending = self._pending
-        while pending and pending[0][0] <= now:
+        handling = self.handling
+        while pending and not self.held:
+            done_at = self._done_at
+            if done_at is None:
+                at = pending[0][0]
+                if at > now:
+                    self._arm(at)
+                    return
+                if not handling.is_zero:
+                    cost = handling.sample(self.rng)
+                    if cost > 0:
+                        self._done_at = now + cost
+                        self._arm(self._done_at)
+                        return
+            elif done_at > now:
+                self._arm(done_at)
+                return
+            self._done_at = None
             _, event = pending.popleft()
             self._apply(event, initial=False)
-            if self.held:
-                return
-        if pending:
-            self._timer_at = pending[0][0]
-            self.scheduler.call_at(self._timer_at, self._drain)
 
     # -- the cache ------------------------------------------------------------------------------------
 
@@ -272,8 +297,7 @@ class Informer:
             return
         self.held = False
         if self._pending and self._timer_at is None:
-            self._timer_at = max(self._pending[0][0], self.scheduler.now)
-            self.scheduler.call_at(self._timer_at, self._drain)
+            self._arm(self.scheduler.now)
 
     @property
     def backlog(self) -> int:

@@ -29,6 +29,7 @@ from fakekube.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH
 
 from .informer import InformerHandler
 from .lag import Lag
+from .latency import RequestLatency
 from .scheduler import _Sleep
 
 if TYPE_CHECKING:
@@ -50,7 +51,8 @@ class Kubelet:
     def __init__(self, sim: Simulation, *, pod_start_delays: dict[str, Lag | float] | Lag | float | None = None,
                  termination_delay: Lag | float | None = None, watch_lag: Lag | float | None = None,
                  api_latency: Lag | float | None = None, node_name: str = "node-1",
-                 name: str = "kubelet") -> None:
+                 name: str = "kubelet", latency: RequestLatency | None = None,
+                 handling: Lag | float | None = None) -> None:
         self.sim = sim
         self.node_name = node_name
         if isinstance(pod_start_delays, dict):
@@ -61,8 +63,11 @@ class Kubelet:
             self.delays = dict(DEFAULT_DELAYS)
         self.termination_delay = Lag.coerce(termination_delay if termination_delay is not None
                                             else Lag.uniform(0.05, 0.5))
+        # Its own process: its own watch stream and client (``latency``, a per-verb model, wins over
+        # ``api_latency``).
         self.manager = sim.manager(name, cache_lag=watch_lag if watch_lag is not None else 0.001,
-                                   api_latency=api_latency if api_latency is not None else 0.002)
+                                   api_latency=api_latency if api_latency is not None else 0.002,
+                                   latency=latency, handling=handling)
         self.client = self.manager.client(name)
         self.scheduler_client = self.manager.client("default-scheduler")
         self._rng = sim.rng(name, "pods")

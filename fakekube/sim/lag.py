@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,29 @@ class Lag:
             return 0.0
         value = rng.expovariate(1.0 / self.a)
         return min(value, self.b) if self.b else value
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: ``{"fixed": s}``, ``{"uniform": [low, high]}``, ``{"exponential": mean[, "cap": s]}``."""
+        if self.kind == "fixed":
+            return {"fixed": self.a}
+        if self.kind == "uniform":
+            return {"uniform": [self.a, self.b]}
+        return {"exponential": self.a, **({"cap": self.b} if self.b else {})}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | float | int) -> Lag:
+        """The inverse of :meth:`to_dict` (a bare number is a fixed lag)."""
+        if isinstance(data, (int, float)):
+            return cls.fixed(float(data))
+        if "fixed" in data:
+            return cls.fixed(float(data["fixed"]))
+        if "uniform" in data:
+            low, high = data["uniform"]
+            return cls.uniform(float(low), float(high))
+        if "exponential" in data:
+            cap = data.get("cap")
+            return cls.exponential(float(data["exponential"]), float(cap) if cap else None)
+        raise ValueError(f"not a lag: {dict(data)!r} (expected fixed, uniform or exponential)")
 
     def __str__(self) -> str:
         if self.kind == "fixed":

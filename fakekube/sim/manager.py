@@ -1,7 +1,12 @@
-"""The manager: shared informer caches, the token bucket and latency of its API client, its controllers.
+"""The manager: shared informer caches, the rate limits and latency of its API client, its controllers.
 
 One manager is one controller process (``ctrl.NewManager``). Its controllers share its caches; a test that
 wants one controller to see a different (older, held back) world gives it a manager of its own.
+
+Client-side throttling is per resource type, as in controller-runtime: its client builds one REST client per
+GroupVersionKind (``pkg/client/client_rest_resources.go`` → ``apiutil.RESTClientForGVK`` →
+client-go's ``rest.RESTClientForConfigAndClient``), and each REST client gets its own token bucket from the
+shared ``rest.Config``'s QPS and burst. So ``qps``/``burst`` apply to each resource type separately.
 """
 
 from __future__ import annotations
@@ -12,8 +17,11 @@ from .client import Client
 from .controller import Controller, Reconcile
 from .informer import IndexFunc, Informer
 from .lag import Lag
+from .latency import RequestLatency
+from .ratelimit import RateLimiter, TokenBucket
 from .recorder import EventRecorder
-from .scheduler import _Sleep
+
+__all__ = ["Manager", "TokenBucket"]
 
 if TYPE_CHECKING:
     from fakekube.resources import ResourceType
@@ -23,46 +31,39 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
-class TokenBucket:
-    """client-go's flowcontrol token bucket (x/time/rate reservations): QPS refill, ``burst`` capacity."""
-
-    def __init__(self, qps: float, burst: int) -> None:
-        self.qps = qps
-        self.burst = max(1, burst)
-        self.tokens = float(self.burst)
-        self.last = 0.0
-        self.waited = 0.0
-        self.throttled = 0
-
-    def reserve(self, now: float) -> float:
-        """Take one token; returns how long the caller has to wait for it."""
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.qps)
-        self.last = now
-        self.tokens -= 1.0
-        if self.tokens >= 0:
-            return 0.0
-        wait = -self.tokens / self.qps
-        self.waited += wait
-        self.throttled += 1
-        return wait
-
-
 class Manager:
+    """One controller process: shared caches, per-resource-type client rate limits, request timing.
+
+    Timing of its requests: ``latency`` (a :class:`RequestLatency`: a round trip per verb and resource, cut
+    at the commit) or, without it, ``api_latency`` before the commit and ``response_latency`` after it.
+    Informers: ``cache_lag`` (or ``per_kind_lag[plural]``) is a watch stream's transport delay, drawn once
+    per stream; ``handling`` is what applying one event to the cache and calling the handlers costs its one
+    consumer (so events queue when they come faster). Controllers use controller-runtime's priority queue
+    (``priority_queue=True``, its default since v0.23) or client-go's classic workqueue with the default
+    controller rate limiter (``False``, the default before v0.23).
+    """
+
     def __init__(self, sim: Simulation, name: str, *, cache_lag: Lag | float | None = None,
                  per_kind_lag: dict[str, Lag | float] | None = None, api_latency: Lag | float | None = None,
                  cache_read_latency: Lag | float | None = None, qps: float | None = None,
                  burst: int = 10, event_delay: Lag | float | None = None,
-                 response_latency: Lag | float | None = None) -> None:
+                 response_latency: Lag | float | None = None, latency: RequestLatency | None = None,
+                 handling: Lag | float | None = None, priority_queue: bool = True) -> None:
         self.sim = sim
         self.name = name
         self.cache_lag = Lag.coerce(cache_lag)
         self.per_kind_lag = {k: Lag.coerce(v) for k, v in (per_kind_lag or {}).items()}
+        self.handling = Lag.coerce(handling)
         self.api_latency = Lag.coerce(api_latency)  # request sent → commit (audit entry, watch event)
         # commit → the caller has the response (default 0: the answer arrives at the commit instant). A real
         # write commits somewhere inside the round trip, so its watch event can beat its response.
         self.response_latency = Lag.coerce(response_latency)
+        self.latency = latency
         self.cache_read_latency = Lag.coerce(cache_read_latency)
-        self.bucket = TokenBucket(qps, burst) if qps else None
+        self.qps = qps
+        self.burst = burst
+        self.buckets: dict[str, TokenBucket] = {}  # one per resource type (controller-runtime's REST clients)
+        self.priority_queue = priority_queue
         self.event_delay = Lag.coerce(event_delay if event_delay is not None else 0.001)
         self._latency_rng = sim.rng(name, "api-latency")
         self._cache_rng = sim.rng(name, "cache-read")
@@ -88,7 +89,7 @@ class Manager:
         informer = self.informers.get(key)
         if informer is None:
             informer = Informer(rt, self.sim.scheduler, self._lag_for(rt), self.sim.rng(self.name, "cache", key),
-                                self.name, self.sim.store)
+                                self.name, self.sim.store, handling=self.handling)
             self.informers[key] = informer
             informer.start()
         return informer
@@ -114,10 +115,15 @@ class Manager:
 
     # -- controllers, clients, recorders ---------------------------------------------------------------
 
-    def controller(self, name: str, reconcile: Reconcile, workers: int = 1) -> Controller:
+    def controller(self, name: str, reconcile: Reconcile, workers: int = 1, *,
+                   priority_queue: bool | None = None, rate_limiter: RateLimiter | None = None) -> Controller:
+        """A controller with its own workqueue: the manager's queue kind unless ``priority_queue`` says
+        otherwise, and upstream's default rate limiter for that queue unless ``rate_limiter`` is given."""
         if name in self.controllers:
             raise ValueError(f"controller {name!r} already exists in manager {self.name!r}")
-        ctrl = Controller(self, name, reconcile, workers)
+        ctrl = Controller(self, name, reconcile, workers,
+                          priority_queue=self.priority_queue if priority_queue is None else priority_queue,
+                          rate_limiter=rate_limiter)
         self.controllers[name] = ctrl
         ctrl.start()
         return ctrl
@@ -146,17 +152,38 @@ class Manager:
 
     # -- request timing -------------------------------------------------------------------------------
 
-    def _request(self) -> _Sleep:
-        """The awaitable one API request costs: token-bucket wait plus latency."""
+    def bucket_for(self, rt: ResourceType) -> TokenBucket | None:
+        """The token bucket of ``rt``'s REST client (None without ``qps``)."""
+        if not self.qps:
+            return None
+        key = f"{rt.plural}.{rt.group}"
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = TokenBucket(self.qps, self.burst)
+        return bucket
+
+    @property
+    def throttled(self) -> int:
+        """Requests that waited for a token, over all resource types."""
+        return sum(b.throttled for b in self.buckets.values())
+
+    def request_timing(self, verb: str, rt: ResourceType, subresource: str | None) -> tuple[float, float | None]:
+        """(wait before the commit, response leg) of the next request; the response leg is None when it is
+        drawn after the commit (``response_latency``, from its own stream). The wait includes the token."""
         self.requests += 1
-        delay = self.api_latency.sample(self._latency_rng)
-        if self.bucket is not None:
-            delay += self.bucket.reserve(self.sim.scheduler.now)
-        return _Sleep(delay)
+        after: float | None
+        if self.latency is not None:
+            before, after = self.latency.split(verb, rt.plural, subresource, self._latency_rng)
+        else:
+            before, after = self.api_latency.sample(self._latency_rng), None
+        bucket = self.bucket_for(rt)
+        if bucket is not None:
+            before += bucket.reserve(self.sim.scheduler.now)
+        return before, after
 
     def response_delay(self) -> float:
-        """Commit → response for the next request (``response_latency``)."""
-        return self.response_latency.sample(self._response_rng)
+        """Commit → response for a request timed with ``api_latency`` (``response_latency``)."""
+        return self.response_latency.sample(self._response_rng) if not self.response_latency.is_zero else 0.0
 
     def cache_read_delay(self) -> float:
         """The next cache read's cost (``cache_read_latency``, from this manager's seeded stream)."""

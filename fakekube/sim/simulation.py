@@ -22,14 +22,14 @@ from fakekube.store import Store
 from .gcactor import GarbageCollectorActor
 from .kubelet import Kubelet
 from .lag import Lag
+from .latency import RequestLatency
 from .manager import Manager
 from .scheduler import Future, Scheduler, Task, _Sleep
 from .stale import StaleDetector, StaleOverwrite
 
 if TYPE_CHECKING:
+    from fakekube.audit import Timeline
     from fakekube.resources import ResourceType
-
-    from .timeline import Timeline
 
 # Packages freezegun must not scan when it starts: its scan calls getattr on every module attribute, and these
 # import submodules lazily from a module __getattr__ (defining pydantic models while datetime is half-patched).
@@ -123,12 +123,16 @@ class Simulation:
     def manager(self, name: str, *, cache_lag: Lag | float | None = None,
                 per_kind_lag: dict[str, Lag | float] | None = None, api_latency: Lag | float | None = None,
                 cache_read_latency: Lag | float | None = None, qps: float | None = None, burst: int = 10,
-                event_delay: Lag | float | None = None, response_latency: Lag | float | None = None) -> Manager:
+                event_delay: Lag | float | None = None, response_latency: Lag | float | None = None,
+                latency: RequestLatency | None = None, handling: Lag | float | None = None,
+                priority_queue: bool = True) -> Manager:
+        """A controller process; see :class:`fakekube.sim.manager.Manager` for the knobs."""
         if name in self.managers:
             raise ValueError(f"manager {name!r} already exists")
         mgr = Manager(self, name, cache_lag=cache_lag, per_kind_lag=per_kind_lag, api_latency=api_latency,
                       cache_read_latency=cache_read_latency, qps=qps, burst=burst, event_delay=event_delay,
-                      response_latency=response_latency)
+                      response_latency=response_latency, latency=latency, handling=handling,
+                      priority_queue=priority_queue)
         self.managers[name] = mgr
         return mgr
 
@@ -295,7 +299,7 @@ class Simulation:
 
     def timeline(self, **filters: Any) -> Timeline:
         """The audit log as a PR #508-style timeline; see :meth:`fakekube.sim.timeline.Timeline.from_audit`."""
-        from .timeline import Timeline
+        from fakekube.audit import Timeline
 
         return Timeline.from_audit(self.store.audit, stale=self.stale.records, **filters)
 

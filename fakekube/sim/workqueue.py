@@ -9,7 +9,11 @@ from it (see docs/concepts.md for the sources):
   handed out before ``done`` ("dirty while processing");
 - hand-out order: keys without a ready time first (higher priority first, then insertion order), then
   delayed keys that became ready, by ready time;
-- ``add_rate_limited``: per-item exponential backoff, 5 ms doubling to 1,000 s, reset by ``forget``.
+- ``add_rate_limited``: the rate limiter's wait; by default, as controller-runtime configures its priority
+  queue, only the per-item exponential backoff, 5 ms doubling to 1,000 s, reset by ``forget``.
+
+Controllers on client-go's classic workqueue (controller-runtime before v0.23, or ``UsePriorityQueue=false``)
+use :class:`fakekube.sim.fifoqueue.FifoWorkQueue` instead.
 """
 
 from __future__ import annotations
@@ -19,8 +23,12 @@ from collections import deque
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from .ratelimit import ItemExponentialBackoff, RateLimiter
+
 if TYPE_CHECKING:
     from .scheduler import Future, Scheduler
+
+__all__ = ["LOW_PRIORITY", "ItemExponentialBackoff", "WorkQueue"]
 
 LOW_PRIORITY = -100  # handler.LowPriority: adds for objects from the initial list
 
@@ -36,33 +44,13 @@ class _Item:
         self.sort: tuple[Any, ...] | None = None  # the heap entry currently valid for this item
 
 
-class ItemExponentialBackoff:
-    """workqueue.TypedItemExponentialFailureRateLimiter: base * 2^failures, capped."""
-
-    def __init__(self, base: float = 0.005, cap: float = 1000.0) -> None:
-        self.base = base
-        self.cap = cap
-        self.failures: dict[Hashable, int] = {}
-
-    def when(self, key: Hashable) -> float:
-        n = self.failures.get(key, 0)
-        self.failures[key] = n + 1
-        if n > 60:
-            return self.cap
-        return min(self.base * (2**n), self.cap)
-
-    def forget(self, key: Hashable) -> None:
-        self.failures.pop(key, None)
-
-    def num_requeues(self, key: Hashable) -> int:
-        return self.failures.get(key, 0)
-
-
 class WorkQueue:
-    def __init__(self, scheduler: Scheduler, rate_limiter: ItemExponentialBackoff | None = None,
+    """controller-runtime's priority queue (``pkg/controller/priorityqueue``)."""
+
+    def __init__(self, scheduler: Scheduler, rate_limiter: RateLimiter | None = None,
                  name: str = "") -> None:
         self.scheduler = scheduler
-        self.rate_limiter = rate_limiter or ItemExponentialBackoff()
+        self.rate_limiter: RateLimiter = rate_limiter or ItemExponentialBackoff()
         self.name = name
         self._items: dict[Hashable, _Item] = {}
         self._ready: list[tuple[Any, ...]] = []  # heap of (group, a, b, c, key); lazily invalidated

@@ -66,7 +66,8 @@ class CreateVerbs:
             self._check_crd(obj)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
-            meta["name"] = validation.generate_name(str(meta["generateName"]), self.name_rng)
+            entry.generate_name = str(meta["generateName"])
+            meta["name"] = validation.generate_name(entry.generate_name, self.name_rng)
         self._validate(target, obj, None)
         entry.namespace = meta.get("namespace") if target.namespaced else None
         self._check_namespace(target, meta.get("namespace", ""), creating=True)

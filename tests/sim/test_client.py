@@ -191,7 +191,28 @@ def test_token_bucket_throttles_requests():
     times = [round(e.time - sim.audit[0].time, 4) for e in sim.audit.filter(verb="create", actor="ctl")]
     # two from the burst, then one every 100 ms
     assert times == [0.0, 0.0, 0.1, 0.2, 0.3]
-    assert mgr.bucket.throttled == 3
+    assert mgr.bucket_for(sim.resolve("configmaps")).throttled == 3 == mgr.throttled
+
+
+def test_each_resource_type_has_its_own_token_bucket():
+    """controller-runtime builds one REST client, so one client-go token bucket, per GroupVersionKind."""
+    sim, mgr, client = setup(qps=10, burst=2)
+
+    async def go():
+        for i in range(3):
+            await client.create("configmaps", cm(f"c{i}"))
+            await client.create("secrets", {"metadata": {"name": f"s{i}", "namespace": "default"}})
+
+    run(sim, go())
+    start = sim.audit[0].time
+    times = {resource: [round(e.time - start, 4) for e in sim.audit.filter(verb="create", resource=resource)]
+             for resource in ("configmaps", "secrets")}
+    # Each type has its own burst of 2; the third configmap waits 100 ms, and the third secret, sent after
+    # it, finds its own bucket refilled. One bucket for both would have spaced them 0, 0, .1, .2, .3, .4.
+    assert times == {"configmaps": [0.0, 0.0, 0.1], "secrets": [0.0, 0.0, 0.1]}
+    assert set(mgr.buckets) == {"configmaps.", "secrets."}
+    assert (mgr.bucket_for(sim.resolve("configmaps")).throttled, mgr.bucket_for(sim.resolve("secrets")).throttled) \
+        == (1, 0)
 
 
 def test_fault_delay_is_paid_after_the_store_answers():

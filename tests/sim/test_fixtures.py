@@ -34,6 +34,6 @@ class TestOverride:
 
     def test_sim_options_override(self, sim, sim_manager, sim_factory):
         assert sim.seed == 5 and sim.kubelets == []
-        assert sim_manager.cache_lag == Lag.fixed(0.1) and sim_manager.bucket.qps == 5
+        assert sim_manager.cache_lag == Lag.fixed(0.1) and sim_manager.qps == 5
         other = sim_factory(seed=6, gc=False)
         assert other.seed == 6 and other.gc is None

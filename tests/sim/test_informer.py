@@ -82,3 +82,65 @@ def test_a_handler_added_later_gets_the_cached_objects_as_initial_adds():
     got = []
     inf.add_handler(InformerHandler(on_add=lambda o, initial: got.append((o["metadata"]["name"], initial))))
     assert got == [("a", True)]
+
+
+def _arrivals(sim, inf):
+    seen = []
+    from fakekube.sim import InformerHandler
+
+    inf.add_handler(InformerHandler(on_add=lambda o, i: seen.append(round(sim.now, 6)),
+                                    on_update=lambda old, new: seen.append(round(sim.now, 6))))
+    return seen
+
+
+def test_the_transport_delay_is_one_per_watch_stream():
+    """Every event of one stream arrives the same time after its commit: a slow event cannot hold back
+    later ones, because there is no per-event delay to be slow."""
+    sim = Simulation(seed=4)
+    mgr = sim.manager("m", cache_lag=Lag.uniform(0.001, 0.050))
+    inf = mgr.informer("configmaps")
+    seen = _arrivals(sim, inf)
+
+    async def writer():
+        for i in range(5):
+            sim.store.create("configmaps", cm(f"c{i}", "x"), actor="u")
+            await sim.sleep(0.010)
+
+    sim.spawn(writer())
+    sim.run()
+    assert 0.001 <= inf.transport <= 0.050
+    assert seen == [round(0.010 * i + inf.transport, 6) for i in range(5)]
+    other = Simulation(seed=5).manager("m", cache_lag=Lag.uniform(0.001, 0.050)).informer("configmaps")
+    assert other.transport != inf.transport  # drawn from the stream's seeded generator
+
+
+def test_one_consumer_queues_events_that_come_faster_than_it_handles_them():
+    sim = Simulation(seed=1)
+    mgr = sim.manager("m", cache_lag=0.002, handling=0.001)
+    inf = mgr.informer("configmaps")
+    seen = _arrivals(sim, inf)
+
+    async def burst():
+        for i in range(4):  # four commits at the same instant: the 4th waits for three handlings
+            sim.store.create("configmaps", cm(f"b{i}", "x"), actor="u")
+        await sim.sleep(0.050)
+        sim.store.create("configmaps", cm("alone", "x"), actor="u")  # an idle consumer: transport + one handling
+
+    sim.spawn(burst())
+    sim.run()
+    assert seen == [0.003, 0.004, 0.005, 0.006, 0.053]
+
+
+def test_hold_and_release_with_a_handling_cost():
+    sim = Simulation(seed=1)
+    mgr = sim.manager("m", cache_lag=0.001, handling=0.002)
+    inf = mgr.informer("configmaps")
+    seen = _arrivals(sim, inf)
+    mgr.hold("configmaps")
+    for i in range(3):
+        sim.store.create("configmaps", cm(f"h{i}", "x"), actor="u")
+    sim.run(until=1.0, until_idle=False)
+    assert seen == [] and inf.backlog == 3
+    mgr.release("configmaps")
+    sim.run()
+    assert seen == [1.002, 1.004, 1.006]  # the backlog is worked through one event at a time

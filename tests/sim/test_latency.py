@@ -1,0 +1,53 @@
+"""Per-verb request latency: the most specific class wins, the commit falls at ``commit_at`` of the round trip,
+and the model round-trips through JSON."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from fakekube.sim import Lag, RequestLatency, Simulation
+
+
+def test_the_most_specific_class_wins():
+    lat = RequestLatency(default=0.010, classes={"create": 0.020, "create pods": 0.050,
+                                                 "patch sandboxes/status": 0.030})
+    assert lat.round_trip("create", "pods") == Lag.fixed(0.050)
+    assert lat.round_trip("create", "services") == Lag.fixed(0.020)
+    assert lat.round_trip("patch", "sandboxes", "status") == Lag.fixed(0.030)
+    assert lat.round_trip("patch", "sandboxes") == Lag.fixed(0.010)
+    assert lat.split("create", "pods", None, random.Random(1)) == pytest.approx((0.025, 0.025))
+
+
+def test_requests_commit_at_the_fraction_of_their_class_round_trip():
+    sim = Simulation(seed=1)
+    mgr = sim.manager("m", latency=RequestLatency(default=0.010, classes={"create pods": 0.050}, commit_at=0.8))
+    client = mgr.client("c")
+    done = {}
+
+    async def go():
+        await client.create("configmaps", {"metadata": {"name": "a", "namespace": "default"}})
+        done["configmap"] = sim.now
+        await client.create("pods", {"metadata": {"name": "p", "namespace": "default"},
+                                     "spec": {"containers": [{"name": "c", "image": "i"}]}})
+        done["pod"] = sim.now
+
+    sim.run_until_complete(go())
+    start = sim.start_timestamp
+    commits = {e.resource: round(e.time - start, 6) for e in sim.audit.filter(verb="create")}
+    assert commits == {"configmaps": 0.008, "pods": 0.050}  # 0.010 + 0.8 * 0.050
+    assert done == pytest.approx({"configmap": 0.010, "pod": 0.060})
+
+
+def test_model_json_round_trip():
+    lat = RequestLatency(default=Lag.uniform(0.011, 0.017), classes={"create pods": Lag.exponential(0.05, cap=0.2)},
+                         commit_at=0.75)
+    again = RequestLatency.from_dict(json.loads(json.dumps(lat.to_dict())))
+    assert again == lat
+    assert Lag.from_dict(Lag.fixed(0.5).to_dict()) == Lag.fixed(0.5)
+    with pytest.raises(ValueError):
+        Lag.from_dict({"gamma": 1})
+    with pytest.raises(ValueError):
+        RequestLatency(commit_at=1.5)
