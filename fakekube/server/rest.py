@@ -99,8 +99,24 @@ def attributes(req: Request, rt: ResourceType, verb: str) -> RequestAttributes:
 
 
 def serve(req: Request, rt: ResourceType, verb: str) -> Reply | WatchReply:
+    check_verb(rt, req.path, verb)
     handler = _HANDLERS[verb]
     return handler(req, rt)
+
+
+def check_verb(rt: ResourceType, path: ResourcePath, verb: str) -> None:
+    """A verb the resource (or subresource) does not list in discovery has no route on the real server: 405.
+    (A subresource discovery does not know is left to the store, which answers 404.)"""
+    if path.subresource is None:
+        verbs = rt.verbs
+    else:
+        sub = next((s for s in rt.discovery_subresources if s.name == path.subresource), None)
+        if sub is None:
+            return
+        verbs = sub.verbs
+    if verb not in verbs:
+        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                              "resource", {})
 
 
 # -- reads -------------------------------------------------------------------------------------------------
