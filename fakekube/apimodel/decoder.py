@@ -26,11 +26,10 @@ Sources: kubernetes-sigs/json ``internal/golang/encoding/json/decode.go`` (``Unm
 from __future__ import annotations
 
 import re
-import threading
 from functools import cache
 from typing import Any
 
-from fakekube.apimodel.definitions import Definitions, definitions
+from fakekube.apimodel.definitions import Definitions, PerDefinition, definitions, schema_types
 from fakekube.apimodel.versions import KubernetesVersion
 from fakekube.jsonvalues import json_copy
 from fakekube.patch.jsonutil import go_json_kind
@@ -215,22 +214,12 @@ class _List(_Node):
         raise w.type_error(value, self.go_type)
 
     def check(self, value: Any, w: _Walk) -> None:
-        if not self._typed(value, w):
-            return
-        item = self.item
-        if isinstance(item, _Scalar) and item.plain:
-            types = item.types
-            for element in value:
-                if type(element) not in types:
-                    item.copy(element, w)
-            return
-        stack = w.stack
-        for i, element in enumerate(value):
-            stack.append(i)
-            item.check(element, w)
-            stack.pop()
+        self._walk(value, w, False)
 
     def copy(self, value: Any, w: _Walk) -> Any:
+        return self._walk(value, w, True)
+
+    def _walk(self, value: Any, w: _Walk, copying: bool) -> Any:
         if not self._typed(value, w):
             return None
         item = self.item
@@ -239,12 +228,15 @@ class _List(_Node):
             for element in value:
                 if type(element) not in types:
                     item.copy(element, w)
-            return list(value)
+            return list(value) if copying else None
         stack = w.stack
         out = []
         for i, element in enumerate(value):
             stack.append(i)
-            out.append(item.copy(element, w))
+            if copying:
+                out.append(item.copy(element, w))
+            else:
+                item.check(element, w)
             stack.pop()
         return out
 
@@ -322,56 +314,44 @@ class _Struct(_Node):
                 self.ints[key] = _INT_RANGES["int32"]
 
     def check(self, value: Any, w: _Walk) -> None:
-        if type(value) is not dict and not isinstance(value, dict):
-            if value is None:
-                return
-            raise w.type_error(value, self.go_type)
-        fields = self.fields
-        plain = self.plain
-        ints = self.ints
-        stack = w.stack
-        for key, element in value.items():
-            accepted = plain.get(key)
-            if accepted is not None and type(element) in accepted:
-                continue
-            bounds = ints.get(key)
-            if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
-                continue
-            node = fields.get(key)
-            if node is None:
-                w.unknown_field(value, key)
-                continue
-            stack.append(key)
-            node.check(element, w)
-            stack.pop()
+        self._walk(value, w, None)
 
     def copy(self, value: Any, w: _Walk) -> Any:
+        out: dict[str, Any] = {}
+        return out if self._walk(value, w, out) else None
+
+    def _walk(self, value: Any, w: _Walk, out: dict[str, Any] | None) -> bool:
+        """Walk the fields of ``value``, copying what is kept into ``out`` unless it is None; False for null."""
         if type(value) is not dict and not isinstance(value, dict):
             if value is None:
-                return None
+                return False
             raise w.type_error(value, self.go_type)
         fields = self.fields
         plain = self.plain
         ints = self.ints
         stack = w.stack
-        out = {}
         for key, element in value.items():
             accepted = plain.get(key)
             if accepted is not None and type(element) in accepted:
-                out[key] = element
+                if out is not None:
+                    out[key] = element
                 continue
             bounds = ints.get(key)
             if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
-                out[key] = element
+                if out is not None:
+                    out[key] = element
                 continue
             node = fields.get(key)
             if node is None:
                 w.unknown_field(value, key)
                 continue
             stack.append(key)
-            out[key] = node.copy(element, w)
+            if out is None:
+                node.check(element, w)
+            else:
+                out[key] = node.copy(element, w)
             stack.pop()
-        return out
+        return True
 
 
 def _base64_error(src: str) -> int | None:
@@ -426,30 +406,8 @@ def go_type_name(definition: str) -> str:
     return f"{parts[-2]}.{parts[-1]}"
 
 
-def _types(schema: dict[str, Any]) -> set[str]:
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    return {t for t in declared or () if t != "null"}
-
-
-class _Compiler:
-    def __init__(self, defs: Definitions) -> None:
-        self.defs = defs
-        self.nodes: dict[str, _Node] = {}
-        self.lock = threading.RLock()
-
-    def definition(self, name: str) -> _Node:
-        node = self.nodes.get(name)
-        if node is not None:
-            return node
-        with self.lock:
-            node = self.nodes.get(name)
-            if node is None:
-                node = self._compile_definition(name)
-            return node
-
-    def _compile_definition(self, name: str) -> _Node:
+class _Compiler(PerDefinition[_Node]):
+    def _build(self, name: str) -> _Node:
         special = _SPECIAL.get(name)
         if special is not None:
             self.nodes[name] = special
@@ -469,7 +427,7 @@ class _Compiler:
         ref = Definitions.ref_name(schema)
         if ref is not None:
             return self.definition(ref)
-        types = _types(schema)
+        types = schema_types(schema)
         if "array" in types:
             items = schema.get("items")
             item = self.schema(items) if isinstance(items, dict) else _Any("interface {}")

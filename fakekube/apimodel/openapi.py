@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from fakekube.apimodel.definitions import Definitions, definitions
+from fakekube.apimodel.definitions import Definitions, definitions, schema_types
 from fakekube.apimodel.versions import KubernetesVersion
 
 INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
@@ -38,13 +38,6 @@ COMMON = (STATUS, DELETE_OPTIONS, PATCH, WATCH_EVENT, OBJECT_META, LIST_META)
 
 _PREFIX = {"v3": "#/components/schemas/", "v2": "#/definitions/"}
 _JSON_SCHEMA_REF = "#/$defs/"
-
-
-def _types(schema: dict[str, Any]) -> list[str]:
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        return [] if declared == "null" else [declared]
-    return [t for t in declared or () if t != "null"]
 
 
 def _special(name: str, schema: dict[str, Any], dialect: str) -> dict[str, Any] | None:
@@ -70,7 +63,7 @@ def _convert(schema: Any, dialect: str, *, field: bool) -> Any:
         if key == "$ref":
             continue
         if key == "type":
-            types = _types(schema)
+            types = sorted(schema_types(schema))
             if len(types) == 1:
                 out["type"] = types[0]
             elif types:

@@ -9,6 +9,7 @@ Aggregated discovery (KEP-3352, ``apidiscovery.k8s.io/v2``) is served only when 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from fakekube.resources import Registry, ResourceType
@@ -48,6 +49,28 @@ def wants_aggregated(accept: str | None) -> bool:
     return False
 
 
+class RegistryCache:
+    """Serialised bodies that depend on a registry, dropped whenever it changes (``registry.generation``)."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._bodies: dict[Any, bytes] = {}
+
+    def get(self, key: Any, build: Callable[[], bytes]) -> bytes:
+        with self._lock:
+            if self._generation != self.registry.generation:
+                self._bodies.clear()
+                self._generation = self.registry.generation
+            body = self._bodies.get(key)
+        if body is None:
+            body = build()  # outside the lock: a large document does not hold up other requests
+            with self._lock:
+                self._bodies[key] = body
+        return body
+
+
 class Discovery:
     """Serialised discovery bodies; rebuilt whenever the registry changes (e.g. a CRD is created)."""
 
@@ -58,19 +81,10 @@ class Discovery:
         if minor is None:
             minor = str(emulated.minor) if emulated is not None else "37"
         self.version = encoding.marshal_indent(version_info(minor))  # WriteRawJSON: indented, no newline
-        self._lock = threading.Lock()
-        self._generation = -1
-        self._cache: dict[Any, bytes] = {}
+        self._cache = RegistryCache(registry)
 
-    def _cached(self, key: Any, build: Any) -> bytes:
-        with self._lock:
-            if self._generation != self.registry.generation:
-                self._cache.clear()
-                self._generation = self.registry.generation
-            body = self._cache.get(key)
-            if body is None:
-                body = self._cache[key] = encoding.encode(build())
-            return body
+    def _cached(self, key: Any, build: Callable[[], Any]) -> bytes:
+        return self._cache.get(key, lambda: encoding.encode(build()))
 
     # -- lookups -----------------------------------------------------------------------------------------
 

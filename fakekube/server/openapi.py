@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from functools import cache
 from typing import Any
 
@@ -36,6 +35,7 @@ from fakekube.apimodel.definitions import definitions
 from fakekube.apimodel.versions import KubernetesVersion, kubernetes_version
 from fakekube.resources import Registry, ResourceType
 from fakekube.server import encoding
+from fakekube.server.discovery import RegistryCache
 
 JSON_TYPE = "application/json"
 _SERVED_SUBRESOURCES = ("status", "scale")
@@ -348,9 +348,7 @@ class OpenAPIDocuments:
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
-        self._lock = threading.Lock()
-        self._generation = -1
-        self._cache: dict[Any, bytes] = {}
+        self._cache = RegistryCache(registry)
 
     @property
     def version(self) -> KubernetesVersion:
@@ -362,23 +360,11 @@ class OpenAPIDocuments:
     def has(self, group: str, version: str) -> bool:
         return version in self.registry.groups().get(group, ())
 
-    def _cached(self, key: Any, build: Any) -> bytes:
-        with self._lock:
-            if self._generation != self.registry.generation:
-                self._cache.clear()
-                self._generation = self.registry.generation
-            body = self._cache.get(key)
-        if body is None:
-            body = build()
-            with self._lock:
-                self._cache[key] = body
-        return body
-
     def group_version(self, group: str, version: str) -> bytes:
         types = self._types(group, version)
         if all(rt.model is not None for rt in types):
             return _builtin_gv_document(self.version, group, version, tuple(types))
-        return self._cached(("v3", group, version), lambda: _dumps(build_v3(self.version, group, version, types)))
+        return self._cache.get(("v3", group, version), lambda: _dumps(build_v3(self.version, group, version, types)))
 
     def index(self) -> bytes:
         def build() -> bytes:
@@ -390,7 +376,7 @@ class OpenAPIDocuments:
                     paths[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={digest}"}
             return _dumps({"paths": paths})
 
-        return self._cached("index", build)
+        return self._cache.get("index", build)
 
     def v2(self) -> bytes:
-        return self._cached("v2", lambda: _dumps(build_v2(self.version, self.registry)))
+        return self._cache.get("v2", lambda: _dumps(build_v2(self.version, self.registry)))
