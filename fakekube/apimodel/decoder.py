@@ -45,45 +45,55 @@ class DecodeError(Exception):
     """A value the typed decoder refuses; ``str(exc)`` is Go's message."""
 
 
-class _Walk:
-    """State of one decode: where we are and what was dropped.
+class _Mismatch(Exception):
+    """A JSON value of the wrong type, raised where it is found; each level it passes on the way up adds its
+    step to ``location`` (a ``str`` struct field, a ``_MapKey``, an ``int`` list index), so the hot path
+    keeps no record of where it is."""
 
-    ``stack`` holds one entry per level below the root: a ``str`` for a struct field, a ``_MapKey`` for a map
-    key, an ``int`` for a list index. That is all the hot path records; the two paths of the Go decoder are
-    rendered from it when (rarely) one is needed: the strict path (``spec.containers[0].foo``) and the type
-    error's struct field path with its innermost struct (``Container.spec.containers.foo``), found by
-    walking the compiled types down the stack again."""
+    def __init__(self, value: Any, go_type: str, number_text: bool = False) -> None:
+        super().__init__(go_type)
+        self.value = value
+        self.go_type = go_type
+        self.number_text = number_text
+        self.location: list[Any] = []  # innermost step first
 
-    __slots__ = ("root", "stack", "unknown")
-
-    def __init__(self, root: _Node) -> None:
-        self.root = root
-        self.stack: list[Any] = []
-        self.unknown: list[tuple[dict[str, Any], str, tuple[Any, ...]]] = []  # (container, key, location)
-
-    def type_error(self, value: Any, go_type: str, number_text: bool = False) -> DecodeError:
-        what = go_json_kind(value)
-        if number_text and what == "number":
-            what = f"number {value!r}"
+    def error(self, root: _Node) -> DecodeError:
+        """Go's ``UnmarshalTypeError`` text: the innermost struct and the struct-field path from the root
+        (map keys and list indices are not in it), found by walking the compiled types down again."""
+        what = go_json_kind(self.value)
+        if self.number_text and what == "number":
+            what = f"number {self.value!r}"
         fields: list[str] = []
         struct = ""
-        node: Any = self.root
-        for entry in self.stack:
-            if type(entry) is str:
-                fields.append(entry)
-                struct = node.name
-                node = node.fields[entry]
-            elif type(entry) is int:
+        node: Any = root
+        for step in reversed(self.location):
+            if type(step) is int:
                 node = node.item
-            else:
+            elif type(step) is _MapKey:
                 node = node.value
+            else:
+                fields.append(step)
+                struct = node.name
+                node = node.fields[step]
         if fields:
             return DecodeError(f"json: cannot unmarshal {what} into Go struct field {struct}.{'.'.join(fields)} "
-                               f"of type {go_type}")
-        return DecodeError(f"json: cannot unmarshal {what} into Go value of type {go_type}")
+                               f"of type {self.go_type}")
+        return DecodeError(f"json: cannot unmarshal {what} into Go value of type {self.go_type}")
 
-    def unknown_field(self, container: dict[str, Any], key: str) -> None:
-        self.unknown.append((container, key, (*self.stack, key)))
+
+class _MapKey(str):
+    """A map key in a mismatch's location (a struct field is a plain str)."""
+
+    __slots__ = ()
+
+
+class _Walk:
+    """What one decode found besides values: the unknown fields, as (the object holding one, its key)."""
+
+    __slots__ = ("unknown",)
+
+    def __init__(self) -> None:
+        self.unknown: list[tuple[dict[str, Any], str]] = []
 
 
 def strict_path(location: tuple[Any, ...]) -> str:
@@ -97,15 +107,26 @@ def strict_path(location: tuple[Any, ...]) -> str:
     return "".join(parts)
 
 
-class _MapKey(str):
-    """A map key on the walk's stack (a struct field is a plain str)."""
-
-    __slots__ = ()
+def _locations(root: Any, found: list[tuple[dict[str, Any], str]]) -> list[tuple[Any, ...]]:
+    """Where each (container, key) of ``found`` is in ``root``: one search, only when something was found."""
+    wanted = {id(container) for container, _ in found}
+    at: dict[int, tuple[Any, ...]] = {}
+    todo: list[tuple[Any, tuple[Any, ...]]] = [(root, ())]
+    while todo and len(at) < len(wanted):
+        value, location = todo.pop()
+        if isinstance(value, dict):
+            if id(value) in wanted:
+                at.setdefault(id(value), location)
+            todo.extend((v, (*location, k)) for k, v in value.items() if isinstance(v, dict | list))
+        elif isinstance(value, list):
+            todo.extend((v, (*location, i)) for i, v in enumerate(value) if isinstance(v, dict | list))
+    return [(*at[id(container)], key) for container, key in found]
 
 
 class _Node:
-    """One Go type. ``check`` walks a value in place; ``copy`` returns a copy without the unknown fields
-    (both record those in the walk and raise DecodeError for a wrong type)."""
+    """One Go type. ``check`` walks a value in place; ``copy`` returns a copy without the unknown fields.
+    Both record unknown fields in the walk, raise ``_Mismatch`` for a wrong JSON type and DecodeError for a
+    value a custom ``UnmarshalJSON`` refuses."""
 
     __slots__ = ("go_type",)
     go_type: str
@@ -150,9 +171,9 @@ class _Scalar(_Node):
         if t not in self.types:
             if value is None:
                 return None
-            raise w.type_error(value, self.go_type, number_text=self.bounds is not None and t is float)
+            raise _Mismatch(value, self.go_type, number_text=self.bounds is not None and t is float)
         if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
-            raise w.type_error(value, self.go_type, number_text=True)
+            raise _Mismatch(value, self.go_type, number_text=True)
         if self.base64:
             bad = _base64_error(value)
             if bad is not None:
@@ -206,13 +227,6 @@ class _List(_Node):
         self.go_type = go_type
         self.item = item
 
-    def _typed(self, value: Any, w: _Walk) -> bool:
-        if type(value) is list or isinstance(value, list):
-            return True
-        if value is None:
-            return False
-        raise w.type_error(value, self.go_type)
-
     def check(self, value: Any, w: _Walk) -> None:
         self._walk(value, w, False)
 
@@ -220,8 +234,10 @@ class _List(_Node):
         return self._walk(value, w, True)
 
     def _walk(self, value: Any, w: _Walk, copying: bool) -> Any:
-        if not self._typed(value, w):
-            return None
+        if type(value) is not list and not isinstance(value, list):
+            if value is None:
+                return None
+            raise _Mismatch(value, self.go_type)
         item = self.item
         if isinstance(item, _Scalar) and item.plain:
             types = item.types
@@ -229,16 +245,16 @@ class _List(_Node):
                 if type(element) not in types:
                     item.copy(element, w)
             return list(value) if copying else None
-        stack = w.stack
+        step = item.copy if copying else item.check
         out = []
-        for i, element in enumerate(value):
-            stack.append(i)
-            if copying:
-                out.append(item.copy(element, w))
-            else:
-                item.check(element, w)
-            stack.pop()
-        return out
+        i = 0
+        try:
+            for i, element in enumerate(value):  # noqa: B007 - i names the element that failed
+                out.append(step(element, w))
+        except _Mismatch as mismatch:
+            mismatch.location.append(i)
+            raise
+        return out if copying else None
 
 
 class _Map(_Node):
@@ -248,60 +264,60 @@ class _Map(_Node):
         self.go_type = go_type
         self.value = value
 
-    def _typed(self, value: Any, w: _Walk) -> bool:
-        if type(value) is dict or isinstance(value, dict):
-            return True
-        if value is None:
-            return False
-        raise w.type_error(value, self.go_type)
-
     def check(self, value: Any, w: _Walk) -> None:
-        if self._typed(value, w):
-            self._elements(value, w, None)
+        self._walk(value, w, None)
 
     def copy(self, value: Any, w: _Walk) -> Any:
-        if not self._typed(value, w):
-            return None
         out: dict[str, Any] = {}
-        self._elements(value, w, out)
-        return out
+        return out if self._walk(value, w, out) else None
 
-    def _elements(self, value: dict[str, Any], w: _Walk, out: dict[str, Any] | None) -> None:
+    def _walk(self, value: Any, w: _Walk, out: dict[str, Any] | None) -> bool:
+        if type(value) is not dict and not isinstance(value, dict):
+            if value is None:
+                return False
+            raise _Mismatch(value, self.go_type)
         node = self.value
         if isinstance(node, _Scalar) and node.plain:
             types = node.types
             for element in value.values():
                 if type(element) not in types:
-                    node.copy(element, w)
+                    node.copy(element, w)  # raises: no location below a map of scalars is printed
             if out is not None:
                 out.update(value)
-            return
-        stack = w.stack
-        for key, element in value.items():
-            stack.append(_MapKey(key))
-            if out is None:
-                node.check(element, w)
-            else:
-                out[key] = node.copy(element, w)
-            stack.pop()
+            return True
+        key = ""
+        try:
+            for key, element in value.items():
+                if out is None:
+                    node.check(element, w)
+                else:
+                    out[key] = node.copy(element, w)
+        except _Mismatch as mismatch:
+            mismatch.location.append(_MapKey(key))
+            raise
+        return True
 
 
 class _Struct(_Node):
-    __slots__ = ("name", "fields", "plain", "ints")
+    __slots__ = ("name", "fields", "plain", "ints", "copiers", "checkers")
 
     def __init__(self, go_type: str) -> None:
         self.go_type = go_type
         self.name = go_type.rsplit(".", 1)[-1]
         self.fields: dict[str, _Node] = {}
-        # The hot path: fields whose value is decided by its JSON type alone (null included), and integer
-        # fields with their range; anything else goes through the field's node.
+        # The hot path: fields whose value is decided by its JSON type alone (null included), integer fields
+        # with their range, and the bound methods of every other field's node.
         self.plain: dict[str, tuple[type, ...]] = {}
         self.ints: dict[str, tuple[int, int]] = {}
+        self.copiers: dict[str, Any] = {}
+        self.checkers: dict[str, Any] = {}
 
     def set_fields(self, fields: dict[str, _Node]) -> None:
         self.fields = fields
         none = type(None)
         for key, node in fields.items():
+            self.copiers[key] = node.copy
+            self.checkers[key] = node.check
             if isinstance(node, _Scalar) and node.plain:
                 self.plain[key] = (*node.types, none)
             elif isinstance(node, _Scalar) and node.bounds is not None:
@@ -325,32 +341,33 @@ class _Struct(_Node):
         if type(value) is not dict and not isinstance(value, dict):
             if value is None:
                 return False
-            raise w.type_error(value, self.go_type)
-        fields = self.fields
+            raise _Mismatch(value, self.go_type)
         plain = self.plain
         ints = self.ints
-        stack = w.stack
-        for key, element in value.items():
-            accepted = plain.get(key)
-            if accepted is not None and type(element) in accepted:
-                if out is not None:
-                    out[key] = element
-                continue
-            bounds = ints.get(key)
-            if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
-                if out is not None:
-                    out[key] = element
-                continue
-            node = fields.get(key)
-            if node is None:
-                w.unknown_field(value, key)
-                continue
-            stack.append(key)
-            if out is None:
-                node.check(element, w)
-            else:
-                out[key] = node.copy(element, w)
-            stack.pop()
+        steps = self.checkers if out is None else self.copiers
+        key = ""
+        try:
+            for key, element in value.items():
+                accepted = plain.get(key)
+                if accepted is not None and type(element) in accepted:
+                    if out is not None:
+                        out[key] = element
+                    continue
+                bounds = ints.get(key)
+                if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
+                    if out is not None:
+                        out[key] = element
+                    continue
+                step = steps.get(key)
+                if step is None:
+                    w.unknown.append((value, key))
+                elif out is None:
+                    step(element, w)
+                else:
+                    out[key] = step(element, w)
+        except _Mismatch as mismatch:
+            mismatch.location.append(key)
+            raise
         return True
 
 
@@ -481,18 +498,27 @@ def decode_copy(version: KubernetesVersion, definition: str, obj: Any) -> Decode
     """A copy of ``obj`` as the typed decoder of ``definition`` leaves it: unknown fields dropped (and named).
     Raises DecodeError with Go's message for a value of the wrong type."""
     root = _root(version, definition)
-    walk = _Walk(root)
-    value = root.copy(obj, walk)
-    return Decoded(value, [location for _, _, location in walk.unknown])
+    walk = _Walk()
+    try:
+        value = root.copy(obj, walk)
+    except _Mismatch as mismatch:
+        raise mismatch.error(root) from None
+    return Decoded(value, _locations(obj, walk.unknown) if walk.unknown else [])
 
 
 def decode_in_place(version: KubernetesVersion, definition: str, obj: Any, *, prune: bool = True) -> Decoded:
     """Like ``decode_copy``, but checks ``obj`` itself and (``prune``) drops its unknown fields in place, for
     documents the caller owns such as a patch's result."""
     root = _root(version, definition)
-    walk = _Walk(root)
-    root.check(obj, walk)
+    walk = _Walk()
+    try:
+        root.check(obj, walk)
+    except _Mismatch as mismatch:
+        raise mismatch.error(root) from None
+    if not walk.unknown:
+        return Decoded(obj, [])
+    locations = _locations(obj, walk.unknown)
     if prune:
-        for container, key, _ in walk.unknown:
+        for container, key in walk.unknown:
             container.pop(key, None)
-    return Decoded(obj, [location for _, _, location in walk.unknown])
+    return Decoded(obj, locations)
