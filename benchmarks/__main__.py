@@ -6,7 +6,7 @@ import importlib
 import json
 import sys
 
-SUITES = ("store", "patch", "sim", "server", "agent_sandbox")
+SUITES = ("store", "patch", "sim", "server", "agent_sandbox", "explore")
 
 
 def main(argv: list[str]) -> int:

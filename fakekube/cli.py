@@ -14,6 +14,7 @@ _SUBCOMMANDS = {
     "simulate": ("reconcilers.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
     "serve": ("fakekube.cluster.cli", "Serve the fake API server over HTTP for kubectl and client libraries, "
                                       "with a simulated cluster acting on it (nodes, scheduler, controllers)."),
+    "explore": ("fakekube.explore.cli", "Run a scenario over many seeds and perturbations; write reproducers."),
 }
 
 

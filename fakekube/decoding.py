@@ -32,6 +32,7 @@ from fakekube import errors
 from fakekube.apimodel.decoder import Decoded, DecodeError, decode_copy, decode_in_place
 from fakekube.apimodel.definitions import definitions
 from fakekube.patch.gofmt import go_value
+from fakekube.patch.jsonutil import go_json_kind
 
 if TYPE_CHECKING:
     from fakekube.patch.schema import PatchSchema
@@ -312,3 +313,14 @@ def _smd_path(schema: PatchSchema | None, doc: Any, stack: tuple[Any, ...]) -> s
             node = node.field(str(entry)) if node is not None else None
             value = value.get(entry) if isinstance(value, dict) else None
     return "".join(parts)
+
+
+def check_type_meta(obj: dict[str, Any]) -> None:
+    """``apiVersion`` and ``kind``, when present, must be strings (TypeMeta's Go fields)."""
+    for field_name in ("apiVersion", "kind"):
+        value = obj.get(field_name)
+        if value is not None and not isinstance(value, str):
+            raise errors.BadRequest(
+                f"json: cannot unmarshal {go_json_kind(value)} into Go struct field TypeMeta.{field_name} "
+                "of type string"
+            )

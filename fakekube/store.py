@@ -25,14 +25,15 @@ from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
-from fakekube.decoding import FieldReport
+from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
+from fakekube.identity import Authorizer
 from fakekube.jsonvalues import json_copy
-from fakekube.patch.jsonutil import go_json_kind
 from fakekube.patch.managed_fields import record_update
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
+from fakekube.tokens import TokenAuthority
 from fakekube.verbs.binding import BindingVerbs
 from fakekube.verbs.crds import CrdVerbs
 from fakekube.verbs.create import CreateVerbs
@@ -87,6 +88,10 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self.require_namespaces = require_namespaces
         self.track_managed_fields = managed_fields
         self.commit_hooks: list[CommitHook] = []
+        # Who may do what and which bearer tokens are valid, for the review APIs (fakekube/kinds/authorization.py,
+        # authentication.py). The store never enforces either; None is AlwaysAllow.
+        self.authorizer: Authorizer | None = None
+        self.tokens = TokenAuthority(self, seed)
         self.delay_hook: Callable[[float], None] = time.sleep
         self._data: dict[str, dict[Key, Record]] = {}
         self._order: dict[str, list[Key]] = {}  # sorted keys per storage, dropped when keys come or go
@@ -371,14 +376,9 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             raise errors.BadRequest(
                 f"the body of the request must be a JSON object describing a {rt.kind}, not {type(body).__name__}"
             )
+        check_type_meta(body)
         api_version = body.get("apiVersion")
         kind = body.get("kind")
-        for field_name, value in (("apiVersion", api_version), ("kind", kind)):
-            if value is not None and not isinstance(value, str):
-                raise errors.BadRequest(
-                    f"json: cannot unmarshal {go_json_kind(value)} into Go struct field TypeMeta.{field_name} "
-                    "of type string"
-                )
         duplicates = list(getattr(body, "duplicate_fields", ()))
         if rt.model is not None:
             decoded = decoding.decode_body(rt, body)

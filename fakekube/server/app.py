@@ -12,12 +12,13 @@ import logging
 import socket
 import ssl
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from fakekube.server.auth import Authenticator, Authorizer, actor_from_user_agent
+from fakekube.identity import Authorizer, UserInfo
+from fakekube.server.auth import Authenticator, actor_from_user_agent
 from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
 from fakekube.server.handler import ApiHandler
@@ -44,7 +45,7 @@ class ApiServer(ThreadingHTTPServer):
         port: int = 0,
         *,
         token: str | None = None,
-        tokens: dict[str, str] | None = None,
+        tokens: Mapping[str, str | UserInfo] | None = None,
         authorizer: Authorizer | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         version_minor: str | None = None,
@@ -60,8 +61,10 @@ class ApiServer(ThreadingHTTPServer):
         if token:
             all_tokens.setdefault(token, "admin")
         self.token = token or next(iter(all_tokens), None)
-        self.authenticator = Authenticator(all_tokens)
+        self.authenticator = Authenticator(self.store, all_tokens)
         self.authorizer = authorizer
+        if authorizer is not None and self.store.authorizer is None:
+            self.store.authorizer = authorizer  # access reviews answer with the authorizer the front enforces
         self.max_body_bytes = max_body_bytes
         self.actor_of = actor_of
         self.closing = threading.Event()
@@ -102,7 +105,11 @@ class ApiServer(ThreadingHTTPServer):
         return self.certificates.ca_pem if self.certificates is not None else None
 
     def write_kubeconfig(self, path: str | Path, *, namespace: str = "default") -> Path:
-        return write_kubeconfig(path, self.url, token=self.token, namespace=namespace, ca_pem=self.ca_pem)
+        """A kubeconfig for this server: its token if it has one, else (over TLS) the admin client certificate."""
+        certs = self.certificates
+        client = (certs.client_cert_pem, certs.client_key_pem) if certs is not None else None
+        return write_kubeconfig(path, self.url, token=self.token, namespace=namespace, ca_pem=self.ca_pem,
+                                client_certificate=client)
 
     def get_request(self) -> tuple[socket.socket, Any]:
         sock, address = super().get_request()

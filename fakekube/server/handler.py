@@ -11,8 +11,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
+from fakekube.identity import UserInfo
 from fakekube.server import encoding, openapi, rest, routing, tables
-from fakekube.server.auth import forbidden
+from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
 
@@ -99,7 +100,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._previous_request = srv.store.last_request()
         try:
             body = self._read_body()
-            user = srv.authenticator.user(self.headers.get("Authorization"))
+            user = srv.authenticator.authenticate(self.headers.get("Authorization"), self._client_certificate())
             route = routing.parse(path)
             if route is None:
                 raise rest.path_not_found()
@@ -119,7 +120,14 @@ class ApiHandler(BaseHTTPRequestHandler):
             logger.exception("unexpected error serving %s %s", method, self.path)
             self._send_error(internal_error(exc))
 
-    def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: str) -> None:
+    def _client_certificate(self) -> UserInfo | None:
+        """The user of the client certificate the TLS handshake verified against the server's CA, if any."""
+        if not isinstance(self.connection, ssl.SSLSocket):
+            return None
+        der = self.connection.getpeercert(binary_form=True)
+        return user_from_certificate(self.connection.getpeercert().get("subject"), der) if der else None
+
+    def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: UserInfo) -> None:
         srv = self.server
         store = srv.store
         rt = rest.resolve(store, route)
@@ -128,7 +136,7 @@ class ApiHandler(BaseHTTPRequestHandler):
                            srv.actor_of(self.headers.get("User-Agent")), user)
         if srv.authorizer is not None:
             attrs = rest.attributes(req, rt, verb)
-            if not srv.authorizer(attrs):
+            if not granted_to_every_user(attrs) and not srv.authorizer(attrs):
                 raise forbidden(attrs)
         # Server-side printing is asked for in Accept (kubectl's human-readable get); decided before the verb runs
         # so a bad includeObject fails without side effects. Subresources are served as themselves.

@@ -177,6 +177,12 @@ def _resource_paths(rt: ResourceType, schema_name: str, list_name: str | None) -
     if "delete" in verbs:
         ops["delete"] = _operation("delete", f"delete{op_base}", f"delete a {rt.kind}", gvk, status, tag,
                                    params=_DELETE_PARAMS, body=_ref(model.DELETE_OPTIONS))
+    if "patch" not in verbs and "create" in verbs:
+        # Create-only kinds (reviews, bindings) have no PATCH upstream. kubectl's field-validation check reads
+        # only PATCH operations and, finding none, falls back to the protobuf /openapi/v2 document (which
+        # fakekube cannot produce) — so one is declared here; a PATCH request there is still a 405.
+        ops["patch"] = _operation("patch", f"patch{op_base}", f"(not served) {rt.kind} is create-only", gvk,
+                                  ref, tag, params=[_DRY_RUN, _FIELD_MANAGER, _FIELD_VALIDATION])
     if ops:
         paths[item] = {**ops, "parameters": [_name_param(rt.kind), *scope_params, _PRETTY]}
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import errors
+from fakekube.identity import ANONYMOUS, RequestAttributes, UserInfo
 from fakekube.patch import (
     CUSTOM_RESOURCE_PATCH_TYPES,
     PATCH_TYPES,
@@ -19,7 +20,6 @@ from fakekube.patch import (
 )
 from fakekube.resources import ResourceType
 from fakekube.server import bodies
-from fakekube.server.auth import RequestAttributes
 from fakekube.server.params import Query, dry_run_values
 from fakekube.server.routing import ResourcePath
 from fakekube.store import Store
@@ -58,7 +58,7 @@ class Request:
     body: bytes
     content_type: str | None
     actor: str
-    user: str = "system:anonymous"
+    user: UserInfo = ANONYMOUS
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -79,7 +79,8 @@ def verb_of(method: str, path: ResourcePath, query: Query) -> str:
         if path.watch_prefix or (path.name is None and query.bool("watch")):
             return "watch"
         return "list" if path.name is None else "get"
-    if method == "POST" and (path.name is None or (path.group, path.plural, path.subresource) in POST_SUBRESOURCES):
+    if method == "POST" and (path.name is None or path.subresource is not None):
+        # A POST to a subresource of an object creates: pods/<name>/binding, serviceaccounts/<name>/token.
         return "create"
     if method == "PUT" and path.name is not None:
         return "update"
@@ -95,7 +96,9 @@ def verb_of(method: str, path: ResourcePath, query: Query) -> str:
 
 def attributes(req: Request, rt: ResourceType, verb: str) -> RequestAttributes:
     p = req.path
-    return RequestAttributes(req.user, verb, rt.group, rt.plural, p.subresource, p.namespace, p.name)
+    user = req.user
+    return RequestAttributes(user.name, verb, rt.group, rt.plural, p.subresource, p.namespace, p.name,
+                             groups=user.groups, uid=user.uid, version=rt.version, extra=user.extra)
 
 
 def serve(req: Request, rt: ResourceType, verb: str) -> Reply | WatchReply:
@@ -115,8 +118,7 @@ def check_verb(rt: ResourceType, path: ResourcePath, verb: str) -> None:
             return
         verbs = sub.verbs
     if verb not in verbs:
-        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
-                              "resource", {})
+        raise errors.MethodNotSupported(rt.plural, rt.group, verb)
 
 
 # -- reads -------------------------------------------------------------------------------------------------
@@ -175,17 +177,17 @@ def _object_body(req: Request) -> Any:
 
 
 def _create(req: Request, rt: ResourceType) -> Reply:
-    if req.path.subresource is not None and (rt.group, rt.plural, req.path.subresource) in POST_SUBRESOURCES:
-        assert req.path.name is not None
-        return Reply(201, req.store.bind(req.path.name, _object_body(req), req.path.namespace, actor=req.actor,
+    p = req.path
+    if p.subresource is not None and (rt.group, rt.plural, p.subresource) in POST_SUBRESOURCES:
+        assert p.name is not None
+        return Reply(201, req.store.bind(p.name, _object_body(req), p.namespace, actor=req.actor,
                                          dry_run=req.query.dry_run()))
-    if req.path.subresource is not None:
-        raise errors.MethodNotSupported(req.path.plural, rt.group, "create")
-    if rt.namespaced and req.path.namespace is None:
+    if rt.namespaced and p.namespace is None:
         raise errors.MethodNotSupported(rt.plural, rt.group, "create")
     q = req.query
-    obj = req.store.create(rt, _object_body(req), req.path.namespace, actor=req.actor, dry_run=q.dry_run(),
-                           field_manager=q.str("fieldManager") or None, field_validation=q.str("fieldValidation"))
+    obj = req.store.create(rt, _object_body(req), p.namespace, actor=req.actor, dry_run=q.dry_run(),
+                           field_manager=q.str("fieldManager") or None, user=req.user, name=p.name,
+                           subresource=p.subresource, field_validation=q.str("fieldValidation"))
     return Reply(201, obj)
 
 

@@ -242,6 +242,10 @@ class WriteVerbs:
         validate_apply_request(config, field_manager=field_manager, api_version=rt.api_version, kind=rt.kind)
         decoding.undeclared_apply_fields(rt, config)
         assert field_manager is not None
+        if rt.has_subresource("status"):
+            # The strategy's reset fields (ResetFieldsStrategy.GetResetFields) are ignored by apply, so the
+            # applier neither changes nor owns them: status on the main resource, spec on /status.
+            config.pop("spec" if subresource == "status" else "status", None)
         record = self._bucket(rt).get(self._key(rt, namespace, name))
         # server_side_apply copies what it changes, so the stored object is read without a copy first.
         live = self._view(rt)(record.obj) if record is not None else None
