@@ -29,7 +29,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
-from fakekube.apimodel.decoder import Decoded, DecodeError, decode_copy, decode_in_place
+from fakekube.apimodel.decoder import Decoded, DecodeError
 from fakekube.apimodel.definitions import definitions
 from fakekube.patch.gofmt import go_value
 from fakekube.patch.jsonutil import go_json_kind
@@ -76,7 +76,7 @@ def decode_body(rt: ResourceType, body: dict[str, Any]) -> Decoded:
     """A copy of a create or update body of a built-in kind, as the typed decoder leaves it."""
     model = rt.model
     try:
-        return decode_copy(model.kubernetes_version, model.definition, body)
+        return model.decoder.copy(body)
     except DecodeError as exc:
         raise cannot_handle(rt, str(exc)) from None
 
@@ -86,7 +86,7 @@ def check_body(rt: ResourceType, body: dict[str, Any]) -> list[str]:
     type is the 400 ``decode_body`` would raise."""
     model = rt.model
     try:
-        return decode_in_place(model.kubernetes_version, model.definition, body, prune=False).unknown
+        return model.decoder.in_place(body, prune=False).unknown
     except DecodeError as exc:
         raise cannot_handle(rt, str(exc)) from None
 
@@ -97,7 +97,7 @@ def decode_patched(rt: ResourceType, patched: dict[str, Any], shown: Callable[[]
     is dropped)."""
     model = rt.model
     try:
-        return decode_in_place(model.kubernetes_version, model.definition, patched).unknown
+        return model.decoder.in_place(patched).unknown
     except DecodeError as exc:
         raise patch_invalid(shown(), str(exc)) from None
 
@@ -116,7 +116,7 @@ def patch_may_need_decoding(rt: ResourceType, patch_type: str, patch: Any) -> bo
         return True
     model = rt.model
     try:
-        return bool(decode_in_place(model.kubernetes_version, model.definition, patch, prune=False).locations)
+        return bool(model.decoder.in_place(patch, prune=False).locations)
     except DecodeError:
         return True
 
@@ -272,7 +272,7 @@ def undeclared_apply_fields(rt: ResourceType, config: dict[str, Any]) -> None:
     if model is None:
         return
     try:
-        decoded = decode_in_place(model.kubernetes_version, model.definition, config, prune=False)
+        decoded = model.decoder.in_place(config, prune=False)
     except DecodeError:
         return  # a wrong type surfaces when the result is decoded
     if not decoded.locations:

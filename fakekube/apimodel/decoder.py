@@ -227,13 +227,12 @@ class _List(_Node):
         self.go_type = go_type
         self.item = item
 
-    def check(self, value: Any, w: _Walk) -> None:
-        self._walk(value, w, False)
+    check: Any  # both set below from one definition (_list_walker), so the hot path is one call per list
+    copy: Any
 
-    def copy(self, value: Any, w: _Walk) -> Any:
-        return self._walk(value, w, True)
 
-    def _walk(self, value: Any, w: _Walk, copying: bool) -> Any:
+def _list_walker(copying: bool) -> Any:
+    def walk(self: _List, value: Any, w: _Walk) -> Any:
         if type(value) is not list and not isinstance(value, list):
             if value is None:
                 return None
@@ -255,6 +254,12 @@ class _List(_Node):
             mismatch.location.append(i)
             raise
         return out if copying else None
+
+    return walk
+
+
+_List.check = _list_walker(False)
+_List.copy = _list_walker(True)
 
 
 class _Map(_Node):
@@ -282,6 +287,14 @@ class _Map(_Node):
             for element in value.values():
                 if type(element) not in types:
                     node.copy(element, w)  # raises: no location below a map of scalars is printed
+            if out is not None:
+                out.update(value)
+            return True
+        if isinstance(node, _Quantity):  # resource lists: requests, limits, capacity
+            valid = node._valid
+            for element in value.values():
+                if type(element) is not str or element not in valid:
+                    node.copy(element, w)
             if out is not None:
                 out.update(value)
             return True
@@ -329,46 +342,51 @@ class _Struct(_Node):
                 self.plain[key] = (str, none)
                 self.ints[key] = _INT_RANGES["int32"]
 
-    def check(self, value: Any, w: _Walk) -> None:
-        self._walk(value, w, None)
+    check: Any  # both set below from one definition (_struct_walker), so the hot path is one call per object
+    copy: Any
 
-    def copy(self, value: Any, w: _Walk) -> Any:
-        out: dict[str, Any] = {}
-        return out if self._walk(value, w, out) else None
 
-    def _walk(self, value: Any, w: _Walk, out: dict[str, Any] | None) -> bool:
-        """Walk the fields of ``value``, copying what is kept into ``out`` unless it is None; False for null."""
+def _struct_walker(copying: bool) -> Any:
+    def walk(self: _Struct, value: Any, w: _Walk) -> Any:
+        """Walk the fields of ``value``; when copying, return a copy of what is kept."""
         if type(value) is not dict and not isinstance(value, dict):
             if value is None:
-                return False
+                return None
             raise _Mismatch(value, self.go_type)
         plain = self.plain
         ints = self.ints
-        steps = self.checkers if out is None else self.copiers
+        steps = self.copiers if copying else self.checkers
+        out: dict[str, Any] = {}
         key = ""
         try:
             for key, element in value.items():
                 accepted = plain.get(key)
                 if accepted is not None and type(element) in accepted:
-                    if out is not None:
+                    if copying:
                         out[key] = element
                     continue
                 bounds = ints.get(key)
                 if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
-                    if out is not None:
+                    if copying:
                         out[key] = element
                     continue
                 step = steps.get(key)
                 if step is None:
                     w.unknown.append((value, key))
-                elif out is None:
-                    step(element, w)
-                else:
+                elif copying:
                     out[key] = step(element, w)
+                else:
+                    step(element, w)
         except _Mismatch as mismatch:
             mismatch.location.append(key)
             raise
-        return True
+        return out if copying else None
+
+    return walk
+
+
+_Struct.check = _struct_walker(False)
+_Struct.copy = _struct_walker(True)
 
 
 def _base64_error(src: str) -> int | None:
@@ -490,35 +508,50 @@ class Decoded:
         return [strict_path(location) for location in self.locations]
 
 
-def _root(version: KubernetesVersion, definition: str) -> _Node:
-    return _compiler(version).definition(definition)
+class Decoder:
+    """The typed decoder of one definition (``decoder(version, definition)``), compiled once."""
+
+    __slots__ = ("root",)
+
+    def __init__(self, root: _Node) -> None:
+        self.root = root
+
+    def copy(self, obj: Any) -> Decoded:
+        """A copy of ``obj`` as the typed decoder leaves it: unknown fields dropped (and named). Raises
+        DecodeError with Go's message for a value of the wrong type."""
+        walk = _Walk()
+        try:
+            value = self.root.copy(obj, walk)
+        except _Mismatch as mismatch:
+            raise mismatch.error(self.root) from None
+        return Decoded(value, _locations(obj, walk.unknown) if walk.unknown else [])
+
+    def in_place(self, obj: Any, *, prune: bool = True) -> Decoded:
+        """Like ``copy``, but checks ``obj`` itself and (``prune``) drops its unknown fields in place, for
+        documents the caller owns such as a patch's result."""
+        walk = _Walk()
+        try:
+            self.root.check(obj, walk)
+        except _Mismatch as mismatch:
+            raise mismatch.error(self.root) from None
+        if not walk.unknown:
+            return Decoded(obj, [])
+        locations = _locations(obj, walk.unknown)
+        if prune:
+            for container, key in walk.unknown:
+                container.pop(key, None)
+        return Decoded(obj, locations)
+
+
+def decoder(version: KubernetesVersion, definition: str) -> Decoder:
+    return Decoder(_compiler(version).definition(definition))
 
 
 def decode_copy(version: KubernetesVersion, definition: str, obj: Any) -> Decoded:
-    """A copy of ``obj`` as the typed decoder of ``definition`` leaves it: unknown fields dropped (and named).
-    Raises DecodeError with Go's message for a value of the wrong type."""
-    root = _root(version, definition)
-    walk = _Walk()
-    try:
-        value = root.copy(obj, walk)
-    except _Mismatch as mismatch:
-        raise mismatch.error(root) from None
-    return Decoded(value, _locations(obj, walk.unknown) if walk.unknown else [])
+    """``decoder(version, definition).copy(obj)``."""
+    return decoder(version, definition).copy(obj)
 
 
 def decode_in_place(version: KubernetesVersion, definition: str, obj: Any, *, prune: bool = True) -> Decoded:
-    """Like ``decode_copy``, but checks ``obj`` itself and (``prune``) drops its unknown fields in place, for
-    documents the caller owns such as a patch's result."""
-    root = _root(version, definition)
-    walk = _Walk()
-    try:
-        root.check(obj, walk)
-    except _Mismatch as mismatch:
-        raise mismatch.error(root) from None
-    if not walk.unknown:
-        return Decoded(obj, [])
-    locations = _locations(obj, walk.unknown)
-    if prune:
-        for container, key in walk.unknown:
-            container.pop(key, None)
-    return Decoded(obj, locations)
+    """``decoder(version, definition).in_place(obj, prune=prune)``."""
+    return decoder(version, definition).in_place(obj, prune=prune)
