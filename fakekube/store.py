@@ -23,6 +23,7 @@ from typing import Any
 from fakekube import decoding, errors, validation
 from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
+from fakekube.audit.log import NO_BODY
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
 from fakekube.decoding import FieldReport, check_type_meta
@@ -140,11 +141,14 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
     def _begin(self, verb: str, rt: ResourceType, namespace: str | None, name: str | None,
                subresource: str | None, actor: str, **extra: Any) -> AuditEntry:
         self._seq += 1
-        return AuditEntry(
+        entry = AuditEntry(
             seq=self._seq, time=self.clock.now().timestamp(), actor=actor, verb=verb, group=rt.group,
             resource=rt.plural, namespace=namespace if rt.namespaced else None, name=name,
-            subresource=subresource, **extra,
+            subresource=subresource, version=rt.version, **extra,
         )
+        if self.audit.open_contexts:  # a front serves this request and told the audit log about it
+            entry.request = self.audit.take_context(entry)
+        return entry
 
     def _inject_faults(self, entry: AuditEntry) -> None:
         outcome = self.faults.check(entry.verb, entry.resource, entry.namespace, entry.name, entry.subresource,
@@ -157,22 +161,31 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             entry.notes.append("injected fault")
             raise outcome.error
 
-    def _run(self, entry_factory: Callable[[], AuditEntry], body: Callable[[AuditEntry], Any]) -> Any:
-        """Serve one request under the store lock and audit it, whatever its outcome."""
+    def _run(self, entry_factory: Callable[[], AuditEntry], body: Callable[[AuditEntry], Any],
+             request: Any = NO_BODY) -> Any:
+        """Serve one request under the store lock and audit it, whatever its outcome. ``request``: the body
+        the client sent, which an audit policy may ask to log."""
         entry: AuditEntry | None = None
         with self._lock:
             self._depth += 1
             try:
                 entry = entry_factory()
+                if self.audit.policy is not None:
+                    self.audit.admit(entry, request)
                 if self.faults:
                     self._inject_faults(entry)
                 result = body(entry)
                 if not entry.code:
                     entry.code = 200
+                if entry.level == "RequestResponse":
+                    self.audit.respond(entry, result)
                 return result
             except errors.ApiError as exc:
                 if entry is not None:
                     entry.code, entry.reason, entry.message = exc.code, exc.reason, exc.message
+                    entry.details = exc.details
+                    if entry.level == "RequestResponse":
+                        entry.response_object = exc.status
                 raise
             except Exception as exc:  # a bug of ours: answered like the real server answers a panic
                 internal = errors.InternalError(f"Internal error occurred: {exc!r}", reason="InternalError")

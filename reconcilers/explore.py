@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from fakekube.explore import ObjectRef, Param, Registry, Run, RunResult, Violation, no_stale_overwrite
 from reconcilers import keys
 from reconcilers.builds import BUILDS, DEFAULT_BUILD
+from reconcilers.env import MODEL_NAMES, named_model
 from reconcilers.objects import is_ready
 from reconcilers.report import doubly_owned_sandboxes
 from reconcilers.scenarios import SCENARIOS, ScenarioRun, run_scenario
@@ -35,13 +36,15 @@ PARAMS: tuple[Param, ...] = (
     Param("claim_status", "update", CLAIM_STATUS_MODES,
           help="claim status write: " + "; ".join(f"{k} = {v}" for k, v in LABELS.items())),
     Param("build", DEFAULT_BUILD, tuple(BUILDS), help=f"agent-sandbox build (reconcilers/builds.py; default {DEFAULT_BUILD})"),
+    Param("model", "pr508-table1", MODEL_NAMES,
+          help="timing model: pr508-table1 (fitted from PR #508's first table, the default) or hand-set (before)"),
     Param("sandbox_status", None, SANDBOX_STATUS_MODES,
           help="sandbox status write: update or patch (#509); default: as the build does"),
     Param("pod_metadata", None, POD_METADATA_MODES,
           help="pod label propagation: update or patch (#784); default: as the build does"),
     *(Param(name, None, None, kind, text) for name, kind, text in LOAD_PARAMS),
 )
-_OWN_PARAMS = ("claim_status", "sandbox_status", "pod_metadata", "build")
+_OWN_PARAMS = ("claim_status", "sandbox_status", "pod_metadata", "build", "model")
 DEFAULT_INVARIANTS = ("no-stale-overwrite", "every-claim-ready", "one-claim-per-sandbox")
 
 
@@ -52,7 +55,8 @@ def scenario(name: str) -> Callable[[Run], ScenarioRun]:
         strategies = WriteStrategies(run.param("claim_status", "update"), run.param("sandbox_status"),
                                      run.param("pod_metadata"))
         loaded = SCENARIOS[name].with_overrides(**{k: v for k, v in run.params.items() if k not in _OWN_PARAMS})
-        return run_scenario(loaded, strategies, build=run.param("build"), sim=run.simulation())
+        return run_scenario(loaded, strategies, build=run.param("build"), sim=run.simulation(),
+                            model=named_model(run.param("model", "pr508-table1")))
 
     play.__name__ = play.__qualname__ = f"scenario_{name.replace('-', '_')}"
     play.__doc__ = f"agent-sandbox {name} (reconcilers/scenarios.py) with the run's write strategies"

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
+from fakekube.audit.context import actor_from_user_agent
 from fakekube.identity import ANONYMOUS, Authorizer, RequestAttributes, UserInfo
 from fakekube.tokens import CREDENTIAL_ID_KEY
 
@@ -25,15 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Authenticator", "Authorizer", "RequestAttributes", "actor_from_user_agent", "forbidden",
            "granted_to_every_user", "user_from_certificate"]
-
-
-def actor_from_user_agent(user_agent: str | None) -> str:
-    """The product name of the User-Agent: ``kubectl/v1.32.4 (linux/amd64) ...`` → ``kubectl``,
-    ``kopf/1.45.2`` → ``kopf``. The real server derives the default field manager the same way."""
-    if not user_agent:
-        return "unknown"
-    product = user_agent.strip().split(" ", 1)[0].split("/", 1)[0]
-    return product or "unknown"
 
 
 def user_from_certificate(subject: Any, der: bytes) -> UserInfo | None:

@@ -4,6 +4,7 @@ and errors the code did not expect (a 500, logged, never a traceback to the clie
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import ssl
 from http import HTTPStatus
@@ -12,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.identity import UserInfo
-from fakekube.server import encoding, openapi, rest, routing, tables
+from fakekube.server import auditing, encoding, negotiation, openapi, rest, routing, tables
 from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
+from fakekube.server.replies import Encoder
 
 if TYPE_CHECKING:
     from fakekube.server.app import ApiServer
@@ -37,6 +39,9 @@ class ApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked watch streams
     disable_nagle_algorithm = True  # else each reply waits ~40 ms for the client's delayed ACK
     server: ApiServer
+    _audit: auditing.AuditRequest | None = None  # the request's audit context, when a log is written
+    _reply_code: int = 0
+    _reply_error: errors.ApiError | None = None
 
     def setup(self) -> None:
         if isinstance(self.request, ssl.SSLSocket):
@@ -98,9 +103,23 @@ class ApiHandler(BaseHTTPRequestHandler):
         path, _, query = self.path.partition("?")
         self._warnings: list[str] = []
         self._previous_request = srv.store.last_request()
+        self._encoder = Encoder.JSON  # until a resource request negotiates its media type
+        audit = srv.store.audit
+        self._audit = auditing.begin(self, method) if audit.policy is not None else None
+        self._reply_code, self._reply_error = 0, None
+        try:
+            with audit.context(self._audit) if self._audit is not None else contextlib.nullcontext():
+                self._serve_audited(method, path, query)
+        finally:
+            if self._audit is not None:
+                auditing.end(self, self._audit, self._reply_code, self._reply_error)
+
+    def _serve_audited(self, method: str, path: str, query: str) -> None:
+        srv = self.server
         try:
             body = self._read_body()
             user = srv.authenticator.authenticate(self.headers.get("Authorization"), self._client_certificate())
+            auditing.authenticated(self._audit, user)
             route = routing.parse(path)
             if route is None:
                 raise rest.path_not_found()
@@ -138,14 +157,17 @@ class ApiHandler(BaseHTTPRequestHandler):
             attrs = rest.attributes(req, rt, verb)
             if not granted_to_every_user(attrs) and not srv.authorizer(attrs):
                 raise forbidden(attrs)
-        # Server-side printing is asked for in Accept (kubectl's human-readable get); decided before the verb runs
-        # so a bad includeObject fails without side effects. Subresources are served as themselves.
+        # The response's media type (JSON, YAML, protobuf, or a Table for kubectl's human-readable get) is
+        # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
+        # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.
+        printable = verb in ("get", "list", "watch") and route.subresource is None
+        choice = negotiation.negotiate(self.headers.get("Accept"), Encoder.offered(rt), watch=verb == "watch",
+                                       tables=printable, standard=Encoder.standard(rt))
+        self._encoder = Encoder.for_media_type(choice.media_type)
         table = None
-        if verb in ("get", "list", "watch") and route.subresource is None:
-            version = tables.wants_table(self.headers.get("Accept"))
-            if version is not None:
-                table = tables.TableWriter(srv.printers.for_resource(rt), rt, version,
-                                           tables.include_object(query.str("includeObject")), store.clock.now)
+        if choice.table_version is not None:
+            table = tables.TableWriter(srv.printers.for_resource(rt), rt, choice.table_version,
+                                       tables.include_object(query.str("includeObject")), store.clock.now)
         result = rest.serve(req, rt, verb)
         if isinstance(result, rest.WatchReply):
             if table is not None:
@@ -161,7 +183,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
             self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))
             return
-        self._send_json(code, result.body)
+        self._send_document(code, result.body)
 
     def _endpoint(self, route: routing.Endpoint) -> None:
         d = self.server.discovery
@@ -206,12 +228,15 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._write_reply(200, body, JSON_TYPE)
 
     def _stream(self, reply: rest.WatchReply) -> None:
-        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {JSON_TYPE}\r\nTransfer-Encoding: chunked\r\n"
+        encoder = self._encoder
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {encoder.watch_content_type}\r\nTransfer-Encoding: chunked\r\n"
                 "Cache-Control: no-cache, private\r\n\r\n").encode()
+        auditing.stream_started(self, self._audit)
         try:
             self.wfile.write(head)
             clean = self.server.streamer.run(self.wfile.write, self.connection, reply.watch, reply.resource,
-                                             reply.timeout, reply.bookmarks, reply.render)
+                                             reply.timeout, reply.bookmarks, reply.render,
+                                             encode=encoder.watch_event)
             if not clean:
                 self.close_connection = True
         except _CLIENT_GONE + (OSError,):
@@ -294,7 +319,18 @@ class ApiHandler(BaseHTTPRequestHandler):
             self._warnings = list(dict.fromkeys(entry.warnings))  # the apiserver's recorder drops repeats
 
     def _send_error(self, exc: errors.ApiError) -> None:
-        self._send_json(exc.code, exc.status)
+        self._reply_error = exc
+        if exc.code == 406:
+            # WriteObjectNegotiated falls back to WriteRawJSON: indented JSON, no newline
+            self._write_reply(exc.code, encoding.marshal_indent(exc.status), JSON_TYPE)
+            return
+        self._send_document(exc.code, exc.status)
+
+    def _send_document(self, code: int, document: Any) -> None:
+        """A response object in the negotiated media type (JSON unless the request negotiated another)."""
+        encoder = getattr(self, "_encoder", Encoder.JSON)
+        body, content_type = encoder.encode(document, pretty=self._pretty())
+        self._write_reply(code, body, content_type)
 
     def _send_json(self, code: int, document: Any) -> None:
         self._write_reply(code, encoding.encode(document, pretty=self._pretty()), JSON_TYPE)
@@ -311,6 +347,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             phrase = HTTPStatus(code).phrase
         except ValueError:
             phrase = ""
+        self._reply_code = code
         connection = "Connection: close\r\n" if self.close_connection else ""
         warnings = "".join(f"Warning: {warning_header(w)}\r\n" for w in getattr(self, "_warnings", ()))
         head = (f"HTTP/1.1 {code} {phrase}\r\nContent-Type: {content_type}\r\n"

@@ -169,8 +169,8 @@ def _watch(req: Request, rt: ResourceType) -> WatchReply:
 # -- writes ------------------------------------------------------------------------------------------------
 
 
-def _object_body(req: Request) -> Any:
-    body = bodies.decode_object(req.body, req.content_type)
+def _object_body(req: Request, rt: ResourceType) -> Any:
+    body = bodies.decode_object(req.body, req.content_type, rt)
     if not isinstance(body, dict):
         raise errors.BadRequest(f"the body of the request must be a JSON object, not {type(body).__name__}")
     return body
@@ -180,12 +180,12 @@ def _create(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     if p.subresource is not None and (rt.group, rt.plural, p.subresource) in POST_SUBRESOURCES:
         assert p.name is not None
-        return Reply(201, req.store.bind(p.name, _object_body(req), p.namespace, actor=req.actor,
+        return Reply(201, req.store.bind(p.name, _object_body(req, rt), p.namespace, actor=req.actor,
                                          dry_run=req.query.dry_run()))
     if rt.namespaced and p.namespace is None:
         raise errors.MethodNotSupported(rt.plural, rt.group, "create")
     q = req.query
-    obj = req.store.create(rt, _object_body(req), p.namespace, actor=req.actor, dry_run=q.dry_run(),
+    obj = req.store.create(rt, _object_body(req, rt), p.namespace, actor=req.actor, dry_run=q.dry_run(),
                            field_manager=q.str("fieldManager") or None, user=req.user, name=p.name,
                            subresource=p.subresource, field_validation=q.str("fieldValidation"))
     return Reply(201, obj)
@@ -195,7 +195,7 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     assert p.name is not None
     q = req.query
-    body = _object_body(req)
+    body = _object_body(req, rt)
     if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
         return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,

@@ -52,7 +52,8 @@ class CreateVerbs:
             report = FieldReport(decoding.field_validation(field_validation, "CreateOptions"), entry.warnings)
             return self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager), report)
 
-        return self._run(lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run), serve)
+        return self._run(lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run), serve,
+                         request=body)
 
     def _answering_strategy(self, rt: ResourceType, subresource: str | None) -> Strategy | None:
         """The strategy that answers this create without storing, or None for an ordinary create."""

@@ -45,9 +45,11 @@ class WriteVerbs:
             obj = self._check_body(rt, body, report)
             return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager))
 
+        rv = meta.get("resourceVersion")
         return self._run(
-            lambda: self._begin("update", rt, ns, name, subresource, actor, dry_run=dry_run, based_on=based_on),
-            serve,
+            lambda: self._begin("update", rt, ns, name, subresource, actor, dry_run=dry_run, based_on=based_on,
+                                request_rv=rv if isinstance(rv, str) else None),
+            serve, request=body,
         )
 
     def _refuse_stale_put(self, rt: ResourceType, namespace: str | None, name: str, body: Any,
@@ -210,7 +212,7 @@ class WriteVerbs:
         return self._run(
             lambda: self._begin("patch", rt, namespace, name, subresource, actor, dry_run=dry_run,
                                 patch_type=kind, based_on=based_on),
-            serve,
+            serve, request=body,
         )
 
     def _decode_patched(self, rt: ResourceType, patched: dict[str, Any], patch_type: str, patch: Any,

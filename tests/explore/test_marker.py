@@ -137,5 +137,6 @@ def test_the_marker_example_of_the_docs_runs(pytester: pytest.Pytester) -> None:
     assert outcomes.get("passed", 0) == 5  # patch-lock never loses a claim status
     assert 0 < outcomes.get("failed", 0) <= 5  # the blind patch does, in some seeds
     result.stdout.fnmatch_lines(["*fakekube explore*",
-                                 "test_claims.py::test_claim_status_is_never_lost [[]claim_status=patch]: 5 runs, * failing",
+                                 "test_claims.py::test_claim_status_is_never_lost [[]claim_status=patch model=hand-set]: "
+                                 "5 runs, * failing",
                                  "  claim-status-not-overwritten: seeds * (smallest *)"])
