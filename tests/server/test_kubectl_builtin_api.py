@@ -111,3 +111,9 @@ def test_an_older_release_serves_only_its_kinds(tmp_path: Path) -> None:
         version = subprocess.run([binary, "version", "-o", "yaml"], capture_output=True, text=True, env=env,
                                  timeout=60)
         assert yaml.safe_load(version.stdout)["serverVersion"]["minor"] == "30"
+
+
+def test_explain_a_custom_resource(kubectl, widgets) -> None:
+    out = kubectl("explain", "widgets").stdout
+    assert "GROUP:      example.com" in out and "KIND:       Widget" in out
+    assert "spec\t<Object>" in out and "metadata\t<ObjectMeta>" in out
