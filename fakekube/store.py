@@ -20,13 +20,13 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from fakekube import errors, validation
+from fakekube import decoding, errors, validation
 from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
 from fakekube.audit.log import NO_BODY
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
-from fakekube.decoding import check_decodable, check_type_meta
+from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
 from fakekube.identity import Authorizer
@@ -384,15 +384,25 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
 
-    def _check_body(self, rt: ResourceType, body: Any) -> dict[str, Any]:
+    def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None) -> dict[str, Any]:
+        """The store's copy of a create or update body, decoded as the real server decodes it (fakekube.decoding):
+        wrong JSON types are a 400, unknown fields are dropped and reported to ``report`` (fieldValidation)."""
         if not isinstance(body, dict):
             raise errors.BadRequest(
                 f"the body of the request must be a JSON object describing a {rt.kind}, not {type(body).__name__}"
             )
-        obj = json_copy(body)
-        check_type_meta(obj)
-        api_version = obj.get("apiVersion")
-        kind = obj.get("kind")
+        check_type_meta(body)
+        api_version = body.get("apiVersion")
+        kind = body.get("kind")
+        duplicates = list(getattr(body, "duplicate_fields", ()))
+        if rt.model is not None:
+            decoded = decoding.decode_body(rt, body)
+            obj, unknown = decoded.value, decoded.unknown
+        else:
+            obj = json_copy(body)
+            unknown = self._prune_custom(rt, obj)
+        if report is not None:
+            report.body(rt, duplicates, unknown)
         if rt.to_storage is not None and api_version in (None, rt.api_version):
             obj = rt.to_storage({**obj, "apiVersion": rt.api_version, "kind": rt.kind})
             api_version, kind = obj["apiVersion"], obj["kind"]
@@ -412,13 +422,22 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         elif not isinstance(meta, dict):
             raise errors.BadRequest("metadata must be an object")
         rest = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
-        if not rt.custom:
-            check_decodable(rt.group, rt.kind, rt.version, rest)
         return {"apiVersion": api_version or rt.api_version, "kind": rt.kind, "metadata": meta, **rest}
 
-    def _prepare_schema(self, rt: ResourceType, obj: dict[str, Any]) -> None:
+    def _prune_custom(self, rt: ResourceType, obj: dict[str, Any]) -> list[str]:
+        """Drop what a custom resource's schema (and ObjectMeta) does not declare; the dropped paths."""
+        unknown: list[str] = []
+        meta = obj.get("metadata")
+        if isinstance(meta, dict) and self.registry.kubernetes_version is not None:
+            unknown += decoding.custom_metadata_unknown(self.registry.kubernetes_version, meta)
         if rt.schema is not None:
-            rt.schema.prune(obj)
+            unknown += rt.schema.prune(obj)
+        return unknown
+
+    def _prepare_schema(self, rt: ResourceType, obj: dict[str, Any]) -> None:
+        """Defaults of a custom resource's schema (its unknown fields were pruned when the body or the patch's
+        result was decoded)."""
+        if rt.schema is not None:
             rt.schema.apply_defaults(obj)
 
     def _manager(self, actor: str, field_manager: str | None) -> str:

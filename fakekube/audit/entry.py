@@ -33,6 +33,7 @@ class AuditEntry:
     # The generateName of a create that asked for one: the audit log's objectRef.name stays empty for such a
     # create (kube-apiserver fills objectRef from the URL), while ``name`` holds the name the store generated.
     generate_name: str | None = None
+    warnings: list[str] = field(default_factory=list)  # sent to the client as Warning headers (fieldValidation)
     # What an audit.k8s.io/v1 Event says beyond the store's view. ``version``: the API version the request
     # used (objectRef.apiVersion); ``request_rv``: the resourceVersion the client sent in the body
     # (objectRef.resourceVersion); ``details``: the error's Status details. ``level`` is the audit level a

@@ -23,6 +23,7 @@ from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
 from fakekube.server.handler import ApiHandler
 from fakekube.server.kubeconfig import write_kubeconfig
+from fakekube.server.openapi import OpenAPIDocuments
 from fakekube.server.tables import Printers
 from fakekube.server.tls import Certificates, make_certificates
 from fakekube.server.watchstream import StreamSettings, WatchStreamer
@@ -30,6 +31,9 @@ from fakekube.store import Store
 
 
 class ApiServer(ThreadingHTTPServer):
+    """``version_minor`` overrides the minor release ``/version`` reports (default: the store's emulated
+    Kubernetes version)."""
+
     daemon_threads = True
     block_on_close = False  # stop() closes connections and joins the threads itself
     request_queue_size = 256  # room for a burst of watch connections
@@ -44,7 +48,7 @@ class ApiServer(ThreadingHTTPServer):
         tokens: Mapping[str, str | UserInfo] | None = None,
         authorizer: Authorizer | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-        version_minor: str = "32",
+        version_minor: str | None = None,
         watch_timeout: float = 1800.0,
         bookmark_interval: float = 30.0,
         poll_interval: float = 0.25,
@@ -68,6 +72,7 @@ class ApiServer(ThreadingHTTPServer):
                                       self.closing)
         self.printers = Printers(self.store)  # server-side printing (Table) for kubectl get
         self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)
+        self.openapi = OpenAPIDocuments(self.store.registry)
         self._connections: dict[socket.socket, threading.Thread] = {}
         self._conn_lock = threading.Lock()
         self._thread: threading.Thread | None = None

@@ -11,12 +11,12 @@ Kinds fakekube serves without a protobuf schema (CustomResourceDefinition) get a
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import yaml
 
 from fakekube import errors
+from fakekube.decoding import json_body
 from fakekube.resources import ResourceType
 from fakekube.server.protobuf import MEDIA_TYPE as PROTOBUF
 from fakekube.server.protobuf import CodecError, UnknownKind, default_codec
@@ -94,10 +94,12 @@ def decode_protobuf(body: bytes, api_version: str, kind: str, *, custom: bool = 
 
 
 def decode_json(body: bytes) -> Any:
+    """A JSON body; an object remembers its duplicate fields (``fakekube.decoding.RequestBody``), which the
+    store reports as fieldValidation asks."""
     if not body.strip():
         raise errors.BadRequest("the request body is empty: expected a JSON object")
     try:
-        return json.loads(body)
+        return json_body(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.BadRequest(f"the body of the request could not be decoded as JSON: {exc}") from None
 

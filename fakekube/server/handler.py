@@ -101,6 +101,8 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         srv = self.server
         path, _, query = self.path.partition("?")
+        self._warnings: list[str] = []
+        self._previous_request = srv.store.last_request()
         self._encoder = Encoder.JSON  # until a resource request negotiates its media type
         audit = srv.store.audit
         self._audit = auditing.begin(self, method) if audit.policy is not None else None
@@ -129,6 +131,7 @@ class ApiHandler(BaseHTTPRequestHandler):
                 return
             self._resource(method, route, Query(query), body, user)
         except errors.ApiError as exc:
+            self._take_warnings()  # a failed write still sends what its decoding warned about
             self._send_error(exc)
         except _CLIENT_GONE:
             self.close_connection = True
@@ -172,6 +175,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             self._stream(result)
             return
         code = result.code
+        self._take_warnings()
         entry = store.last_request()
         if verb == "patch" and entry is not None and entry.code == 201:
             code = 201  # a server-side apply that created the object
@@ -203,16 +207,25 @@ class ApiHandler(BaseHTTPRequestHandler):
             if not d.has_group_version(group, version):
                 raise rest.path_not_found()
             self._send_discovery(d.resource_list(group, version))
-        elif kind == "openapi_v3":
-            gvs = [(g, v) for g, vs in sorted(d.registry.groups().items()) for v in vs]
-            self._write_reply(200, encoding.marshal(openapi.index(gvs, d.registry.generation)), JSON_TYPE)
-        elif kind == "openapi_v3_doc":
-            group, version = route.parts
-            if not d.has_group_version(group, version):
-                raise rest.path_not_found()
-            self._write_reply(200, encoding.marshal(openapi.document(d.types(group, version))), JSON_TYPE)
+        elif kind.startswith("openapi"):
+            self._openapi(route)
         else:  # pragma: no cover - routing only produces the kinds above
             raise rest.path_not_found()
+
+    def _openapi(self, route: routing.Endpoint) -> None:
+        documents = self.server.openapi
+        if route.kind == "openapi_v3_doc" and not documents.has(*route.parts):
+            raise rest.path_not_found()
+        if not openapi.accepts_json(self.headers.get("Accept")):
+            self._write_reply(406, b"", "text/plain; charset=utf-8")  # kube-openapi: no body, just the code
+            return
+        if route.kind == "openapi_v2":
+            body = documents.v2()
+        elif route.kind == "openapi_v3":
+            body = documents.index()
+        else:
+            body = documents.group_version(*route.parts)
+        self._write_reply(200, body, JSON_TYPE)
 
     def _stream(self, reply: rest.WatchReply) -> None:
         encoder = self._encoder
@@ -299,6 +312,12 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     # -- replies -------------------------------------------------------------------------------------------
 
+    def _take_warnings(self) -> None:
+        """The warnings of the store request this HTTP request made (fieldValidation=Warn), if it made one."""
+        entry = self.server.store.last_request()
+        if entry is not None and entry is not self._previous_request:
+            self._warnings = list(dict.fromkeys(entry.warnings))  # the apiserver's recorder drops repeats
+
     def _send_error(self, exc: errors.ApiError) -> None:
         self._reply_error = exc
         if exc.code == 406:
@@ -330,9 +349,16 @@ class ApiHandler(BaseHTTPRequestHandler):
             phrase = ""
         self._reply_code = code
         connection = "Connection: close\r\n" if self.close_connection else ""
+        warnings = "".join(f"Warning: {warning_header(w)}\r\n" for w in getattr(self, "_warnings", ()))
         head = (f"HTTP/1.1 {code} {phrase}\r\nContent-Type: {content_type}\r\n"
-                f"Content-Length: {len(body)}\r\n{connection}\r\n").encode()
+                f"Content-Length: {len(body)}\r\n{warnings}{connection}\r\n").encode()
         self.wfile.write(head + body)
+
+
+def warning_header(text: str) -> str:
+    """apimachinery ``net.NewWarningHeader(299, "-", text)``: ``299 - "unknown field \\"spec.foo\\""``."""
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{quoted}"'
 
 
 def too_large(limit: int) -> errors.ApiError:

@@ -102,11 +102,23 @@ def attributes(req: Request, rt: ResourceType, verb: str) -> RequestAttributes:
 
 
 def serve(req: Request, rt: ResourceType, verb: str) -> Reply | WatchReply:
-    if req.path.subresource is None and verb not in rt.verbs:
-        # No route is installed for a verb the resource does not serve (the reviews are create-only).
-        raise errors.MethodNotSupported(rt.plural, rt.group, verb)
+    check_verb(rt, req.path, verb)
     handler = _HANDLERS[verb]
     return handler(req, rt)
+
+
+def check_verb(rt: ResourceType, path: ResourcePath, verb: str) -> None:
+    """A verb the resource (or subresource) does not list in discovery has no route on the real server: 405.
+    (A subresource discovery does not know is left to the store, which answers 404.)"""
+    if path.subresource is None:
+        verbs = rt.verbs
+    else:
+        sub = next((s for s in rt.discovery_subresources if s.name == path.subresource), None)
+        if sub is None:
+            return
+        verbs = sub.verbs
+    if verb not in verbs:
+        raise errors.MethodNotSupported(rt.plural, rt.group, verb)
 
 
 # -- reads -------------------------------------------------------------------------------------------------
@@ -176,7 +188,7 @@ def _create(req: Request, rt: ResourceType) -> Reply:
     q = req.query
     obj = req.store.create(rt, _object_body(req, rt), p.namespace, actor=req.actor, dry_run=q.dry_run(),
                            field_manager=q.str("fieldManager") or None, user=req.user, name=p.name,
-                           subresource=p.subresource)
+                           subresource=p.subresource, field_validation=q.str("fieldValidation"))
     return Reply(201, obj)
 
 
@@ -188,7 +200,8 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
         return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
-                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None)
+                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
+                           field_validation=q.str("fieldValidation"))
     return Reply(200, obj)
 
 
@@ -203,7 +216,7 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
     body: Any = req.body  # every patch type, apply's YAML or JSON included, is decoded by the store
     obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
                           actor=req.actor, dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
-                          force=q.bool("force", default=None))
+                          force=q.bool("force", default=None), field_validation=q.str("fieldValidation"))
     return Reply(200, obj)  # the handler turns it into 201 when an apply created the object
 
 

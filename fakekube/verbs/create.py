@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube import errors, validation
+from fakekube import decoding, errors, validation
 from fakekube.audit import AuditEntry
-from fakekube.decoding import check_type_meta
+from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.identity import ANONYMOUS, UserInfo
 from fakekube.jsonvalues import json_copy
 from fakekube.records import (
@@ -25,12 +25,14 @@ class CreateVerbs:
     def create(self, resource: str | ResourceType, body: dict[str, Any], namespace: str | None = None, *,
                actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None,
                user: UserInfo | None = None, name: str | None = None,
-               subresource: str | None = None) -> dict[str, Any]:
+               subresource: str | None = None, field_validation: str | None = None) -> dict[str, Any]:
         """POST: returns the stored object (201).
 
         ``user`` is who asks (anonymous when not given): the kinds whose create is answered rather than stored
         (reviews) answer for them. ``name`` and ``subresource`` address a create on a subresource of an object
         (``serviceaccounts``, ``name="builder"``, ``subresource="token"``: a TokenRequest).
+        ``field_validation`` is the request's ``fieldValidation`` (``Ignore``, ``Warn`` — the default —,
+        ``Strict``); warnings land on the request's audit entry.
         """
         rt = self.resolve(resource)
         answering = self._answering_strategy(rt, subresource)
@@ -45,11 +47,13 @@ class CreateVerbs:
             )
         ns = namespace or (body.get("metadata") or {}).get("namespace") if isinstance(body, dict) else namespace
         name = (body.get("metadata") or {}).get("name") if isinstance(body, dict) else None
-        return self._run(
-            lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run),
-            lambda entry: self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager)),
-            request=body,
-        )
+
+        def serve(entry: AuditEntry) -> dict[str, Any]:
+            report = FieldReport(decoding.field_validation(field_validation, "CreateOptions"), entry.warnings)
+            return self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager), report)
+
+        return self._run(lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run), serve,
+                         request=body)
 
     def _answering_strategy(self, rt: ResourceType, subresource: str | None) -> Strategy | None:
         """The strategy that answers this create without storing, or None for an ordinary create."""
@@ -74,8 +78,8 @@ class CreateVerbs:
         return answer
 
     def _create(self, rt: ResourceType, body: Any, namespace: str | None, entry: AuditEntry, dry_run: bool,
-                manager: str | None) -> dict[str, Any]:
-        obj = self._check_body(rt, body)
+                manager: str | None, report: FieldReport | None = None) -> dict[str, Any]:
+        obj = self._check_body(rt, body, report)
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         meta = obj["metadata"]
         if target.namespaced:

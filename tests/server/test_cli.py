@@ -60,3 +60,15 @@ def test_serve_tls_without_token_writes_a_client_certificate_kubectl_uses(tmp_pa
                                 timeout=60, env=env, stdin=subprocess.DEVNULL)
         assert listed.returncode == 0, listed.stderr
         assert "namespace/default" in listed.stdout
+
+
+def test_serve_emulates_the_kubernetes_version_it_is_given():
+    with serving("--kubernetes-version", "1.30") as url:
+        with urllib.request.urlopen(f"{url}/version", timeout=5) as resp:
+            assert json.loads(resp.read())["minor"] == "30"
+        with urllib.request.urlopen(f"{url}/apis", timeout=5) as resp:
+            groups = [g["name"] for g in json.loads(resp.read())["groups"]]
+        assert "resource.k8s.io" not in groups and "flowcontrol.apiserver.k8s.io" in groups
+    refused = subprocess.run([sys.executable, "-m", "fakekube.cli", "serve", "--kubernetes-version", "1.20"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2 and "supported versions: 1.25 to 1.37" in refused.stderr
