@@ -1,4 +1,5 @@
-"""The ``fakekube`` command: ``fakekube simulate`` (the agent-sandbox experiments) and ``fakekube serve``.
+"""The ``fakekube`` command: ``fakekube simulate`` (the agent-sandbox experiments), ``fakekube serve`` and
+``fakekube audit`` and ``fakekube fit`` (a timing model from evidence).
 
 Each subcommand lives with the layer it drives; this module only dispatches.
 """
@@ -14,6 +15,10 @@ _SUBCOMMANDS = {
     "simulate": ("reconcilers.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
     "serve": ("fakekube.cluster.cli", "Serve the fake API server over HTTP for kubectl and client libraries, "
                                       "with a simulated cluster acting on it (nodes, scheduler, controllers)."),
+    "fit": ("reconcilers.fitcmd", "Estimate a cluster timing model from a PR-style table or an audit log."),
+    "explore": ("fakekube.explore.cli", "Run a scenario over many seeds and perturbations; write reproducers."),
+    "audit": ("fakekube.audit.cli", "Read an audit log (kube-apiserver, GKE, AKS, fakekube): summary, conflicts, "
+                                    "timeline, compare."),
 }
 
 

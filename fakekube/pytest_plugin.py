@@ -37,5 +37,7 @@ def load_manifests(kube: Store) -> Callable[[str | Path | dict[str, Any]], list[
     return kube.load
 
 
-# The simulation and the HTTP front ship fixtures of their own, registered with this plugin.
-pytest_plugins = ["fakekube.sim.fixtures", "fakekube.server.fixtures", "fakekube.cluster.fixtures"]
+# The simulation, the HTTP front and the cluster ship fixtures of their own, registered with this plugin. The
+# fakekube_explore marker comes last: its sim_factory (seeded and perturbed per explored run) overrides the sim's.
+pytest_plugins = ["fakekube.sim.fixtures", "fakekube.server.fixtures", "fakekube.cluster.fixtures",
+                  "fakekube.explore.marker"]

@@ -36,6 +36,7 @@ from fakekube.jsonvalues import json_equal
 __all__ = ["StructuralSchema"]
 
 _META_FIELDS = frozenset(("apiVersion", "kind", "metadata"))
+_LEAVES = frozenset((str, int, float, bool, type(None)))
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
@@ -391,11 +392,17 @@ class _Node:
 
     # ----------------------------------------------------------------------------- pruning
 
-    def prune(self, value: Any, root: bool = False) -> None:
+    def prune(self, value: Any, root: bool = False, where: list[Any] | None = None,
+              pruned: list[str] | None = None) -> None:
+        """Drop what the schema does not declare; ``pruned`` collects the dropped paths (``spec.a[0].b``).
+        ``where`` is the location of ``value`` (keys and list indices), kept up to date as the walk goes and
+        rendered only for what is dropped."""
         # The resource root is treated as an embedded resource: apiVersion/kind/metadata are never pruned.
         keep_meta = self.embedded or root
+        if where is None:
+            where = []
         if self.preserve_unknown:
-            self._skip_prune(value, keep_meta)
+            self._skip_prune(value, keep_meta, where, pruned)
             return
         if isinstance(value, dict):
             for key in list(value):
@@ -406,27 +413,41 @@ class _Node:
                     node = self.additional
                 if node is None:
                     del value[key]
-                else:
-                    node.prune(value[key])
+                    if pruned is not None:
+                        pruned.append(_render(where, key))
+                elif type(item := value[key]) not in _LEAVES:  # a scalar has nothing to prune
+                    where.append(key)
+                    node.prune(item, False, where, pruned)
+                    where.pop()
         elif isinstance(value, list):
-            for item in value:
+            for i, item in enumerate(value):
+                if type(item) in _LEAVES:
+                    continue
+                where.append(i)
                 if self.items is None:
-                    _prune_everything(item)
+                    _prune_everything(item, where, pruned)
                 else:
-                    self.items.prune(item)
+                    self.items.prune(item, False, where, pruned)
+                where.pop()
 
-    def _skip_prune(self, value: Any, keep_meta: bool = False) -> None:
+    def _skip_prune(self, value: Any, keep_meta: bool, where: list[Any], pruned: list[str] | None) -> None:
         # Unknown fields stay, but known ones are still pruned below (their own schema may not preserve).
         if isinstance(value, dict):
             for key, item in value.items():
                 if (keep_meta or self.embedded) and key in _META_FIELDS:
                     continue
                 node = self.properties.get(key) or self.additional
-                if node is not None:
-                    node.prune(item)
+                if node is not None and type(item) not in _LEAVES:
+                    where.append(key)
+                    node.prune(item, False, where, pruned)
+                    where.pop()
         elif isinstance(value, list) and self.items is not None:
-            for item in value:
-                self.items._skip_prune(item)
+            for i, item in enumerate(value):
+                if type(item) in _LEAVES:
+                    continue
+                where.append(i)
+                self.items._skip_prune(item, False, where, pruned)
+                where.pop()
 
     # ----------------------------------------------------------------------------- defaulting
 
@@ -471,13 +492,28 @@ def _child(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _prune_everything(value: Any) -> None:
+def _render(where: list[Any], key: str | None = None) -> str:
+    """A pruned location as apiextensions-apiserver names it: ``spec.items[0].foo``."""
+    parts: list[str] = []
+    for entry in (*where, key) if key is not None else where:
+        if isinstance(entry, int):
+            parts.append(f"[{entry}]")
+        else:
+            parts.append(f".{entry}" if parts else entry)
+    return "".join(parts)
+
+
+def _prune_everything(value: Any, where: list[Any], pruned: list[str] | None) -> None:
     """Pruning under no schema: objects lose every field, lists are walked."""
     if isinstance(value, dict):
+        if pruned is not None:
+            pruned.extend(_render(where, key) for key in value)
         value.clear()
     elif isinstance(value, list):
-        for item in value:
-            _prune_everything(item)
+        for i, item in enumerate(value):
+            where.append(i)
+            _prune_everything(item, where, pruned)
+            where.pop()
 
 
 
@@ -543,9 +579,13 @@ class StructuralSchema:
             errs = [e for e in errs if e.field.split(".", 1)[0].split("[", 1)[0] not in unchanged]
         return errs
 
-    def prune(self, obj: Any) -> None:
-        """Drop fields the schema does not know; ``apiVersion``/``kind``/``metadata`` at the root stay."""
-        self._root.prune(obj, root=True)
+    def prune(self, obj: Any) -> list[str]:
+        """Drop fields the schema does not know; ``apiVersion``/``kind``/``metadata`` at the root stay.
+        Returns the dropped paths, sorted, as apiextensions-apiserver ``pruning.PruneWithOptions`` reports
+        them for ``fieldValidation``."""
+        pruned: list[str] = []
+        self._root.prune(obj, True, [], pruned)
+        return sorted(pruned)
 
     def apply_defaults(self, obj: Any) -> None:
         """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does)."""

@@ -20,26 +20,29 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from fakekube import errors, validation
+from fakekube import decoding, errors, validation
 from fakekube.allocators import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR, ServiceAllocators
 from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
+from fakekube.audit.log import NO_BODY
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
-from fakekube.decoding import check_decodable
+from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
+from fakekube.identity import Authorizer
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
-from fakekube.patch.jsonutil import go_json_kind
 from fakekube.patch.managed_fields import record_update
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
 from fakekube.serviceaccounts import ServiceAccountController
+from fakekube.tokens import TokenAuthority
 from fakekube.verbs.binding import BindingVerbs
 from fakekube.verbs.crds import CrdVerbs
 from fakekube.verbs.create import CreateVerbs
 from fakekube.verbs.delete import DeleteVerbs
+from fakekube.verbs.eviction import EvictionVerbs
 from fakekube.verbs.read import ReadVerbs
 from fakekube.verbs.scale import ScaleVerbs
 from fakekube.verbs.watching import WatchVerbs
@@ -58,7 +61,8 @@ _NAME_VALIDATORS = {
 }
 
 
-class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs, BindingVerbs):
+class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs, BindingVerbs,
+            EvictionVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 
@@ -95,6 +99,10 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self.require_namespaces = require_namespaces
         self.track_managed_fields = managed_fields
         self.commit_hooks: list[CommitHook] = []
+        # Who may do what and which bearer tokens are valid, for the review APIs (fakekube/kinds/authorization.py,
+        # authentication.py). The store never enforces either; None is AlwaysAllow.
+        self.authorizer: Authorizer | None = None
+        self.tokens = TokenAuthority(self, seed)
         self.delay_hook: Callable[[float], None] = time.sleep
         self._data: dict[str, dict[Key, Record]] = {}
         self._order: dict[str, list[Key]] = {}  # sorted keys per storage, dropped when keys come or go
@@ -148,11 +156,14 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
     def _begin(self, verb: str, rt: ResourceType, namespace: str | None, name: str | None,
                subresource: str | None, actor: str, **extra: Any) -> AuditEntry:
         self._seq += 1
-        return AuditEntry(
+        entry = AuditEntry(
             seq=self._seq, time=self.clock.now().timestamp(), actor=actor, verb=verb, group=rt.group,
             resource=rt.plural, namespace=namespace if rt.namespaced else None, name=name,
-            subresource=subresource, **extra,
+            subresource=subresource, version=rt.version, **extra,
         )
+        if self.audit.open_contexts:  # a front serves this request and told the audit log about it
+            entry.request = self.audit.take_context(entry)
+        return entry
 
     def _inject_faults(self, entry: AuditEntry) -> None:
         outcome = self.faults.check(entry.verb, entry.resource, entry.namespace, entry.name, entry.subresource,
@@ -165,22 +176,31 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             entry.notes.append("injected fault")
             raise outcome.error
 
-    def _run(self, entry_factory: Callable[[], AuditEntry], body: Callable[[AuditEntry], Any]) -> Any:
-        """Serve one request under the store lock and audit it, whatever its outcome."""
+    def _run(self, entry_factory: Callable[[], AuditEntry], body: Callable[[AuditEntry], Any],
+             request: Any = NO_BODY) -> Any:
+        """Serve one request under the store lock and audit it, whatever its outcome. ``request``: the body
+        the client sent, which an audit policy may ask to log."""
         entry: AuditEntry | None = None
         with self._lock:
             self._depth += 1
             try:
                 entry = entry_factory()
+                if self.audit.policy is not None:
+                    self.audit.admit(entry, request)
                 if self.faults:
                     self._inject_faults(entry)
                 result = body(entry)
                 if not entry.code:
                     entry.code = 200
+                if entry.level == "RequestResponse":
+                    self.audit.respond(entry, result)
                 return result
             except errors.ApiError as exc:
                 if entry is not None:
                     entry.code, entry.reason, entry.message = exc.code, exc.reason, exc.message
+                    entry.details = exc.details
+                    if entry.level == "RequestResponse":
+                        entry.response_object = exc.status
                 raise
             except Exception as exc:  # a bug of ours: answered like the real server answers a panic
                 internal = errors.InternalError(f"Internal error occurred: {exc!r}", reason="InternalError")
@@ -406,20 +426,25 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
 
-    def _check_body(self, rt: ResourceType, body: Any) -> dict[str, Any]:
+    def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None) -> dict[str, Any]:
+        """The store's copy of a create or update body, decoded as the real server decodes it (fakekube.decoding):
+        wrong JSON types are a 400, unknown fields are dropped and reported to ``report`` (fieldValidation)."""
         if not isinstance(body, dict):
             raise errors.BadRequest(
                 f"the body of the request must be a JSON object describing a {rt.kind}, not {type(body).__name__}"
             )
-        obj = json_copy(body)
-        api_version = obj.get("apiVersion")
-        kind = obj.get("kind")
-        for field_name, value in (("apiVersion", api_version), ("kind", kind)):
-            if value is not None and not isinstance(value, str):
-                raise errors.BadRequest(
-                    f"json: cannot unmarshal {go_json_kind(value)} into Go struct field TypeMeta.{field_name} "
-                    "of type string"
-                )
+        check_type_meta(body)
+        api_version = body.get("apiVersion")
+        kind = body.get("kind")
+        duplicates = list(getattr(body, "duplicate_fields", ()))
+        if rt.model is not None:
+            decoded = decoding.decode_body(rt, body)
+            obj, unknown = decoded.value, decoded.unknown
+        else:
+            obj = json_copy(body)
+            unknown = self._prune_custom(rt, obj)
+        if report is not None:
+            report.body(rt, duplicates, unknown)
         if rt.to_storage is not None and api_version in (None, rt.api_version):
             obj = rt.to_storage({**obj, "apiVersion": rt.api_version, "kind": rt.kind})
             api_version, kind = obj["apiVersion"], obj["kind"]
@@ -439,13 +464,22 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         elif not isinstance(meta, dict):
             raise errors.BadRequest("metadata must be an object")
         rest = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
-        if not rt.custom:
-            check_decodable(rt.group, rt.kind, rt.version, rest)
         return {"apiVersion": api_version or rt.api_version, "kind": rt.kind, "metadata": meta, **rest}
 
-    def _prepare_schema(self, rt: ResourceType, obj: dict[str, Any]) -> None:
+    def _prune_custom(self, rt: ResourceType, obj: dict[str, Any]) -> list[str]:
+        """Drop what a custom resource's schema (and ObjectMeta) does not declare; the dropped paths."""
+        unknown: list[str] = []
+        meta = obj.get("metadata")
+        if isinstance(meta, dict) and self.registry.kubernetes_version is not None:
+            unknown += decoding.custom_metadata_unknown(self.registry.kubernetes_version, meta)
         if rt.schema is not None:
-            rt.schema.prune(obj)
+            unknown += rt.schema.prune(obj)
+        return unknown
+
+    def _prepare_schema(self, rt: ResourceType, obj: dict[str, Any]) -> None:
+        """Defaults of a custom resource's schema (its unknown fields were pruned when the body or the patch's
+        result was decoded)."""
+        if rt.schema is not None:
             rt.schema.apply_defaults(obj)
 
     def _manager(self, actor: str, field_manager: str | None) -> str:

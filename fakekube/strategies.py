@@ -12,8 +12,12 @@ object); the kinds in ``fakekube.kinds`` subclass it and add defaulting, admissi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from fakekube.identity import ANONYMOUS, UserInfo
 from fakekube.jsonvalues import json_copy
 
 if TYPE_CHECKING:
@@ -53,6 +57,18 @@ def _bump_generation_if(new: dict[str, Any], old: dict[str, Any], changed: bool)
     new["metadata"]["generation"] = generation + 1 if changed else generation
 
 
+@dataclass(frozen=True, slots=True)
+class CreateRequest:
+    """What an answered create (``Strategy.answers_create``) knows besides its body: the store, the request's
+    namespace, the name of the object a subresource create is addressed to, the requesting user."""
+
+    store: Any  # the fakekube.store.Store serving the request (not imported: strategies sit below the store)
+    namespace: str | None = None
+    name: str | None = None
+    user: UserInfo = ANONYMOUS
+    dry_run: bool = False
+
+
 class Strategy:
     """Defaults: no generation, status untouched, unconditional updates allowed (most built-ins).
 
@@ -73,6 +89,16 @@ class Strategy:
     returns_deleted_object = False
     # after_delete does something: the store builds a context for it only then.
     releases_on_delete = False
+    # A create the kind answers instead of storing (upstream: a ``rest.Creater`` with no storage behind it, as
+    # SubjectAccessReview and TokenReview are): the store decodes the body, checks its apiVersion and kind and
+    # runs ``default``, then returns ``answer(obj, request)`` with 201. Nothing is stored: no resourceVersion,
+    # no watch event, no managedFields; the audit log records the create.
+    answers_create = False
+    # Creates on a subresource of this kind's objects, each answered by its own strategy
+    # (POST .../serviceaccounts/<name>/token); its ``body_api_version``/``body_kind`` name the body's type.
+    create_subresources: Mapping[str, Strategy] = MappingProxyType({})
+    body_api_version = ""
+    body_kind = ""
 
     def default(self, obj: dict[str, Any]) -> None:
         """Scheme defaulting (the kind's ``SetDefaults_*`` functions), applied in place."""
@@ -125,6 +151,10 @@ class Strategy:
 
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
         return 0
+
+    def answer(self, obj: dict[str, Any], request: CreateRequest) -> dict[str, Any]:
+        """The response to a create of ``obj`` when ``answers_create`` (errors are raised as ApiErrors)."""
+        raise NotImplementedError(f"{type(self).__name__} does not answer creates")
 
 
 class BuiltinStrategy(Strategy):

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MANAGER", "GUESSED_MODEL", "AgentSandboxEnv", "ClusterModel", "ControllerFlags", "build_env",
-           "default_model"]
+__all__ = ["GUESSED_MODEL", "MANAGER", "MODEL_NAMES", "AgentSandboxEnv", "ClusterModel", "ControllerFlags",
+           "build_env", "default_model", "named_model"]
 
 from fakekube.clock import rfc3339
 from fakekube.sim import Lag, RequestLatency, Simulation, predicates
@@ -42,9 +42,24 @@ GUESSED_MODEL = ClusterModel(
 )
 
 
+def named_model(name: str) -> ClusterModel:
+    """A timing model by name: ``pr508-table1`` (the default, fitted from PR #508's first table) or
+    ``hand-set`` (`GUESSED_MODEL`, the scenarios' model before the fitting)."""
+    if name == "hand-set":
+        return GUESSED_MODEL
+    if name == "pr508-table1":
+        return default_model()
+    raise ValueError(f"unknown timing model {name!r}: pr508-table1 or hand-set")
+
+
+MODEL_NAMES = ("pr508-table1", "hand-set")
+
+
 def default_model() -> ClusterModel:
-    """The seed scenarios' timing model."""
-    return GUESSED_MODEL
+    """The seed scenarios' timing model: the one fitted from PR #508's first table (reconcilers/fitcmd.py)."""
+    from reconcilers.fitcmd import pr508_model
+
+    return pr508_model()
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,14 @@ def doubly_owned_sandboxes(run: Any) -> list[str]:
     return bad
 
 
+def pr_filter_counts(conflicts: list[Any]) -> dict[str, int]:
+    """409 Conflicts as PR #508's Cloud Logging filter counted them: on ``sandboxclaims/*`` (any subresource),
+    and together with ``pods/sandboxclaim-*`` (the pods of cold-created sandboxes, named after their claim)."""
+    claims = sum(1 for e in conflicts if e.resource == "sandboxclaims")
+    pods = sum(1 for e in conflicts if e.resource == "pods" and (e.name or "").startswith("sandboxclaim-"))
+    return {"sandboxclaims": claims, "pr_filter": claims + pods}
+
+
 def summarize(run: Any) -> dict[str, Any]:
     with cyclic_gc_paused():
         return _summarize(run)
@@ -96,7 +104,7 @@ def _summarize(run: Any) -> dict[str, Any]:
         "strategies": run.strategies.to_dict(),
         "params": scenario["params"],
         "flags": scenario["flags"],
-        "conflicts": _breakdown(conflicts),
+        "conflicts": {**_breakdown(conflicts), **pr_filter_counts(conflicts)},
         "stale_overwrites": _breakdown(stale),
         "claims": {"total": len(tracker.claim_created), "ready": len(tracker.claim_ready),
                    "expected": params.total_claims},
@@ -201,3 +209,15 @@ def timeline_for(run: Any, claim: str | None = None) -> dict[str, Any]:
         claim = best or ""
     entries = claim_timeline_entries(run, claim)
     return {"claim": claim, "features": timeline_features(entries), "table": render_timeline(entries)}
+
+
+def align_with(run: Any, claim: str, expected: Any) -> dict[str, Any]:
+    """One claim's timeline aligned with an expected one (a parsed PR table): the alignment's summary, the
+    side-by-side text, and the cadence ratio (fakekube.audit.align with the agent-sandbox story roles)."""
+    from fakekube.audit import Timeline
+    from reconcilers.roles import story_roles
+
+    entries = claim_timeline_entries(run, claim)
+    alignment = Timeline.align(Timeline.from_audit(entries, start=entries[0].time if entries else None),
+                               expected, story_roles)
+    return {**alignment.summary(), "text": alignment.to_text()}

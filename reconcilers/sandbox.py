@@ -328,14 +328,15 @@ class SandboxReconciler:
                 await self._patch_annotations(sandbox, remove=keys.POD_NAME)
             raise ReconcileError(f'pod "{pod["metadata"]["name"]}" is owned by {ref.get("kind")}/{ref.get("name")} '
                                  f'(UID: {ref.get("uid")}), not by sandbox "{sm["name"]}"')
-        pod = json_copy(pod)
         before = json_copy(pod) if self.strategies.pod_metadata == "patch" else None
-        pm = pod["metadata"]
+        # The cached pod is shared: copy what this pass changes (metadata, labels, owner references) and leave
+        # spec and status shared — the store copies the body it is sent, and the answer replaces this dict.
+        cached_meta = pod["metadata"]
+        pm = {**cached_meta, "labels": dict(cached_meta.get("labels") or {})}
+        pod = {**pod, "metadata": pm}
         if ref is None:
-            pm.setdefault("ownerReferences", []).append(controller_ref(sandbox))
-        pod_labels = pm.get("labels")
-        if pod_labels is None:
-            pod_labels = pm["labels"] = {}
+            pm["ownerReferences"] = [*(cached_meta.get("ownerReferences") or ()), controller_ref(sandbox)]
+        pod_labels = pm["labels"]
         pod_labels[keys.SANDBOX_NAME_HASH] = name_h
         pod_labels.update(template_meta.get("labels") or {})
         await self._write_pod(pod, before)

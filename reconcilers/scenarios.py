@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from fakekube.sim import Simulation
 from reconcilers import keys
 from reconcilers.builds import Build, get_build
 from reconcilers.env import AgentSandboxEnv, ClusterModel, ControllerFlags, build_env
@@ -196,18 +197,22 @@ async def load_generator(run: ScenarioRun, progress: Progress | None = None) -> 
 
 def run_scenario(scenario: Scenario | str, strategies: WriteStrategies | None = None, *, seed: int = 1,
                  model: ClusterModel | None = None, progress: Progress | None = None,
-                 build: Build | str | None = None) -> ScenarioRun:
+                 build: Build | str | None = None, sim: Simulation | None = None) -> ScenarioRun:
     """Build a fresh cluster, drive the load recipe to the end, and return the run for reporting.
 
     ``build`` picks the agent-sandbox code (default: the build PR #508's tables came from, see
     reconcilers/builds.py); ``strategies`` default to that build's with the claim status as ``Update``.
+    ``sim``: build the cluster on this (fresh) simulation instead of ``Simulation(seed=seed)`` — how
+    fakekube.explore hands in a perturbed one.
     """
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
     build = get_build(build)
     strategies = build.resolve(strategies)
+    if sim is not None:
+        seed = sim.seed
     wall = time.perf_counter()  # wall-clock time is reported, never used inside the simulation
-    env = build_env(seed=seed, strategies=strategies, flags=scenario.flags, model=model, build=build)
+    env = build_env(seed=seed, strategies=strategies, flags=scenario.flags, model=model, build=build, sim=sim)
     tracker = ReadinessTracker(env.sim, scenario.params.namespace, name_hash(scenario.params.pool))
     run = ScenarioRun(scenario, strategies, seed, env, tracker)
     env.sim.spawn(load_generator(run, progress))

@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from fakekube.audit.writer import write_log
+from fakekube.sim.model import ClusterModel
 from reconcilers.builds import BUILDS, DEFAULT_BUILD
 from reconcilers.scenarios import SCENARIOS, run_scenario
 from reconcilers.strategies import (
@@ -23,6 +26,7 @@ from reconcilers.strategies import (
 )
 
 COMPARE_DEFAULT = ("update", "patch")
+PR_CLAIM = "sandboxclaim-4"  # PR #508's tables show agent-claim-4, the fifth claim of its run: ours is the fifth too
 LABELS = {
     "update": "Status().Update (before #508)",
     "patch": "Status().Patch(MergeFrom) (#508)",
@@ -61,9 +65,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for name, kind, text in _PARAMS:
         parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
     parser.add_argument("--timeline-claim", default=None, help="claim whose timeline to print (seed-timeline)")
+    parser.add_argument("--model", default=None, metavar="FILE",
+                        help="timing model JSON (from `fakekube fit`); default: the one fitted from PR #508's "
+                             "first table")
+    parser.add_argument("--expected", default=None, metavar="TABLE",
+                        help="a PR-style table to align the claim's timeline with (seed-timeline); prints both "
+                             "timelines with the unmatched steps and the cadence ratio")
+    parser.add_argument("--expected-table", type=int, default=1, help="which table of --expected (1-based)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with an entry per run")
     parser.add_argument("--no-wall", action="store_true", help="leave out wall-clock fields (byte-comparable)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--audit-log", metavar="PATH", default=None,
+                        help="write each run's audit log as audit.k8s.io/v1 Events (Metadata level) to PATH; with "
+                             "several strategies, PATH gets the strategy before its suffix (audit.update.log)")
 
 
 def _modes(args: argparse.Namespace) -> list[str]:
@@ -79,10 +93,25 @@ def _modes(args: argparse.Namespace) -> list[str]:
     return modes
 
 
+def _expected(args: argparse.Namespace) -> Any:
+    from fakekube.audit import Timeline
+    from reconcilers.fitcmd import tables
+
+    found = tables(Path(args.expected).read_text())
+    if not 1 <= args.expected_table <= len(found):
+        raise SystemExit(f"fakekube simulate: --expected-table {args.expected_table}, but {args.expected} has "
+                         f"{len(found)} table(s)")
+    return Timeline.parse(found[args.expected_table - 1])
+
+
 def run(args: argparse.Namespace) -> int:
-    from reconcilers.report import summarize, timeline_for
+    from reconcilers.report import align_with, summarize, timeline_for
 
     scenario = SCENARIOS[args.scenario].with_overrides(**{n: getattr(args, n, None) for n, _, _ in _PARAMS})
+    model = ClusterModel.load(args.model) if args.model else None
+    expected = _expected(args) if args.expected else None
+    if expected is not None and not scenario.timeline:
+        raise SystemExit("fakekube simulate: --expected aligns one claim's timeline: use --scenario seed-timeline")
     results: list[dict[str, Any]] = []
     for mode in _modes(args):
         strategies = WriteStrategies(mode, args.sandbox_status, args.pod_metadata)  # type: ignore[arg-type]
@@ -92,20 +121,36 @@ def run(args: argparse.Namespace) -> int:
                 print(f"[{scenario.name} {mode}] {msg}", file=sys.stderr, flush=True)
 
         progress("starting")
-        result_run = run_scenario(scenario, strategies, seed=args.seed, progress=progress, build=args.build)
+        result_run = run_scenario(scenario, strategies, seed=args.seed, progress=progress, build=args.build,
+                                  model=model)
         summary = summarize(result_run)
         if scenario.timeline:
-            summary["timeline"] = timeline_for(result_run, args.timeline_claim)
+            claim = args.timeline_claim
+            if expected is not None and claim is None:
+                claim = PR_CLAIM if PR_CLAIM in result_run.tracker.claim_created else None
+            summary["timeline"] = timeline_for(result_run, claim)
+            if expected is not None:
+                summary["alignment"] = align_with(result_run, summary["timeline"]["claim"], expected)
         if args.no_wall:
             summary.pop("wall", None)
         results.append(summary)
         progress(f"done in {result_run.wall_seconds:.1f}s wall")
+        if args.audit_log:
+            path = audit_log_path(args.audit_log, mode, len(_modes(args)) > 1)
+            count = write_log(result_run.env.store.audit, path, seed=args.seed)
+            progress(f"{count} audit events written to {path}")
 
     if args.json:
         print(json.dumps({"scenario": scenario.name, "seed": args.seed, "runs": results}, indent=2, sort_keys=True))
     else:
         print(render_text(results))
     return 0
+
+
+def audit_log_path(path: str, mode: str, several: bool) -> Path:
+    """``audit.log`` → ``audit.update.log`` when several strategies run, else ``path`` itself."""
+    target = Path(path)
+    return target.with_name(f"{target.stem}.{mode}{target.suffix}") if several else target
 
 
 def _fmt_counts(counts: dict[str, int]) -> str:
@@ -126,7 +171,8 @@ def render_text(results: list[dict[str, Any]]) -> str:
         rows = [
             ("claims Ready", f"{r['claims']['ready']}/{r['claims']['expected']}"),
             ("Ready latency (simulated)", f"p50 {_ms(lat['p50'])}  p90 {_ms(lat['p90'])}  p99 {_ms(lat['p99'])}"),
-            ("conflicts (409)", f"{r['conflicts']['total']} (sandboxclaims/status {r['conflicts']['claim_status']})"),
+            ("conflicts (409)", f"{r['conflicts']['total']} (sandboxclaims/status {r['conflicts']['claim_status']}; "
+                                f"the PR's filter, sandboxclaims/* and pods/sandboxclaim-*: {r['conflicts']['pr_filter']})"),
             ("  by resource", _fmt_counts(r["conflicts"]["by_resource"])),
             ("  by actor", _fmt_counts(r["conflicts"]["by_actor"])),
             ("stale overwrites", f"{r['stale_overwrites']['total']} "
@@ -149,6 +195,9 @@ def render_text(results: list[dict[str, Any]]) -> str:
             lines.append("")
             lines.append(f"Timeline of {r['timeline']['claim']}:")
             lines.append(r["timeline"]["table"])
+        if r.get("alignment"):
+            lines.append(f"Aligned with the expected table (expected left, {r['timeline']['claim']} right):")
+            lines.append(r["alignment"]["text"])
         lines.append("")
     if len(results) > 1:
         lines.append(_comparison(results))

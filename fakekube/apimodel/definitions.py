@@ -18,7 +18,7 @@ import json
 import threading
 from functools import cache
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from fakekube.apimodel.versions import KubernetesVersion, kubernetes_version
 
@@ -75,3 +75,37 @@ def _load(version: KubernetesVersion) -> Definitions:
 def definitions(version: str | KubernetesVersion | None = None) -> Definitions:
     """The definitions of Kubernetes ``version`` (default: the emulated default), loaded once."""
     return _load(kubernetes_version(version))
+
+
+def schema_types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types a schema allows, ``null`` left out (kubernetes-validate marks optional fields so)."""
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return {declared} - {"null"}
+    return {t for t in declared or () if t != "null"}
+
+
+Node = TypeVar("Node")
+
+
+class PerDefinition(Generic[Node]):
+    """One compiled node per definition, built on first use and shared (thread-safe). ``_build`` registers
+    a struct's node in ``nodes`` before building its fields, so recursive types become cycles."""
+
+    def __init__(self, defs: Definitions) -> None:
+        self.defs = defs
+        self.nodes: dict[str, Node] = {}
+        self._lock = threading.RLock()
+
+    def definition(self, name: str) -> Node:
+        node = self.nodes.get(name)
+        if node is not None:
+            return node
+        with self._lock:
+            node = self.nodes.get(name)
+            if node is None:
+                node = self._build(name)
+            return node
+
+    def _build(self, name: str) -> Node:  # pragma: no cover - subclasses build
+        raise NotImplementedError

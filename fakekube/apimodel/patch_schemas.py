@@ -15,11 +15,10 @@ kube-openapi's schema conversion treats built-in types.
 
 from __future__ import annotations
 
-import threading
 from functools import cache
 from typing import Any
 
-from fakekube.apimodel.definitions import Definitions, definitions
+from fakekube.apimodel.definitions import Definitions, PerDefinition, definitions, schema_types
 from fakekube.apimodel.table import resources_in
 from fakekube.apimodel.versions import KubernetesVersion, kubernetes_version
 from fakekube.patch.schema import UNTYPED, PatchSchema
@@ -32,30 +31,8 @@ _SPECIAL = {
 }
 
 
-def _types(schema: dict[str, Any]) -> set[str]:
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    return {t for t in declared or () if t != "null"}
-
-
-class _Builder:
-    def __init__(self, defs: Definitions) -> None:
-        self.defs = defs
-        self.nodes: dict[str, PatchSchema] = {}
-        self.lock = threading.RLock()
-
-    def definition(self, name: str) -> PatchSchema:
-        node = self.nodes.get(name)
-        if node is not None:
-            return node
-        with self.lock:
-            node = self.nodes.get(name)
-            if node is None:
-                node = self._build_definition(name)
-            return node
-
-    def _build_definition(self, name: str) -> PatchSchema:
+class _Builder(PerDefinition[PatchSchema]):
+    def _build(self, name: str) -> PatchSchema:
         if name in _SPECIAL:
             self.nodes[name] = _SPECIAL[name]
             return _SPECIAL[name]
@@ -89,7 +66,7 @@ class _Builder:
 
     def _shape(self, schema: dict[str, Any], name: str) -> PatchSchema:
         strategy = schema.get("x-kubernetes-patch-strategy", "")
-        types = _types(schema)
+        types = schema_types(schema)
         if "array" in types or "items" in schema:
             items = schema.get("items")
             item = self.field(items, name) if isinstance(items, dict) else None

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fakekube.audit.context import AuditRequest
 
 
 @dataclass(slots=True)
@@ -30,6 +33,20 @@ class AuditEntry:
     # The generateName of a create that asked for one: the audit log's objectRef.name stays empty for such a
     # create (kube-apiserver fills objectRef from the URL), while ``name`` holds the name the store generated.
     generate_name: str | None = None
+    warnings: list[str] = field(default_factory=list)  # sent to the client as Warning headers (fieldValidation)
+    # What an audit.k8s.io/v1 Event says beyond the store's view. ``version``: the API version the request
+    # used (objectRef.apiVersion); ``request_rv``: the resourceVersion the client sent in the body
+    # (objectRef.resourceVersion); ``details``: the error's Status details. ``level`` is the audit level a
+    # policy chose ("" when no policy looked at the request); ``request_object`` / ``response_object`` are the
+    # bodies (JSON values), captured only when that level asks for them. ``request`` carries the HTTP side:
+    # URI, user, source IPs, user agent, audit ID, received time, annotations (None in process).
+    version: str = ""
+    request_rv: str | None = None
+    details: dict[str, Any] | None = None
+    level: str = ""
+    request_object: Any = None
+    response_object: Any = None
+    request: AuditRequest | None = None
 
     @property
     def path(self) -> str:
@@ -54,6 +71,12 @@ class AuditEntry:
         return self.verb in ("create", "update", "patch", "delete", "deletecollection")
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """The entry as fakekube's own JSON lines show it (``AuditLog.to_jsonl``); the fields an
+        audit.k8s.io/v1 Event carries instead are left out (the Event writer is ``fakekube.audit.writer``)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _EVENT_ONLY}
+        data["notes"] = list(self.notes)
         data["path"] = self.path
         return data
+
+
+_EVENT_ONLY = ("version", "request_rv", "details", "level", "request_object", "response_object", "request")

@@ -2,15 +2,35 @@
 
 Entries are what timelines, conflict counts and stale-overwrite reports are computed from (DESIGN.md
 principle 5): nothing is instrumented inside controllers.
+
+Writing the log as kube-apiserver does (audit.k8s.io/v1 Events, `fakekube.audit.writer`) needs two more
+things, both off unless asked for, so that the store's hot path stays as it was: a ``policy`` (the store then
+decides each request's level and copies the bodies that level logs, and only those), and request contexts
+(the HTTP front's side of a request: URI, user, source IPs, user agent — see `fakekube.audit.context`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import IO, TYPE_CHECKING, Any
 
+import yaml
+
+from fakekube.audit.context import AuditRequest
 from fakekube.audit.entry import AuditEntry
+from fakekube.jsonvalues import json_copy
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from fakekube.audit.policy import Policy
+    from fakekube.audit.writer import EventWriter
+
+NO_BODY: Any = object()  # a request without a body (get, list, watch)
 
 
 class AuditLog:
@@ -18,9 +38,13 @@ class AuditLog:
 
     def __init__(self, *, enabled: bool = True) -> None:
         self.enabled = enabled
+        self.policy: Policy | _Strictest | None = None  # set by live Event writers: body capture
         self._entries: list[AuditEntry] = []
         self._lock = threading.Lock()
         self._listeners: list[Callable[[AuditEntry], None]] = []
+        self._writers: list[EventWriter] = []
+        self._contexts = threading.local()
+        self.open_contexts = 0  # how many requests of a front are in flight with a context
 
     def record(self, entry: AuditEntry) -> None:
         if not self.enabled:
@@ -29,9 +53,77 @@ class AuditLog:
             self._entries.append(entry)
         for listener in self._listeners:
             listener(entry)
+        if self._writers and (entry.request is None or not entry.request.deferred):
+            for writer in self._writers:
+                writer.record(entry)
 
     def subscribe(self, listener: Callable[[AuditEntry], None]) -> None:
         self._listeners.append(listener)
+
+    # -- what a front adds, and the Event writers --------------------------------------------------------
+
+    @contextlib.contextmanager
+    def context(self, request: AuditRequest) -> Iterator[AuditRequest]:
+        """While a front serves one request: the store's first entry of it takes ``request``."""
+        self._contexts.request = request
+        with self._lock:
+            self.open_contexts += 1
+        try:
+            yield request
+        finally:
+            self._contexts.request = None
+            with self._lock:
+                self.open_contexts -= 1
+
+    def take_context(self, entry: AuditEntry | None = None) -> AuditRequest | None:
+        """The open context of this thread's request, once: for its first entry."""
+        request = getattr(self._contexts, "request", None)
+        if request is not None:
+            self._contexts.request = None
+            request.entry = entry
+        return request
+
+    def announce(self, entry: AuditEntry) -> None:
+        """A request a front answered without the store (401, 403, an unknown path, discovery): written by
+        the Event writers, as kube-apiserver logs it, but not kept among the store's entries."""
+        if self.enabled:
+            for writer in self._writers:
+                writer.record(entry)
+
+    def finish(self, entry: AuditEntry) -> None:
+        """A long-running request (a watch) ended: the writers log its ResponseComplete stage."""
+        for writer in self._writers:
+            writer.finish(entry)
+
+    def write_events(self, target: str | Path | IO[str], *, policy: Policy | None = None, level: str | None = None,
+                     **options: Any) -> EventWriter:
+        """Write every request from now on as audit.k8s.io/v1 Events (JSON lines) to ``target``, at
+        ``level`` or as ``policy`` decides (default: Metadata for everything); ``close_writers()`` ends it."""
+        from fakekube.audit.policy import Policy
+        from fakekube.audit.writer import EventWriter
+
+        chosen = policy or Policy.level(level or "Metadata")
+        writer = EventWriter(target, policy=chosen, **options)
+        self._writers.append(writer)
+        self.policy = chosen if len(self._writers) == 1 else _Strictest([w.policy for w in self._writers])
+        return writer
+
+    def close_writers(self) -> None:
+        writers, self._writers = self._writers, []
+        self.policy = None
+        for writer in writers:
+            writer.close()
+
+    def admit(self, entry: AuditEntry, request: Any) -> None:
+        """Under a policy: the request's level, and a copy of its body when that level logs bodies."""
+        assert self.policy is not None
+        entry.level = level = self.policy.level_of(entry)
+        if request is not NO_BODY and level in ("Request", "RequestResponse"):
+            entry.request_object = body_value(request)
+
+    def respond(self, entry: AuditEntry, result: Any) -> None:
+        if entry.level == "RequestResponse" and isinstance(result, dict | list):  # not a watch's stream
+            entry.response_object = json_copy(result)
 
     def __iter__(self) -> Iterator[AuditEntry]:
         return iter(list(self._entries))
@@ -93,3 +185,34 @@ class AuditLog:
         import json
 
         return "".join(json.dumps(e.to_dict(), sort_keys=True) + "\n" for e in self._entries)
+
+
+class _Strictest:
+    """Several writers: the store captures what the most demanding of their policies logs."""
+
+    def __init__(self, policies: list[Policy]) -> None:
+        self.policies = policies
+
+    def level_of(self, entry: AuditEntry) -> str:
+        from fakekube.audit.policy import RANK
+
+        return max((p.level_of(entry) for p in self.policies), key=RANK.__getitem__)
+
+
+def body_value(body: Any) -> Any:
+    """A request body as a JSON value: a copy of a decoded one, or the decoding of raw JSON / YAML text (a
+    patch or an apply as the HTTP front passes it); None when it is neither."""
+    if isinstance(body, dict | list):
+        return json_copy(body)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", errors="replace")
+    if isinstance(body, str):
+        try:
+            return json.loads(body)
+        except ValueError:
+            try:
+                value = yaml.safe_load(body)
+            except yaml.YAMLError:
+                return None
+            return value if isinstance(value, dict | list) else None
+    return None

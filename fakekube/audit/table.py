@@ -174,9 +174,12 @@ def _set_times(rows: list[Row], values: list[float | None], mode: str) -> None:
 
 
 def fmt_ms(value: float | None) -> str:
+    """Milliseconds as the tables show them: integers bare, else six significant digits (no exponent)."""
     if value is None:
         return ""
-    return f"{value:g}" if value != int(value) else str(int(value))
+    if value == int(value):
+        return str(int(value))
+    return f"{value:g}" if abs(value) < 1e6 else f"{value:.3f}".rstrip("0").rstrip(".")
 
 
 def render_table(rows: Sequence[Row], *, delta: str = "previous", actor_column: bool = False) -> str:

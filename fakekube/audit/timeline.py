@@ -19,6 +19,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from fakekube.audit.align import Alignment, RoleFunction
+from fakekube.audit.align import align as align_rows
 from fakekube.audit.codes import EXPECTED_4XX, GREEN, HTTP_REASONS, RED, YELLOW, color, default_reason
 from fakekube.audit.entry import AuditEntry
 from fakekube.audit.matching import MatchResult, match_rows, row_trial
@@ -144,6 +146,15 @@ class Timeline:
         actual_t = actual if isinstance(actual, Timeline) else cls.parse(actual)
         expected_t = expected if isinstance(expected, Timeline) else cls.parse(expected)
         return match_rows(actual_t.rows, expected_t.rows, ignore_unlisted=ignore_unlisted, bind_names=bind_names)
+
+    @classmethod
+    def align(cls, actual: Timeline | str, expected: Timeline | str, roles: RoleFunction | None = None
+              ) -> Alignment:
+        """The steps the two timelines share in order, compared by method, role, subresource and result class,
+        and the cadence ratio (`fakekube.audit.align`). ``roles`` maps a timeline's rows to object roles."""
+        actual_t = actual if isinstance(actual, Timeline) else cls.parse(actual)
+        expected_t = expected if isinstance(expected, Timeline) else cls.parse(expected)
+        return align_rows(actual_t.rows, expected_t.rows, roles)
 
     def assert_matches(self, expected: Timeline | str, ignore_unlisted: bool = True, *,
                        bind_names: bool = True) -> MatchResult:

@@ -73,10 +73,11 @@ class Writer:
 
     async def patch(self, resource: str, name: str, namespace: str | None, body: Any, *,
                     patch_type: str = STRATEGIC_MERGE_PATCH, subresource: str | None = None,
-                    based_on: str | None = None) -> Obj:
+                    based_on: str | None = None, force: bool | None = None) -> Obj:
+        extra = {"force": force} if force is not None else {}  # server-side apply's force
         return await self._call(self.store.patch, resource, name, body, namespace, patch_type=patch_type,
                                 subresource=subresource, field_manager=self.identity.field_manager,
-                                based_on=based_on)
+                                based_on=based_on, **extra)
 
     async def delete(self, resource: str, name: str, namespace: str | None = None, *,
                      grace_period_seconds: int | None = None, preconditions: dict[str, str] | None = None,

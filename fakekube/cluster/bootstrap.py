@@ -10,6 +10,9 @@
   replicas, so a cluster with the controllers on has running kube-system pods) and the ``kube-dns`` Service
   (ClusterIP ``10.96.0.10``), from kubeadm ``cmd/kubeadm/app/phases/addons/dns/manifests.go``.
 
+- the RBAC bootstrap policy (``fakekube.cluster.rbac``: cluster-admin, admin, edit, view, the ``system:*``
+  roles and bindings, kube-system's and kube-public's roles).
+
 Each object is created only if absent, by ``kube-apiserver`` (or ``kubeadm`` for the add-on), so re-running
 the bootstrap, or a store that already has them, changes nothing.
 """
@@ -22,6 +25,7 @@ from typing import Any
 from fakekube import errors
 
 from .identity import BOOTSTRAP
+from .rbac import bootstrap_rbac
 
 Obj = dict[str, Any]
 KUBERNETES_SERVICE_IP = "10.96.0.1"
@@ -122,10 +126,10 @@ def coredns() -> list[tuple[str, Obj]]:
     ]
 
 
-def bootstrap(store: Any, *, ca_pem: str | None = None, dns: bool = True) -> list[Obj]:
+def bootstrap(store: Any, *, ca_pem: str | None = None, dns: bool = True, rbac: bool = True) -> list[Obj]:
     """Create the bootstrap objects that are missing; returns those created."""
     del ca_pem  # the root CA ConfigMaps are the root-ca-cert-publisher's
-    created = []
+    created = bootstrap_rbac(store, actor=BOOTSTRAP.actor) if rbac else []
     plan = [*kubernetes_service(), *priority_classes()]
     if dns:
         plan += [(resource, obj) for resource, obj in coredns()]
@@ -135,7 +139,10 @@ def bootstrap(store: Any, *, ca_pem: str | None = None, dns: bool = True) -> lis
             rt = store.resolve(resource)
         except errors.NotFound:
             continue  # a kind this store does not serve
-        with contextlib.suppress(errors.AlreadyExists):
+        # A Service whose clusterIP is taken is a 422 before it is a 409 (the allocator runs before the store
+        # looks for the name); kubeadm tolerates both (cmd/kubeadm/app/phases/addons/dns/dns.go).
+        tolerated = (errors.AlreadyExists, errors.Invalid) if rt.plural == "services" else (errors.AlreadyExists,)
+        with contextlib.suppress(*tolerated):
             created.append(store.create(rt, obj, obj["metadata"].get("namespace"), actor=actor,
                                         field_manager=actor))
     return created

@@ -13,11 +13,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from .bootstrap import bootstrap
+from .controllers.clusterrole_aggregation import ClusterRoleAggregationController
+from .controllers.cronjob import CronJobController
+from .controllers.daemonset import DaemonSetController
 from .controllers.deployment import DeploymentController
+from .controllers.disruption import DisruptionController
+from .controllers.endpoints import EndpointsController
+from .controllers.endpointslice import EndpointSliceController
 from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
 from .controllers.rootca import RootCAPublisher
+from .controllers.serviceaccounts import ServiceAccountsController
 from .controllers.statefulset import StatefulSetController
+from .controllers.ttl import TTLAfterFinishedController
 from .kubelet import Kubelet
 from .nodes import NodeConfig, default_nodes
 from .scheduler import DefaultScheduler
@@ -28,7 +36,15 @@ CONTROLLERS: dict[str, Any] = {
     "deployment": DeploymentController,
     "replicaset": ReplicaSetController,
     "statefulset": StatefulSetController,
+    "daemonset": DaemonSetController,
+    "endpoint": EndpointsController,
+    "endpointslice": EndpointSliceController,
+    "disruption": DisruptionController,
+    "ttl-after-finished": TTLAfterFinishedController,
+    "clusterrole-aggregation": ClusterRoleAggregationController,
+    "serviceaccount": ServiceAccountsController,
     "job": JobController,
+    "cronjob": CronJobController,
     "root-ca-cert-publisher": RootCAPublisher,
 }
 ACTORS = ("kubelet", "scheduler", *CONTROLLERS, "garbagecollector")

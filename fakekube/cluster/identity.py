@@ -15,7 +15,7 @@ shared/audit-samples show these shapes (``kube-scheduler/v1.25.8 ... kubernetes/
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 VERSION = "v1.32.0"
 PLATFORM = "linux/amd64"
@@ -64,8 +64,13 @@ CRONJOB = controller("cronjob-controller")
 ENDPOINTSLICE = controller("endpointslice-controller")
 ENDPOINTS = controller("endpoint-controller")
 ROOT_CA = controller("root-ca-cert-publisher")
+DISRUPTION = controller("disruption-controller")
+TTL_AFTER_FINISHED = controller("ttl-after-finished-controller")
+# It applies with a field manager of its own (``ApplyOptions{FieldManager: "clusterrole-aggregation-controller"}``).
+CLUSTERROLE_AGGREGATION = replace(controller("clusterrole-aggregation-controller"),
+                                  field_manager="clusterrole-aggregation-controller")
 
 ALL: dict[str, Identity] = {i.actor: i for i in (
     SCHEDULER, BOOTSTRAP, DEPLOYMENT, REPLICASET, STATEFULSET, DAEMONSET, JOB, CRONJOB, ENDPOINTSLICE, ENDPOINTS,
-    ROOT_CA,
+    ROOT_CA, DISRUPTION, TTL_AFTER_FINISHED, CLUSTERROLE_AGGREGATION,
 )}

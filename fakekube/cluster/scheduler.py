@@ -39,6 +39,8 @@ from .timing import Timing
 
 Obj = dict[str, Any]
 SCHEDULER_NAME = "default-scheduler"
+# NodeUnschedulable lets a pod that tolerates this taint onto a cordoned node (DaemonSet pods do).
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 
 def _wants_us(pod: Obj) -> bool:
@@ -62,7 +64,8 @@ def pod_requests(pod: Obj) -> dict[str, float]:
     return total
 
 
-def _tolerates(pod: Obj, taint: Obj) -> bool:
+def tolerates(pod: Obj, taint: Obj) -> bool:
+    """``v1helper.TolerationsTolerateTaint``: one of the pod's tolerations matches ``taint``."""
     for tol in (pod.get("spec") or {}).get("tolerations") or ():
         if tol.get("effect") and tol.get("effect") != taint.get("effect"):
             continue
@@ -230,10 +233,10 @@ class DefaultScheduler(Actor):
                 used: tuple[dict[str, float], int]) -> str | None:
         if not node_is_ready(node):
             return "node(s) were not ready"
-        if (node.get("spec") or {}).get("unschedulable"):
+        if (node.get("spec") or {}).get("unschedulable") and not tolerates(pod, UNSCHEDULABLE_TAINT):
             return "node(s) were unschedulable"
         for taint in (node.get("spec") or {}).get("taints") or ():
-            if taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerates(pod, taint):
+            if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(pod, taint):
                 return "node(s) had untolerated taint {" + f"{taint.get('key')}: {taint.get('value') or ''}" + "}"
         if not node_fits_selectors(pod, node):
             return "node(s) didn't match Pod's node affinity/selector"

@@ -6,7 +6,7 @@ byte). The defaults are short, so a test waits little, but keep the real order o
 scheduled, then ContainerCreating, then Running, then Ready after its readiness probe's initial delay).
 Back-off periods default to upstream's (kubelet ``pkg/kubelet/kubelet.go`` ``backOffPeriod`` 10 s doubling to
 ``MaxContainerBackOff`` 300 s; job controller ``DefaultJobPodFailureBackOff`` 10 s to
-``MaxJobPodFailureBackOff`` 10 min) and are the knobs a test shortens.
+``MaxJobPodFailureBackOff`` 10 min; DaemonSet controller ``failedPodsBackoff`` 1 s to 15 min) and are the knobs a test shortens.
 
 Per pod, annotations on the pod (or its template) override the rules (``ANNOTATIONS``):
 ``sim.fakekube.io/exit-code`` (a Never/OnFailure pod's containers exit with it), ``sim.fakekube.io/run-seconds``
@@ -79,6 +79,8 @@ class Timing:
     restart_backoff_cap: float = 300.0
     job_backoff: float = 10.0  # job controller's delay before replacing a failed pod, doubling
     job_backoff_cap: float = 600.0
+    daemon_backoff: float = 1.0  # DaemonSet controller's back-off before replacing a failed daemon pod, doubling
+    daemon_backoff_cap: float = 900.0
     lease_interval: float | None = 10.0  # kubelet lease renewals (None: register the lease, never renew)
     node_status_interval: float | None = 300.0  # kubelet node status reports when nothing changed
     watch_lag: Lag = field(default_factory=Lag.zero)  # informer delivery lag of every cluster actor
@@ -99,7 +101,8 @@ class Timing:
         """Every delay zero and back-offs of a few milliseconds: for tests that only care about order."""
         base = cls(schedule_delay=0, accept_delay=0, start_latency=0, ready_delay=0, probe_scale=0,
                    run_duration=0.01, termination_delay=0, crash_after=0.01, restart_backoff=0.01,
-                   restart_backoff_cap=0.05, job_backoff=0.01, job_backoff_cap=0.05)
+                   restart_backoff_cap=0.05, job_backoff=0.01, job_backoff_cap=0.05,
+                   daemon_backoff=0.01, daemon_backoff_cap=0.05)
         return replace(base, **changes)
 
     def failure_for(self, image: str) -> FailureRule | None:

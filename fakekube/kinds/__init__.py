@@ -5,7 +5,8 @@ strategy (``pkg/registry/<group>/<resource>/strategy.go``) gets that; any other 
 of its shape — a status subresource means main writes keep the stored status (``StatusStrategy``), no status
 subresource means the whole object is ordinary content (``Strategy``). Kinds are grouped by API group, one
 module per group; each module's ``STRATEGIES`` maps a Kind to a factory. Strategies are stateless: one
-instance may serve every Store.
+instance may serve every Store. A kind whose objects have a subresource answered on create
+(``serviceaccounts/token``) gets those strategies in ``create_subresources``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from fakekube.kinds import (
     apiextensions,
     apiregistration,
     apps,
+    authentication,
+    authorization,
     autoscaling,
     batch,
     certificates,
@@ -50,15 +53,20 @@ _BY_GROUP: dict[str, dict[str, Callable[[], Strategy]]] = {
     "apiextensions.k8s.io": apiextensions.STRATEGIES,
     "apiregistration.k8s.io": apiregistration.STRATEGIES,
     "storagemigration.k8s.io": apiregistration.MIGRATION_STRATEGIES,
+    authentication.GROUP: authentication.STRATEGIES,
+    authorization.GROUP: authorization.STRATEGIES,
 }
+_SUBRESOURCES: dict[tuple[str, str], dict[str, Callable[[], Strategy]]] = authentication.SUBRESOURCE_STRATEGIES
 
 
 def strategy_for(group: str, kind: str, *, has_status: bool) -> Strategy:
     """A fresh strategy for the built-in ``kind`` of ``group`` (``""`` is the core group)."""
     factory = _BY_GROUP.get(group, {}).get(kind)
-    if factory is not None:
-        return factory()
-    return StatusStrategy() if has_status else Strategy()
+    strategy = factory() if factory is not None else StatusStrategy() if has_status else Strategy()
+    subresources = _SUBRESOURCES.get((group, kind))
+    if subresources:
+        strategy.create_subresources = {name: make() for name, make in subresources.items()}
+    return strategy
 
 
 def known_kinds() -> dict[str, tuple[str, ...]]:

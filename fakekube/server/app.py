@@ -12,16 +12,18 @@ import logging
 import socket
 import ssl
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from fakekube.server.auth import Authenticator, Authorizer, actor_from_user_agent
+from fakekube.identity import Authorizer, UserInfo
+from fakekube.server.auth import Authenticator, actor_from_user_agent
 from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
 from fakekube.server.handler import ApiHandler
 from fakekube.server.kubeconfig import write_kubeconfig
+from fakekube.server.openapi import OpenAPIDocuments
 from fakekube.server.tables import Printers
 from fakekube.server.tls import Certificates, make_certificates
 from fakekube.server.watchstream import StreamSettings, WatchStreamer
@@ -29,6 +31,9 @@ from fakekube.store import Store
 
 
 class ApiServer(ThreadingHTTPServer):
+    """``version_minor`` overrides the minor release ``/version`` reports (default: the store's emulated
+    Kubernetes version)."""
+
     daemon_threads = True
     block_on_close = False  # stop() closes connections and joins the threads itself
     request_queue_size = 256  # room for a burst of watch connections
@@ -40,10 +45,10 @@ class ApiServer(ThreadingHTTPServer):
         port: int = 0,
         *,
         token: str | None = None,
-        tokens: dict[str, str] | None = None,
+        tokens: Mapping[str, str | UserInfo] | None = None,
         authorizer: Authorizer | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-        version_minor: str = "32",
+        version_minor: str | None = None,
         watch_timeout: float = 1800.0,
         bookmark_interval: float = 30.0,
         poll_interval: float = 0.25,
@@ -56,8 +61,10 @@ class ApiServer(ThreadingHTTPServer):
         if token:
             all_tokens.setdefault(token, "admin")
         self.token = token or next(iter(all_tokens), None)
-        self.authenticator = Authenticator(all_tokens)
+        self.authenticator = Authenticator(self.store, all_tokens)
         self.authorizer = authorizer
+        if authorizer is not None and self.store.authorizer is None:
+            self.store.authorizer = authorizer  # access reviews answer with the authorizer the front enforces
         self.max_body_bytes = max_body_bytes
         self.actor_of = actor_of
         self.closing = threading.Event()
@@ -65,6 +72,7 @@ class ApiServer(ThreadingHTTPServer):
                                       self.closing)
         self.printers = Printers(self.store)  # server-side printing (Table) for kubectl get
         self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)
+        self.openapi = OpenAPIDocuments(self.store.registry)
         self._connections: dict[socket.socket, threading.Thread] = {}
         self._conn_lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -97,7 +105,11 @@ class ApiServer(ThreadingHTTPServer):
         return self.certificates.ca_pem if self.certificates is not None else None
 
     def write_kubeconfig(self, path: str | Path, *, namespace: str = "default") -> Path:
-        return write_kubeconfig(path, self.url, token=self.token, namespace=namespace, ca_pem=self.ca_pem)
+        """A kubeconfig for this server: its token if it has one, else (over TLS) the admin client certificate."""
+        certs = self.certificates
+        client = (certs.client_cert_pem, certs.client_key_pem) if certs is not None else None
+        return write_kubeconfig(path, self.url, token=self.token, namespace=namespace, ca_pem=self.ca_pem,
+                                client_certificate=client)
 
     def get_request(self) -> tuple[socket.socket, Any]:
         sock, address = super().get_request()

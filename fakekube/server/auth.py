@@ -1,65 +1,91 @@
-"""Who is asking: the audit actor (from the User-Agent), bearer-token authentication and optional authorization.
+"""Who is asking: the audit actor (from the User-Agent), authentication and the optional authorizer.
 
-Without tokens the server is anonymous, as a test fake should be. With tokens, a missing or unknown token gets
-the real server's 401 Status; an ``Authorizer`` may deny resource requests with its 403. Discovery
-(``/version``, ``/api*``, ``/openapi*``, health) stays open to any authenticated user, as ``system:discovery``
-grants upstream.
+Authentication follows kube-apiserver's union of request authenticators (kubernetes
+``pkg/kubeapiserver/authenticator/config.go``): a verified client certificate first (user = CN, groups = O,
+``x509.CommonNameUserConversion``), then a bearer token the store knows — a static token (``--token``) or a
+service-account token it issued — and every authenticated user but anonymous is in ``system:authenticated``.
+Without static tokens the server is open, as a test fake should be: a request without valid credentials is
+``system:anonymous``. With them, a missing or unknown token (and no certificate) gets the real server's 401.
+An ``Authorizer`` may deny resource requests with its 403. Discovery (``/version``, ``/api*``, ``/openapi*``,
+health) stays open to any authenticated user, as ``system:discovery`` grants upstream.
 """
 
 from __future__ import annotations
 
-import hmac
-from collections.abc import Callable
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
+from fakekube.audit.context import actor_from_user_agent
+from fakekube.identity import ANONYMOUS, Authorizer, RequestAttributes, UserInfo
+from fakekube.tokens import CREDENTIAL_ID_KEY
+
+if TYPE_CHECKING:
+    from fakekube.store import Store
+
+__all__ = ["Authenticator", "Authorizer", "RequestAttributes", "actor_from_user_agent", "forbidden",
+           "granted_to_every_user", "user_from_certificate"]
 
 
-@dataclass(frozen=True, slots=True)
-class RequestAttributes:
-    """What an authorizer decides on (the attributes of kube-apiserver's RBAC authorizer)."""
-
-    user: str
-    verb: str  # get list watch create update patch delete deletecollection
-    group: str
-    resource: str
-    subresource: str | None
-    namespace: str | None
-    name: str | None
-
-
-Authorizer = Callable[[RequestAttributes], bool]
-
-
-def actor_from_user_agent(user_agent: str | None) -> str:
-    """The product name of the User-Agent: ``kubectl/v1.32.4 (linux/amd64) ...`` → ``kubectl``,
-    ``kopf/1.45.2`` → ``kopf``. The real server derives the default field manager the same way."""
-    if not user_agent:
-        return "unknown"
-    product = user_agent.strip().split(" ", 1)[0].split("/", 1)[0]
-    return product or "unknown"
+def user_from_certificate(subject: Any, der: bytes) -> UserInfo | None:
+    """A verified client certificate's user (``ssl.getpeercert()``'s subject and the DER bytes): the
+    CommonName, the Organizations as groups, and the certificate's SHA-256 as its credential id."""
+    names: list[str] = []
+    organizations: list[str] = []
+    for rdn in subject or ():
+        for key, value in rdn:
+            if key == "commonName":
+                names.append(value)
+            elif key == "organizationName":
+                organizations.append(value)
+    if not names or not names[0]:
+        return None
+    credential = "X509SHA256=" + hashlib.sha256(der).hexdigest()
+    return UserInfo(names[0], groups=tuple(organizations), extra={CREDENTIAL_ID_KEY: (credential,)})
 
 
 class Authenticator:
-    """Bearer tokens → user names. ``tokens`` empty means anonymous access."""
+    """Requests → users. ``tokens`` (token → user name or UserInfo) are the static tokens; they go to the
+    store's token authority, so TokenReview knows them too, and make credentials required."""
 
-    def __init__(self, tokens: dict[str, str] | None = None) -> None:
-        self.tokens = dict(tokens or {})
+    def __init__(self, store: Store, tokens: Mapping[str, str | UserInfo] | None = None) -> None:
+        self.store = store
+        self.required = bool(tokens)
+        for token, user in (tokens or {}).items():
+            store.tokens.static[token] = user if isinstance(user, UserInfo) else UserInfo(user)
 
     @property
     def enabled(self) -> bool:
-        return bool(self.tokens)
+        return self.required
 
-    def user(self, authorization: str | None) -> str:
-        if not self.tokens:
-            return "system:anonymous"
+    def authenticate(self, authorization: str | None, certificate: UserInfo | None = None) -> UserInfo:
+        """The user of a request: its certificate's, else its bearer token's; anonymous or 401 otherwise."""
+        if certificate is not None:
+            return certificate.with_authenticated_group()
         scheme, _, token = (authorization or "").partition(" ")
-        if scheme.lower() == "bearer":
-            token = token.strip()
-            for known, user in self.tokens.items():
-                if hmac.compare_digest(known.encode(), token.encode()):
-                    return user
-        raise errors.Unauthorized()
+        token = token.strip()
+        if scheme.lower() == "bearer" and token:
+            user = self.store.tokens.authenticate(token)
+            if user is not None:
+                return user
+        if self.required:
+            raise errors.Unauthorized()
+        return ANONYMOUS
+
+
+# What the bootstrap ClusterRole system:basic-user grants every authenticated user: asking about themselves
+# (kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go). The front allows it whatever the
+# authorizer says, as it leaves discovery open.
+_SELF_REVIEWS = frozenset({("authorization.k8s.io", "selfsubjectaccessreviews"),
+                           ("authorization.k8s.io", "selfsubjectrulesreviews"),
+                           ("authentication.k8s.io", "selfsubjectreviews")})
+
+
+def granted_to_every_user(attrs: RequestAttributes) -> bool:
+    """True for what any authenticated user may do without the authorizer's say (system:basic-user)."""
+    return (attrs.verb == "create" and (attrs.group, attrs.resource) in _SELF_REVIEWS
+            and "system:authenticated" in attrs.groups)
 
 
 def forbidden(attrs: RequestAttributes) -> errors.Forbidden:

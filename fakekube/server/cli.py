@@ -1,6 +1,8 @@
 """``fakekube serve``: run the fake API server until interrupted.
 
     fakekube serve [--host 127.0.0.1] [--port 0] [--crd FILE ...] [--kubeconfig PATH] [--token TOKEN]
+                   [--kubernetes-version 1.30]
+                   [--audit-log PATH [--audit-level LEVEL | --audit-policy FILE]]
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.apimodel import DEFAULT_KUBERNETES_VERSION, supported_versions
+from fakekube.audit.policy import Policy, PolicyError
 from fakekube.server.app import ApiServer
 from fakekube.store import Store
 
@@ -27,12 +31,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls", action="store_true",
                         help="serve HTTPS with a throwaway CA (needs 'cryptography'); kubectl sends tokens only over TLS")
     parser.add_argument("--max-body-bytes", type=int, default=None, help="request body limit (default 3 MiB)")
+    parser.add_argument("--kubernetes-version", metavar="1.X", default=None,
+                        help="the Kubernetes release whose built-in API to serve (default: "
+                             f"{DEFAULT_KUBERNETES_VERSION}; supported: "
+                             f"{supported_versions()[0]} to {supported_versions()[-1]})")
+    parser.add_argument("--audit-log", metavar="PATH",
+                        help="write every request as an audit.k8s.io/v1 Event (JSON lines), as --audit-log-path does")
+    level = parser.add_mutually_exclusive_group()
+    level.add_argument("--audit-level", choices=("Metadata", "Request", "RequestResponse"), default=None,
+                       help="audit level for every request (default Metadata)")
+    level.add_argument("--audit-policy", metavar="FILE", help="an audit.k8s.io/v1 Policy file, as --audit-policy-file")
+
+
+def _audit_policy(args: argparse.Namespace) -> Policy | None:
+    if getattr(args, "audit_policy", None):
+        return Policy.load(args.audit_policy)
+    return Policy.level(args.audit_level or "Metadata")
 
 
 def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], Any] | None = None) -> int:
     """Serve until interrupted; ``before_serve(store, server)`` runs once the server listens (a layer above
     starts its actors there) and may return a callable to run when serving ends."""
-    store = Store()
+    try:
+        store = Store(kubernetes_version=getattr(args, "kubernetes_version", None))
+    except ValueError as exc:
+        print(f"fakekube serve: {exc}", file=sys.stderr)
+        return 2
+    if getattr(args, "audit_log", None):
+        try:
+            store.audit.write_events(args.audit_log, policy=_audit_policy(args))
+        except (PolicyError, OSError) as exc:
+            print(f"fakekube serve: {exc}", file=sys.stderr)
+            return 2
+    elif getattr(args, "audit_policy", None) or getattr(args, "audit_level", None):
+        print("fakekube serve: --audit-level and --audit-policy need --audit-log", file=sys.stderr)
+        return 2
     for path in args.crd:
         store.load_crds(path)
     for path in args.load:
@@ -44,6 +77,7 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
         server = ApiServer(store, args.host, args.port, **options)  # type: ignore[arg-type]
     except OSError as exc:
         print(f"fakekube serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        store.audit.close_writers()
         return 1
     if args.kubeconfig:  # before the URL, so whoever waits for the URL finds the file in place
         path = server.write_kubeconfig(args.kubeconfig)
@@ -55,4 +89,5 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
     finally:
         if callable(cleanup):
             cleanup()
+        store.audit.close_writers()
     return 0

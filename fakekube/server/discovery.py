@@ -9,6 +9,7 @@ Aggregated discovery (KEP-3352, ``apidiscovery.k8s.io/v2``) is served only when 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from fakekube.resources import Registry, ResourceType
@@ -16,17 +17,20 @@ from fakekube.server import encoding
 
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
-_SUBRESOURCE_VERBS = {"status": ["get", "patch", "update"], "scale": ["get", "patch", "update"],
-                      "finalize": ["update"]}
+def version_info(minor: str, major: str = "1") -> dict[str, Any]:
+    """``/version`` of a kube-apiserver of release major.minor (apimachinery ``version.Info``; 1.33+ also
+    reports the emulated and minimum compatibility versions, KEP-4330).
 
-
-def version_info(minor: str = "32") -> dict[str, Any]:
-    # The gcloud kubectl dispatcher picks kubectl.1.<minor>: 32 pins the bundled v1.32.
-    return {
-        "major": "1", "minor": minor, "gitVersion": f"v1.{minor}.0-fakekube", "gitCommit": "0" * 40,
-        "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z", "goVersion": "go1.23",
-        "compiler": "gc", "platform": "linux/amd64",
-    }
+    The gcloud kubectl dispatcher installed on many machines runs ``kubectl.1.<minor>`` when it has one and
+    its own bundled client otherwise, so any minor keeps kubectl working; kubectl v1.32 warns about the
+    version skew in ``kubectl version`` output only, as it would against a real cluster."""
+    info: dict[str, Any] = {"major": major, "minor": minor}
+    if (int(major), int(minor)) >= (1, 33):
+        info.update(emulationMajor=major, emulationMinor=minor, minCompatibilityMajor=major,
+                    minCompatibilityMinor=str(int(minor) - 1))
+    info.update(gitVersion=f"v{major}.{minor}.0-fakekube", gitCommit="0" * 40, gitTreeState="clean",
+                buildDate="2025-01-01T00:00:00Z", goVersion="go1.24", compiler="gc", platform="linux/amd64")
+    return info
 
 
 def wants_aggregated(accept: str | None) -> bool:
@@ -45,26 +49,42 @@ def wants_aggregated(accept: str | None) -> bool:
     return False
 
 
+class RegistryCache:
+    """Serialised bodies that depend on a registry, dropped whenever it changes (``registry.generation``)."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._bodies: dict[Any, bytes] = {}
+
+    def get(self, key: Any, build: Callable[[], bytes]) -> bytes:
+        with self._lock:
+            if self._generation != self.registry.generation:
+                self._bodies.clear()
+                self._generation = self.registry.generation
+            body = self._bodies.get(key)
+        if body is None:
+            body = build()  # outside the lock: a large document does not hold up other requests
+            with self._lock:
+                self._bodies[key] = body
+        return body
+
+
 class Discovery:
     """Serialised discovery bodies; rebuilt whenever the registry changes (e.g. a CRD is created)."""
 
-    def __init__(self, registry: Registry, *, server_address: str = "127.0.0.1", minor: str = "32") -> None:
+    def __init__(self, registry: Registry, *, server_address: str = "127.0.0.1", minor: str | None = None) -> None:
         self.registry = registry
         self.server_address = server_address
+        emulated = registry.kubernetes_version
+        if minor is None:
+            minor = str(emulated.minor) if emulated is not None else "37"
         self.version = encoding.marshal_indent(version_info(minor))  # WriteRawJSON: indented, no newline
-        self._lock = threading.Lock()
-        self._generation = -1
-        self._cache: dict[Any, bytes] = {}
+        self._cache = RegistryCache(registry)
 
-    def _cached(self, key: Any, build: Any) -> bytes:
-        with self._lock:
-            if self._generation != self.registry.generation:
-                self._cache.clear()
-                self._generation = self.registry.generation
-            body = self._cache.get(key)
-            if body is None:
-                body = self._cache[key] = encoding.encode(build())
-            return body
+    def _cached(self, key: Any, build: Callable[[], Any]) -> bytes:
+        return self._cache.get(key, lambda: encoding.encode(build()))
 
     # -- lookups -----------------------------------------------------------------------------------------
 
@@ -94,9 +114,10 @@ class Discovery:
         return {"name": group, "versions": gvs, "preferredVersion": gvs[0]}
 
     def api_group_list(self) -> bytes:
+        # In the server's order: built-in groups by priority, then custom resource groups.
         return self._cached("apis", lambda: {
             "kind": "APIGroupList", "apiVersion": "v1",
-            "groups": [self._group_doc(g, vs) for g, vs in sorted(self._groups().items()) if g],
+            "groups": [self._group_doc(g, vs) for g, vs in self._groups().items() if g],
         })
 
     def api_group(self, group: str) -> bytes:
@@ -117,13 +138,12 @@ class Discovery:
                 if rt.categories:
                     entry["categories"] = list(rt.categories)
                 resources.append(entry)
-                for sub in sorted(rt.subresources):
-                    kind = "Scale" if sub == "scale" else rt.kind
-                    sub_entry: dict[str, Any] = {"name": f"{rt.plural}/{sub}", "singularName": "",
-                                                 "namespaced": rt.namespaced, "kind": kind,
-                                                 "verbs": _SUBRESOURCE_VERBS.get(sub, ["get"])}
-                    if sub == "scale":
-                        sub_entry.update(group="autoscaling", version="v1")
+                for sub in rt.discovery_subresources:
+                    sub_entry: dict[str, Any] = {"name": f"{rt.plural}/{sub.name}", "singularName": "",
+                                                 "namespaced": rt.namespaced, "kind": sub.kind,
+                                                 "verbs": list(sub.verbs)}
+                    if sub.group is not None:
+                        sub_entry.update(group=sub.group, version=sub.version)
                     resources.append(sub_entry)
             return {"kind": "APIResourceList", "apiVersion": "v1",
                     "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
@@ -135,7 +155,7 @@ class Discovery:
     def aggregated(self, core: bool) -> bytes:
         def build() -> dict[str, Any]:
             groups = self._groups()
-            names = [""] if core else sorted(g for g in groups if g)
+            names = [""] if core else [g for g in groups if g]
             items = [{"metadata": {"name": g},
                       "versions": [self._aggregated_version(g, v) for v in groups.get(g, [])]}
                      for g in names]
@@ -147,7 +167,8 @@ class Discovery:
     def _aggregated_version(self, group: str, version: str) -> dict[str, Any]:
         resources = []
         for rt in self.types(group, version):
-            response_kind = {"group": group, "version": version, "kind": rt.kind}
+            # As the server fills it (see the aggregated capture): group and version only when they differ.
+            response_kind = {"group": "", "version": "", "kind": rt.kind}
             entry: dict[str, Any] = {
                 "resource": rt.plural, "responseKind": response_kind,
                 "scope": "Namespaced" if rt.namespaced else "Cluster",
@@ -158,11 +179,9 @@ class Discovery:
             if rt.categories:
                 entry["categories"] = list(rt.categories)
             subs = []
-            for sub in sorted(rt.subresources):
-                kind = ({"group": "autoscaling", "version": "v1", "kind": "Scale"} if sub == "scale"
-                        else response_kind)
-                subs.append({"subresource": sub, "responseKind": kind,
-                             "verbs": _SUBRESOURCE_VERBS.get(sub, ["get"])})
+            for sub in rt.discovery_subresources:
+                kind = {"group": sub.group or "", "version": sub.version or "", "kind": sub.kind}
+                subs.append({"subresource": sub.name, "responseKind": kind, "verbs": list(sub.verbs)})
             if subs:
                 entry["subresources"] = subs
             resources.append(entry)

@@ -4,6 +4,7 @@ and errors the code did not expect (a 500, logged, never a traceback to the clie
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import ssl
 from http import HTTPStatus
@@ -11,10 +12,12 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
-from fakekube.server import encoding, openapi, rest, routing, tables
-from fakekube.server.auth import forbidden
+from fakekube.identity import UserInfo
+from fakekube.server import auditing, encoding, negotiation, openapi, rest, routing, tables
+from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
+from fakekube.server.replies import Encoder
 
 if TYPE_CHECKING:
     from fakekube.server.app import ApiServer
@@ -36,6 +39,9 @@ class ApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked watch streams
     disable_nagle_algorithm = True  # else each reply waits ~40 ms for the client's delayed ACK
     server: ApiServer
+    _audit: auditing.AuditRequest | None = None  # the request's audit context, when a log is written
+    _reply_code: int = 0
+    _reply_error: errors.ApiError | None = None
 
     def setup(self) -> None:
         if isinstance(self.request, ssl.SSLSocket):
@@ -95,9 +101,25 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         srv = self.server
         path, _, query = self.path.partition("?")
+        self._warnings: list[str] = []
+        self._previous_request = srv.store.last_request()
+        self._encoder = Encoder.JSON  # until a resource request negotiates its media type
+        audit = srv.store.audit
+        self._audit = auditing.begin(self, method) if audit.policy is not None else None
+        self._reply_code, self._reply_error = 0, None
+        try:
+            with audit.context(self._audit) if self._audit is not None else contextlib.nullcontext():
+                self._serve_audited(method, path, query)
+        finally:
+            if self._audit is not None:
+                auditing.end(self, self._audit, self._reply_code, self._reply_error)
+
+    def _serve_audited(self, method: str, path: str, query: str) -> None:
+        srv = self.server
         try:
             body = self._read_body()
-            user = srv.authenticator.user(self.headers.get("Authorization"))
+            user = srv.authenticator.authenticate(self.headers.get("Authorization"), self._client_certificate())
+            auditing.authenticated(self._audit, user)
             route = routing.parse(path)
             if route is None:
                 raise rest.path_not_found()
@@ -109,6 +131,7 @@ class ApiHandler(BaseHTTPRequestHandler):
                 return
             self._resource(method, route, Query(query), body, user)
         except errors.ApiError as exc:
+            self._take_warnings()  # a failed write still sends what its decoding warned about
             self._send_error(exc)
         except _CLIENT_GONE:
             self.close_connection = True
@@ -116,7 +139,14 @@ class ApiHandler(BaseHTTPRequestHandler):
             logger.exception("unexpected error serving %s %s", method, self.path)
             self._send_error(internal_error(exc))
 
-    def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: str) -> None:
+    def _client_certificate(self) -> UserInfo | None:
+        """The user of the client certificate the TLS handshake verified against the server's CA, if any."""
+        if not isinstance(self.connection, ssl.SSLSocket):
+            return None
+        der = self.connection.getpeercert(binary_form=True)
+        return user_from_certificate(self.connection.getpeercert().get("subject"), der) if der else None
+
+    def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: UserInfo) -> None:
         srv = self.server
         store = srv.store
         rt = rest.resolve(store, route)
@@ -125,16 +155,19 @@ class ApiHandler(BaseHTTPRequestHandler):
                            srv.actor_of(self.headers.get("User-Agent")), user)
         if srv.authorizer is not None:
             attrs = rest.attributes(req, rt, verb)
-            if not srv.authorizer(attrs):
+            if not granted_to_every_user(attrs) and not srv.authorizer(attrs):
                 raise forbidden(attrs)
-        # Server-side printing is asked for in Accept (kubectl's human-readable get); decided before the verb runs
-        # so a bad includeObject fails without side effects. Subresources are served as themselves.
+        # The response's media type (JSON, YAML, protobuf, or a Table for kubectl's human-readable get) is
+        # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
+        # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.
+        printable = verb in ("get", "list", "watch") and route.subresource is None
+        choice = negotiation.negotiate(self.headers.get("Accept"), Encoder.offered(rt), watch=verb == "watch",
+                                       tables=printable, standard=Encoder.standard(rt))
+        self._encoder = Encoder.for_media_type(choice.media_type)
         table = None
-        if verb in ("get", "list", "watch") and route.subresource is None:
-            version = tables.wants_table(self.headers.get("Accept"))
-            if version is not None:
-                table = tables.TableWriter(srv.printers.for_resource(rt), rt, version,
-                                           tables.include_object(query.str("includeObject")), store.clock.now)
+        if choice.table_version is not None:
+            table = tables.TableWriter(srv.printers.for_resource(rt), rt, choice.table_version,
+                                       tables.include_object(query.str("includeObject")), store.clock.now)
         result = rest.serve(req, rt, verb)
         if isinstance(result, rest.WatchReply):
             if table is not None:
@@ -142,6 +175,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             self._stream(result)
             return
         code = result.code
+        self._take_warnings()
         entry = store.last_request()
         if verb == "patch" and entry is not None and entry.code == 201:
             code = 201  # a server-side apply that created the object
@@ -149,7 +183,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
             self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))
             return
-        self._send_json(code, result.body)
+        self._send_document(code, result.body)
 
     def _endpoint(self, route: routing.Endpoint) -> None:
         d = self.server.discovery
@@ -173,24 +207,36 @@ class ApiHandler(BaseHTTPRequestHandler):
             if not d.has_group_version(group, version):
                 raise rest.path_not_found()
             self._send_discovery(d.resource_list(group, version))
-        elif kind == "openapi_v3":
-            gvs = [(g, v) for g, vs in sorted(d.registry.groups().items()) for v in vs]
-            self._write_reply(200, encoding.marshal(openapi.index(gvs, d.registry.generation)), JSON_TYPE)
-        elif kind == "openapi_v3_doc":
-            group, version = route.parts
-            if not d.has_group_version(group, version):
-                raise rest.path_not_found()
-            self._write_reply(200, encoding.marshal(openapi.document(d.types(group, version))), JSON_TYPE)
+        elif kind.startswith("openapi"):
+            self._openapi(route)
         else:  # pragma: no cover - routing only produces the kinds above
             raise rest.path_not_found()
 
+    def _openapi(self, route: routing.Endpoint) -> None:
+        documents = self.server.openapi
+        if route.kind == "openapi_v3_doc" and not documents.has(*route.parts):
+            raise rest.path_not_found()
+        if not openapi.accepts_json(self.headers.get("Accept")):
+            self._write_reply(406, b"", "text/plain; charset=utf-8")  # kube-openapi: no body, just the code
+            return
+        if route.kind == "openapi_v2":
+            body = documents.v2()
+        elif route.kind == "openapi_v3":
+            body = documents.index()
+        else:
+            body = documents.group_version(*route.parts)
+        self._write_reply(200, body, JSON_TYPE)
+
     def _stream(self, reply: rest.WatchReply) -> None:
-        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {JSON_TYPE}\r\nTransfer-Encoding: chunked\r\n"
+        encoder = self._encoder
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {encoder.watch_content_type}\r\nTransfer-Encoding: chunked\r\n"
                 "Cache-Control: no-cache, private\r\n\r\n").encode()
+        auditing.stream_started(self, self._audit)
         try:
             self.wfile.write(head)
             clean = self.server.streamer.run(self.wfile.write, self.connection, reply.watch, reply.resource,
-                                             reply.timeout, reply.bookmarks, reply.render)
+                                             reply.timeout, reply.bookmarks, reply.render,
+                                             encode=encoder.watch_event)
             if not clean:
                 self.close_connection = True
         except _CLIENT_GONE + (OSError,):
@@ -266,8 +312,25 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     # -- replies -------------------------------------------------------------------------------------------
 
+    def _take_warnings(self) -> None:
+        """The warnings of the store request this HTTP request made (fieldValidation=Warn), if it made one."""
+        entry = self.server.store.last_request()
+        if entry is not None and entry is not self._previous_request:
+            self._warnings = list(dict.fromkeys(entry.warnings))  # the apiserver's recorder drops repeats
+
     def _send_error(self, exc: errors.ApiError) -> None:
-        self._send_json(exc.code, exc.status)
+        self._reply_error = exc
+        if exc.code == 406:
+            # WriteObjectNegotiated falls back to WriteRawJSON: indented JSON, no newline
+            self._write_reply(exc.code, encoding.marshal_indent(exc.status), JSON_TYPE)
+            return
+        self._send_document(exc.code, exc.status)
+
+    def _send_document(self, code: int, document: Any) -> None:
+        """A response object in the negotiated media type (JSON unless the request negotiated another)."""
+        encoder = getattr(self, "_encoder", Encoder.JSON)
+        body, content_type = encoder.encode(document, pretty=self._pretty())
+        self._write_reply(code, body, content_type)
 
     def _send_json(self, code: int, document: Any) -> None:
         self._write_reply(code, encoding.encode(document, pretty=self._pretty()), JSON_TYPE)
@@ -284,10 +347,18 @@ class ApiHandler(BaseHTTPRequestHandler):
             phrase = HTTPStatus(code).phrase
         except ValueError:
             phrase = ""
+        self._reply_code = code
         connection = "Connection: close\r\n" if self.close_connection else ""
+        warnings = "".join(f"Warning: {warning_header(w)}\r\n" for w in getattr(self, "_warnings", ()))
         head = (f"HTTP/1.1 {code} {phrase}\r\nContent-Type: {content_type}\r\n"
-                f"Content-Length: {len(body)}\r\n{connection}\r\n").encode()
+                f"Content-Length: {len(body)}\r\n{warnings}{connection}\r\n").encode()
         self.wfile.write(head + body)
+
+
+def warning_header(text: str) -> str:
+    """apimachinery ``net.NewWarningHeader(299, "-", text)``: ``299 - "unknown field \\"spec.foo\\""``."""
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{quoted}"'
 
 
 def too_large(limit: int) -> errors.ApiError:

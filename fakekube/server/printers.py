@@ -348,6 +348,60 @@ def _simple(*cells: Callable[[dict[str, Any]], Any]) -> RowFunc:
     return row
 
 
+def _capped(items: list[str], total: int, none: str, cap: int = 3) -> str:
+    """At most three entries, then `` + N more...`` (``formatEndpoints``, ``formatDiscoveryEndpoints``)."""
+    if total == 0 and not items:
+        return none
+    text = ",".join(items[:cap])
+    return f"{text} + {total - cap} more..." if total > cap else text
+
+
+def _endpoints_cell(ep: dict[str, Any]) -> str:
+    """``formatEndpoints``: ``ip:port`` per ready address and port, ``<none>`` without subsets."""
+    subsets = _list(ep.get("subsets"))
+    if not subsets:
+        return "<none>"
+    entries: list[str] = []
+    total = 0
+    for subset in subsets:
+        addresses = [a.get("ip", "") for a in _list(subset.get("addresses"))]
+        ports = _list(subset.get("ports"))
+        for port in ports or [None]:
+            total += len(addresses)
+            entries += [ip if port is None else f"{ip}:{port.get('port')}" for ip in addresses]
+    return _capped(entries, total, "")
+
+
+def _slice_row(slc: dict[str, Any], now: datetime) -> Cells:
+    """``printEndpointSlice``: address type, ports (``<unset>``), the first three addresses."""
+    ports = [str(p.get("port")) if p.get("port") is not None else "<unset>" for p in _list(slc.get("ports"))]
+    addresses = [a for ep in _list(slc.get("endpoints")) for a in _list(ep.get("addresses"))]
+    return [_name(slc), slc.get("addressType") or "", ",".join(ports) or "<unset>",
+            _capped(addresses, len(addresses), "<unset>"), _age(slc, now)]
+
+
+def _daemonset_row(ds: dict[str, Any], now: datetime) -> Cells:
+    status = ds.get("status") or {}
+    selector = _get(ds, "spec", "template", "spec", "nodeSelector") or {}
+    return [_name(ds), *(status.get(k, 0) for k in ("desiredNumberScheduled", "currentNumberScheduled",
+                                                     "numberReady", "updatedNumberScheduled", "numberAvailable")),
+            format_labels(selector), _age(ds, now)]
+
+
+def _cronjob_row(cj: dict[str, Any], now: datetime) -> Cells:
+    spec = cj.get("spec") or {}
+    last = _get(cj, "status", "lastScheduleTime")
+    return [_name(cj), spec.get("schedule") or "", spec.get("timeZone") or "<none>",
+            "True" if spec.get("suspend") else "False", len(_list(_get(cj, "status", "active"))),
+            since(last, now) if last else "<none>", _age(cj, now)]
+
+
+def _pdb_row(pdb: dict[str, Any], now: datetime) -> Cells:
+    spec = pdb.get("spec") or {}
+    return [_name(pdb), str(spec.get("minAvailable", "N/A")), str(spec.get("maxUnavailable", "N/A")),
+            _get(pdb, "status", "disruptionsAllowed") or 0, _age(pdb, now)]
+
+
 BUILTIN: dict[tuple[str, str], Printer] = {
     ("", "pods"): Printer((
         NAME,
@@ -413,6 +467,34 @@ BUILTIN: dict[tuple[str, str], Printer] = {
         column("Images", description="Images referenced by each container in the template.", priority=1),
         column("Selector", description="Label selector for pods.", priority=1),
     ), _deployment_row),
+    ("", "endpoints"): Printer((
+        NAME, column("Endpoints", description="The ready addresses and ports of the service's endpoints."), AGE,
+    ), _simple(_endpoints_cell)),
+    ("discovery.k8s.io", "endpointslices"): Printer((
+        NAME, column("AddressType", description="Type of address carried by this EndpointSlice."),
+        column("Ports", description="Network ports exposed by the endpoints."),
+        column("Endpoints", description="Addresses of the endpoints in this slice."), AGE,
+    ), _slice_row),
+    ("apps", "daemonsets"): Printer((
+        NAME, column("Desired", "integer", "The number of nodes that should be running the daemon pod."),
+        column("Current", "integer", "The number of nodes running at least one daemon pod."),
+        column("Ready", "integer", "The number of nodes with a daemon pod that is ready."),
+        column("Up-to-date", "integer", "The number of nodes running the updated daemon pod."),
+        column("Available", "integer", "The number of nodes with an available daemon pod."),
+        column("Node Selector", description="The template's node selector."), AGE,
+    ), _daemonset_row),
+    ("batch", "cronjobs"): Printer((
+        NAME, column("Schedule", description="The schedule in Cron format."),
+        column("Timezone", description="The time zone of the schedule."),
+        column("Suspend", "boolean", "Whether later executions are suspended."),
+        column("Active", "integer", "The number of running jobs."),
+        column("Last Schedule", description="When the job was last scheduled."), AGE,
+    ), _cronjob_row),
+    ("policy", "poddisruptionbudgets"): Printer((
+        NAME, column("Min Available", description="The minimum number of pods that must be available."),
+        column("Max Unavailable", description="The maximum number of pods that may be unavailable."),
+        column("Allowed Disruptions", "integer", "The number of disruptions currently allowed."), AGE,
+    ), _pdb_row),
     ("coordination.k8s.io", "leases"): Printer((
         NAME, column("Holder", description="The identity of the holder of a current lease."), AGE,
     ), _simple(lambda o: _get(o, "spec", "holderIdentity") or "")),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import errors
+from fakekube.identity import ANONYMOUS, RequestAttributes, UserInfo
 from fakekube.patch import (
     CUSTOM_RESOURCE_PATCH_TYPES,
     PATCH_TYPES,
@@ -19,7 +20,6 @@ from fakekube.patch import (
 )
 from fakekube.resources import ResourceType
 from fakekube.server import bodies
-from fakekube.server.auth import RequestAttributes
 from fakekube.server.params import Query, dry_run_values
 from fakekube.server.routing import ResourcePath
 from fakekube.store import Store
@@ -27,7 +27,7 @@ from fakekube.watch import Watch, WatchEvent
 
 NOT_FOUND_MESSAGE = "the server could not find the requested resource"
 # Subresources created with POST on a named object (``pods/<name>/binding``), each served by its own store verb.
-POST_SUBRESOURCES = {("", "pods", "binding")}
+POST_SUBRESOURCES = {("", "pods", "binding"): "bind", ("", "pods", "eviction"): "evict"}
 
 
 def path_not_found() -> errors.ApiError:
@@ -58,7 +58,7 @@ class Request:
     body: bytes
     content_type: str | None
     actor: str
-    user: str = "system:anonymous"
+    user: UserInfo = ANONYMOUS
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -79,7 +79,8 @@ def verb_of(method: str, path: ResourcePath, query: Query) -> str:
         if path.watch_prefix or (path.name is None and query.bool("watch")):
             return "watch"
         return "list" if path.name is None else "get"
-    if method == "POST" and (path.name is None or (path.group, path.plural, path.subresource) in POST_SUBRESOURCES):
+    if method == "POST" and (path.name is None or path.subresource is not None):
+        # A POST to a subresource of an object creates: pods/<name>/binding, serviceaccounts/<name>/token.
         return "create"
     if method == "PUT" and path.name is not None:
         return "update"
@@ -95,12 +96,29 @@ def verb_of(method: str, path: ResourcePath, query: Query) -> str:
 
 def attributes(req: Request, rt: ResourceType, verb: str) -> RequestAttributes:
     p = req.path
-    return RequestAttributes(req.user, verb, rt.group, rt.plural, p.subresource, p.namespace, p.name)
+    user = req.user
+    return RequestAttributes(user.name, verb, rt.group, rt.plural, p.subresource, p.namespace, p.name,
+                             groups=user.groups, uid=user.uid, version=rt.version, extra=user.extra)
 
 
 def serve(req: Request, rt: ResourceType, verb: str) -> Reply | WatchReply:
+    check_verb(rt, req.path, verb)
     handler = _HANDLERS[verb]
     return handler(req, rt)
+
+
+def check_verb(rt: ResourceType, path: ResourcePath, verb: str) -> None:
+    """A verb the resource (or subresource) does not list in discovery has no route on the real server: 405.
+    (A subresource discovery does not know is left to the store, which answers 404.)"""
+    if path.subresource is None:
+        verbs = rt.verbs
+    else:
+        sub = next((s for s in rt.discovery_subresources if s.name == path.subresource), None)
+        if sub is None:
+            return
+        verbs = sub.verbs
+    if verb not in verbs:
+        raise errors.MethodNotSupported(rt.plural, rt.group, verb)
 
 
 # -- reads -------------------------------------------------------------------------------------------------
@@ -151,25 +169,26 @@ def _watch(req: Request, rt: ResourceType) -> WatchReply:
 # -- writes ------------------------------------------------------------------------------------------------
 
 
-def _object_body(req: Request) -> Any:
-    body = bodies.decode_object(req.body, req.content_type)
+def _object_body(req: Request, rt: ResourceType) -> Any:
+    body = bodies.decode_object(req.body, req.content_type, rt)
     if not isinstance(body, dict):
         raise errors.BadRequest(f"the body of the request must be a JSON object, not {type(body).__name__}")
     return body
 
 
 def _create(req: Request, rt: ResourceType) -> Reply:
-    if req.path.subresource is not None and (rt.group, rt.plural, req.path.subresource) in POST_SUBRESOURCES:
-        assert req.path.name is not None
-        return Reply(201, req.store.bind(req.path.name, _object_body(req), req.path.namespace, actor=req.actor,
-                                         dry_run=req.query.dry_run()))
-    if req.path.subresource is not None:
-        raise errors.MethodNotSupported(req.path.plural, rt.group, "create")
-    if rt.namespaced and req.path.namespace is None:
+    p = req.path
+    if p.subresource is not None and (rt.group, rt.plural, p.subresource) in POST_SUBRESOURCES:
+        assert p.name is not None
+        verb = getattr(req.store, POST_SUBRESOURCES[(rt.group, rt.plural, p.subresource)])
+        return Reply(201, verb(p.name, _object_body(req, rt), p.namespace, actor=req.actor,
+                               dry_run=req.query.dry_run()))
+    if rt.namespaced and p.namespace is None:
         raise errors.MethodNotSupported(rt.plural, rt.group, "create")
     q = req.query
-    obj = req.store.create(rt, _object_body(req), req.path.namespace, actor=req.actor, dry_run=q.dry_run(),
-                           field_manager=q.str("fieldManager") or None)
+    obj = req.store.create(rt, _object_body(req, rt), p.namespace, actor=req.actor, dry_run=q.dry_run(),
+                           field_manager=q.str("fieldManager") or None, user=req.user, name=p.name,
+                           subresource=p.subresource, field_validation=q.str("fieldValidation"))
     return Reply(201, obj)
 
 
@@ -177,11 +196,12 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     assert p.name is not None
     q = req.query
-    body = _object_body(req)
+    body = _object_body(req, rt)
     if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
         return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
-                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None)
+                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
+                           field_validation=q.str("fieldValidation"))
     return Reply(200, obj)
 
 
@@ -196,7 +216,7 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
     body: Any = req.body  # every patch type, apply's YAML or JSON included, is decoded by the store
     obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
                           actor=req.actor, dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
-                          force=q.bool("force", default=None))
+                          force=q.bool("force", default=None), field_validation=q.str("fieldValidation"))
     return Reply(200, obj)  # the handler turns it into 201 when an apply created the object
 
 

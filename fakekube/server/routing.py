@@ -27,7 +27,7 @@ class ResourcePath:
 class Endpoint:
     """A path that is not a resource: ``kind`` names the handler, ``parts`` carries its arguments."""
 
-    kind: str  # version | health | api | api_versions | apis | group | group_version | openapi_v3 | openapi_v3_doc
+    kind: str  # version | health | api | api_versions | apis | group | group_version | openapi_v2 | openapi_v3 | openapi_v3_doc
     parts: tuple[str, ...] = ()
 
 
@@ -69,8 +69,10 @@ def parse(path: str) -> Route:
 
 
 def _openapi(rest: list[str]) -> Route:
+    if rest == ["v2"]:
+        return Endpoint("openapi_v2")
     if rest[:1] != ["v3"]:
-        return None  # /openapi/v2 stays 404: kubectl asks it for protobuf and JSON would break it.
+        return None
     if len(rest) == 1:
         return Endpoint("openapi_v3")
     doc = rest[1:]

@@ -25,34 +25,24 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.resources import ResourceType
+from fakekube.server import negotiation
 from fakekube.server.printers import BUILTIN, DEFAULT, Printer, crd_printer
 from fakekube.store import Store
 from fakekube.watch import BOOKMARK, ERROR, WatchEvent
 
 GROUP = "meta.k8s.io"
-TABLE_VERSIONS = ("v1", "v1beta1")
 INCLUDE_OBJECT = ("None", "Metadata", "Object")
 
 
 def wants_table(accept: str | None) -> str | None:
     """The Table version to answer with (``v1`` or ``v1beta1``), or None for plain JSON.
 
-    Takes the first acceptable entry of the Accept list, as the real server's negotiation does: a client that
-    lists plain JSON first gets plain JSON. Entries with other ``as=`` kinds are skipped (not served here)."""
-    for entry in (accept or "").split(","):
-        media, *raw_params = (part.strip() for part in entry.split(";"))
-        if media.lower() not in ("application/json", "application/*", "*/*"):
-            continue
-        params = {}
-        for param in raw_params:
-            key, _, value = param.partition("=")
-            params[key.strip().lower()] = value.strip().strip('"')
-        kind = params.get("as")
-        if kind is None:
-            return None  # plain JSON comes first
-        if kind == "Table" and params.get("g") == GROUP and params.get("v") in TABLE_VERSIONS:
-            return params["v"]
-    return None
+    The first acceptable entry of the Accept list decides, as the real server's negotiation does
+    (fakekube/server/negotiation.py): a client that lists plain JSON first gets plain JSON."""
+    try:
+        return negotiation.negotiate(accept, (negotiation.JSON, negotiation.YAML), tables=True).table_version
+    except errors.ApiError:
+        return None
 
 
 def content_type(version: str) -> str:

@@ -1,4 +1,5 @@
-"""Watch streams on the wire: chunked, newline-delimited JSON events, one thread per stream.
+"""Watch streams on the wire: chunked, newline-delimited JSON events (or length-framed protobuf
+WatchEvents, see fakekube/server/replies.py), one thread per stream.
 
 - Each event is ``{"type": ..., "object": ...}`` plus a newline; events already queued are sent together.
 - ``timeoutSeconds`` ends the stream cleanly with the terminating chunk (the connection stays usable: closing
@@ -83,8 +84,13 @@ class WatchStreamer:
             watch.stop()
 
     def run(self, write: Callable[[bytes], object], conn: socket.socket, watch: Watch, resource: ResourceType,
-            timeout: float | None, bookmarks: bool, render: Render | None = None) -> bool:
-        """Stream until done; False when the client went away (the connection must then be closed)."""
+            timeout: float | None, bookmarks: bool, render: Render | None = None,
+            encode: Callable[[WatchEvent, Render | None], bytes] | None = None) -> bool:
+        """Stream until done; False when the client went away (the connection must then be closed).
+
+        ``encode`` turns an event into its bytes on the wire (default: a JSON line; protobuf streams frame
+        ``WatchEvent`` messages)."""
+        encode = encode or encode_event
         settings = self.settings
         deadline = time.monotonic() + (timeout if timeout is not None else settings.default_timeout)
         last_write = time.monotonic()
@@ -92,7 +98,7 @@ class WatchStreamer:
         def send(events: list[WatchEvent]) -> bool:
             nonlocal last_write
             if events:
-                write(b"".join(chunk(encode_event(e, render)) for e in events))
+                write(b"".join(chunk(encode(e, render)) for e in events))
                 last_write = time.monotonic()
             return any(e.type == ERROR for e in events)
 

@@ -171,7 +171,9 @@ class Controller:
 
         def on_update(old: Obj, new: Obj) -> None:
             if all(p.update(old, new) for p in filters):
-                for req in owners(old) + owners(new):
+                # One add per distinct owner (upstream collects old and new owners in a map first): a second
+                # add of the same key would otherwise find it handed out already and mark it dirty.
+                for req in dict.fromkeys(owners(old) + owners(new)):
                     queue.add(req)
 
         def on_delete(obj: Obj) -> None:
@@ -189,8 +191,12 @@ class Controller:
         filters = preds.coerce_all(predicates)
         queue = self.queue
 
-        def enqueue(obj: Obj, priority: int = 0) -> None:
+        def enqueue(obj: Obj, priority: int = 0, seen: dict[Request, None] | None = None) -> None:
             for req in map_fn(json_copy(obj)) or ():
+                if seen is not None:
+                    if req in seen:
+                        continue
+                    seen[req] = None
                 queue.add(req, priority)
 
         def on_add(obj: Obj, initial: bool) -> None:
@@ -199,8 +205,9 @@ class Controller:
 
         def on_update(old: Obj, new: Obj) -> None:
             if all(p.update(old, new) for p in filters):
-                enqueue(old)
-                enqueue(new)
+                seen: dict[Request, None] = {}  # upstream's reqs map: old and new map to one add per request
+                enqueue(old, seen=seen)
+                enqueue(new, seen=seen)
 
         def on_delete(obj: Obj) -> None:
             if all(p.delete(obj) for p in filters):

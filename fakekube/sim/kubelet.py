@@ -1,10 +1,11 @@
 """A kubelet (and a scheduler) as actors: pods go Pending → Running, and graceful deletions complete.
 
-For every new pod, after seeded delays (``pod_start_delays``), each step is one write, so each bumps the
-pod's object-wide resourceVersion, as in a cluster (agent-sandbox-controllers.md §3.4):
+For every new pod, after seeded delays (``pod_start_delays``), each write bumps the pod's object-wide
+resourceVersion, as in a cluster (agent-sandbox-controllers.md §3.4):
 
-1. ``PodScheduled`` — actor ``default-scheduler``: ``POST pods/<name>/binding`` (``spec.nodeName`` and the
-   ``PodScheduled`` condition in one write; a pod update may not change ``nodeName``);
+1. ``PodScheduled`` — actor ``default-scheduler`` binds the pod: ``POST pods/<name>/binding`` with the pod's
+   uid as precondition, which sets the node and the ``PodScheduled`` condition in one write (kubernetes
+   ``pkg/registry/core/pod/storage/storage.go``, ``BindingREST``; ``store.bind``);
 2. ``Initialized`` — kubelet: hostIP, startTime, ``Initialized``;
 3. ``Running`` — kubelet: phase Running, podIP(s), containers running;
 4. ``ContainersReady`` — kubelet: containers ready, ``ContainersReady``;
@@ -12,7 +13,11 @@ pod's object-wide resourceVersion, as in a cluster (agent-sandbox-controllers.md
 
 Status steps are strategic-merge PATCHes of ``pods/<name>/status`` carrying the pod's uid, the way the
 kubelet's status manager sends them; they have no resourceVersion, so they never conflict, and every
-controller PUT of the pod computed before them does.
+controller PUT of the pod computed before them does. The status manager writes what changed since its last
+write once per pod sync, so a step whose delay is exactly zero (``Lag.fixed(0)``) is written together with the
+step before it: a container without a readiness probe is ready as soon as it runs (kubernetes
+``pkg/kubelet/prober/prober_manager.go``, ``UpdatePodStatus``), so ``ContainersReady`` and ``Ready`` with
+zero delays ride on the ``Running`` write — three writes per pod instead of five.
 
 Deletion: a pod with a grace period gets ``deletionTimestamp`` from the API server; the kubelet stops it
 (``termination_delay``, at most the grace period) and then deletes it with grace 0 and a uid precondition.
@@ -109,10 +114,21 @@ class Kubelet:
             return None
         return pod
 
-    async def _start(self, namespace: str | None, name: str, uid: str) -> None:
-        containers = []
+    def _writes(self) -> list[list[str]]:
+        """The steps grouped into writes: a zero-delay kubelet step joins the write before it."""
+        groups: list[list[str]] = []
         for step in STEPS:
-            await _Sleep(self.delays[step].sample(self._rng))
+            merge = groups and step != "Initialized" and self.delays[step].is_zero and groups[-1][0] != "PodScheduled"
+            if merge:
+                groups[-1].append(step)
+            else:
+                groups.append([step])
+        return groups
+
+    async def _start(self, namespace: str | None, name: str, uid: str) -> None:
+        containers: list[str] = []
+        for group in self._writes():
+            await _Sleep(self.delays[group[0]].sample(self._rng))
             pod = self._live(namespace, name, uid)
             if pod is None:
                 return
@@ -120,15 +136,15 @@ class Kubelet:
                 containers = [c.get("name", "c") for c in (pod.get("spec") or {}).get("containers") or []]
             now = rfc3339(self.sim.clock.now())
             try:
-                await self._step(step, namespace, name, uid, containers, now)
+                await self._write(group, namespace, name, uid, containers, now)
             except errors.NotFound:
                 return
             except errors.ApiError:
                 return  # e.g. a uid precondition failed: the pod was replaced
         self.started += 1
 
-    async def _step(self, step: str, namespace: str | None, name: str, uid: str, containers: list[str],
-                    now: str) -> None:
+    async def _write(self, group: list[str], namespace: str | None, name: str, uid: str, containers: list[str],
+                     now: str) -> None:
         def condition(kind: str) -> Obj:
             return {"type": kind, "status": "True", "lastProbeTime": None, "lastTransitionTime": now}
 
@@ -136,37 +152,39 @@ class Kubelet:
             return [{"name": c, "ready": ready, "restartCount": 0, "started": "running" in state,
                      "image": "fake", "imageID": "", "state": state} for c in containers]
 
-        status: Obj
-        if step == "PodScheduled":
-            # POST pods/<name>/binding: nodeName and the PodScheduled condition in one write.
-            binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "uid": uid},
-                       "target": {"kind": "Node", "name": self.node_name}}
-            store = self.sim.store
-
-            def create(_rt: Any, name: str, body: Obj, namespace: str | None, *, subresource: str,
-                       actor: str) -> Obj:
-                # Timed as the create of a pods subresource, as fakekube.cluster's scheduler times it.
-                return store.bind(name, body, namespace, actor=actor)
-
-            await self.scheduler_client._do(create, "pods", name, binding, namespace, subresource="binding",
-                                            actor=self.scheduler_client.actor)
+        if group == ["PodScheduled"]:
+            await self._bind(namespace, name, uid)
             return
-        if step == "Initialized":
-            status = {"hostIP": "192.168.0.10", "hostIPs": [{"ip": "192.168.0.10"}], "startTime": now,
-                      "conditions": [condition("Initialized")],
-                      "containerStatuses": statuses({"waiting": {"reason": "ContainerCreating"}}, False)}
-        elif step == "Running":
-            self._ips += 1
-            ip = f"10.244.{(self._ips >> 8) & 255}.{self._ips & 255}"
-            status = {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
-                      "containerStatuses": statuses({"running": {"startedAt": now}}, False)}
-        elif step == "ContainersReady":
-            status = {"conditions": [condition("ContainersReady")],
-                      "containerStatuses": statuses({"running": {"startedAt": now}}, True)}
-        else:
-            status = {"conditions": [condition("Ready")]}
+        status: Obj = {"conditions": []}
+        for step in group:
+            if step == "Initialized":
+                status.update({"hostIP": "192.168.0.10", "hostIPs": [{"ip": "192.168.0.10"}], "startTime": now,
+                               "containerStatuses": statuses({"waiting": {"reason": "ContainerCreating"}}, False)})
+                status["conditions"].append(condition("Initialized"))
+            elif step == "Running":
+                self._ips += 1
+                ip = f"10.244.{(self._ips >> 8) & 255}.{self._ips & 255}"
+                status.update({"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
+                               "containerStatuses": statuses({"running": {"startedAt": now}}, False)})
+            elif step == "ContainersReady":
+                status["containerStatuses"] = statuses({"running": {"startedAt": now}}, True)
+                status["conditions"].append(condition("ContainersReady"))
+            else:
+                status["conditions"].append(condition("Ready"))
         await self._patch(self.client, namespace, name, {"metadata": {"uid": uid}, "status": status}, "status",
                           STRATEGIC_MERGE_PATCH)
+
+    async def _bind(self, namespace: str | None, name: str, uid: str) -> None:
+        store = self.sim.store
+
+        def create(_rt: Any, name: str, body: Obj, namespace: str | None, *, subresource: str, actor: str) -> Obj:
+            # POST pods/<name>/binding, timed as the create of a pods subresource.
+            return store.bind(name, body, namespace, actor=actor)
+
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "uid": uid},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": self.node_name}}
+        await self.scheduler_client._do(create, "pods", name, body, namespace, subresource="binding",
+                                        actor=self.scheduler_client.actor)
 
     async def _patch(self, client: Any, namespace: str | None, name: str, body: Obj, subresource: str | None,
                      patch_type: str) -> None:

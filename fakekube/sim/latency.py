@@ -1,8 +1,9 @@
 """Per-verb request latency: one round trip per request, split at the commit.
 
 A request's round trip (client → API server → etcd commit → response) is drawn from the distribution of its
-class, most specific first: ``"<verb> <resource>/<subresource>"``, ``"<verb> <resource>"``, ``"<verb>"``,
-then ``default``. Resources are plurals as the audit log names them (``pods``, ``sandboxes``); verbs are the
+class, most specific first: ``"<verb> <resource>"`` (or, for a subresource, ``"<verb> <resource>/<subresource>"``
+— a subresource has its own handler, so ``pods/binding`` is not timed as a pod create), ``"<verb>"``, then
+``default``. Resources are plurals as the audit log names them (``pods``, ``sandboxes``); verbs are the
 audit verbs (``create``, ``update``, ``patch``, ``delete``, ``get``, ``list``). So a pod create, which runs
 the pod admission chain, can take longer than other writes::
 
@@ -45,8 +46,7 @@ class RequestLatency:
         found = memo.get(key)
         if found is None:
             classes = self.classes
-            candidates = [f"{verb} {resource}/{subresource}"] if subresource else []
-            candidates += [f"{verb} {resource}", verb]
+            candidates = [f"{verb} {resource}/{subresource}" if subresource else f"{verb} {resource}", verb]
             found = next((classes[c] for c in candidates if c in classes), self.default)
             memo[key] = found
         return found

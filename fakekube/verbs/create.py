@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube import errors, validation
+from fakekube import decoding, errors, validation
 from fakekube.audit import AuditEntry
+from fakekube.decoding import FieldReport, check_type_meta
+from fakekube.identity import ANONYMOUS, UserInfo
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.records import (
@@ -13,6 +15,7 @@ from fakekube.records import (
     MAX_GENERATE_NAME_ATTEMPTS,
 )
 from fakekube.resources import ResourceType
+from fakekube.strategies import CreateRequest, Strategy
 
 
 class CreateVerbs:
@@ -21,21 +24,65 @@ class CreateVerbs:
     # -- create ----------------------------------------------------------------------------------------
 
     def create(self, resource: str | ResourceType, body: dict[str, Any], namespace: str | None = None, *,
-               actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None) -> dict[str, Any]:
-        """POST: returns the stored object (201)."""
+               actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None,
+               user: UserInfo | None = None, name: str | None = None,
+               subresource: str | None = None, field_validation: str | None = None) -> dict[str, Any]:
+        """POST: returns the stored object (201).
+
+        ``user`` is who asks (anonymous when not given): the kinds whose create is answered rather than stored
+        (reviews) answer for them. ``name`` and ``subresource`` address a create on a subresource of an object
+        (``serviceaccounts``, ``name="builder"``, ``subresource="token"``: a TokenRequest).
+        ``field_validation`` is the request's ``fieldValidation`` (``Ignore``, ``Warn`` — the default —,
+        ``Strict``); warnings land on the request's audit entry.
+        """
         rt = self.resolve(resource)
+        answering = self._answering_strategy(rt, subresource)
+        if answering is not None:
+            meta = body.get("metadata") if isinstance(body, dict) else None
+            body_namespace = meta.get("namespace") if isinstance(meta, dict) else None
+            ns = (namespace or body_namespace) if rt.namespaced else None
+            request = CreateRequest(self, ns, name, user or ANONYMOUS, dry_run)
+            return self._run(
+                lambda: self._begin("create", rt, ns, name, subresource, actor, dry_run=dry_run),
+                lambda entry: self._answer(rt, answering, body, request, entry),
+            )
         meta = body.get("metadata") if isinstance(body, dict) else None
         meta = meta if isinstance(meta, dict) else {}
         ns = namespace or meta.get("namespace")
         name = meta.get("name")
-        return self._run(
-            lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run),
-            lambda entry: self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager)),
-        )
+
+        def serve(entry: AuditEntry) -> dict[str, Any]:
+            report = FieldReport(decoding.field_validation(field_validation, "CreateOptions"), entry.warnings)
+            return self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager), report)
+
+        return self._run(lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run), serve,
+                         request=body)
+
+    def _answering_strategy(self, rt: ResourceType, subresource: str | None) -> Strategy | None:
+        """The strategy that answers this create without storing, or None for an ordinary create."""
+        if subresource is None:
+            return rt.strategy if rt.strategy.answers_create else None
+        strategy = rt.strategy.create_subresources.get(subresource)
+        if strategy is None:
+            raise errors.MethodNotSupported(f"{rt.plural}/{subresource}", rt.group, "create")
+        return strategy
+
+    def _answer(self, rt: ResourceType, strategy: Strategy, body: Any, request: CreateRequest,
+                entry: AuditEntry) -> dict[str, Any]:
+        if request.name is not None:
+            self._lookup(rt, request.namespace, request.name)  # a subresource of a missing object is a 404
+            api_version, kind = strategy.body_api_version, strategy.body_kind
+        else:
+            api_version, kind = rt.api_version, rt.kind
+        obj = _typed_body(body, api_version, kind)
+        strategy.default(obj)
+        answer = strategy.answer(obj, request)
+        entry.code = 201
+        return answer
 
     def _create(self, rt: ResourceType, body: Any, namespace: str | None, entry: AuditEntry, dry_run: bool,
-                manager: str | None) -> dict[str, Any]:
-        obj = self._check_body(rt, body)
+                manager: str | None, report: FieldReport | None = None) -> dict[str, Any]:
+        obj = self._check_body(rt, body, report)
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         meta = obj["metadata"]
         if target.namespaced:
@@ -115,3 +162,22 @@ class CreateVerbs:
         ctx.commit()
         assert record is not None
         return self._present(rt, record)
+
+
+def _typed_body(body: Any, api_version: str, kind: str) -> dict[str, Any]:
+    """A copy of an answered create's body, with its apiVersion and kind checked and filled in."""
+    if not isinstance(body, dict):
+        raise errors.BadRequest(f"the body of the request must be a JSON object describing a {kind}, "
+                                f"not {type(body).__name__}")
+    obj = json_copy(body)
+    check_type_meta(obj)
+    if obj.get("apiVersion") not in (None, "", api_version):
+        raise errors.BadRequest(f"the API version in the data ({obj['apiVersion']}) does not match the expected "
+                                f"API version ({api_version})")
+    if obj.get("kind") not in (None, "", kind):
+        raise errors.BadRequest(f"the kind in the data ({obj['kind']}) does not match the expected kind ({kind})")
+    meta = obj.get("metadata")
+    if meta is not None and not isinstance(meta, dict):
+        raise errors.BadRequest("metadata must be an object")
+    rest = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+    return {"apiVersion": api_version, "kind": kind, "metadata": meta or {}, **rest}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from fakekube import errors
+from fakekube import decoding, errors
 from fakekube.audit import AuditEntry
-from fakekube.decoding import check_decodable
+from fakekube.decoding import FieldReport
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
@@ -28,8 +29,8 @@ class WriteVerbs:
     def update(self, resource: str | ResourceType, body: dict[str, Any], namespace: str | None = None, *,
                name: str | None = None, subresource: str | None = None, actor: str = "fakekube",
                dry_run: bool = False, field_manager: str | None = None, based_on: str | None = None,
-               ) -> dict[str, Any]:
-        """PUT (of the object or of its ``status``/``scale`` subresource)."""
+               field_validation: str | None = None) -> dict[str, Any]:
+        """PUT (of the object or of its ``status``/``scale`` subresource); ``field_validation`` as for create."""
         rt = self.resolve(resource)
         meta = (body.get("metadata") or {}) if isinstance(body, dict) and isinstance(body.get("metadata"), dict) else {}
         name = name or meta.get("name")
@@ -43,19 +44,22 @@ class WriteVerbs:
                 if value is not None and not isinstance(value, str):
                     raise errors.BadRequest(f"json: cannot unmarshal {go_json_kind(value)} into Go struct field "
                                             f"ObjectMeta.metadata.{field} of type string")
+            report = FieldReport(decoding.field_validation(field_validation, "UpdateOptions"), entry.warnings)
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
-            self._refuse_stale_put(rt, ns, name, body, entry)
-            obj = self._check_body(rt, body)
+            self._refuse_stale_put(rt, ns, name, body, entry, report)
+            obj = self._check_body(rt, body, report)
             return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager))
 
+        rv = meta.get("resourceVersion")
         return self._run(
-            lambda: self._begin("update", rt, ns, name, subresource, actor, dry_run=dry_run, based_on=based_on),
-            serve,
+            lambda: self._begin("update", rt, ns, name, subresource, actor, dry_run=dry_run, based_on=based_on,
+                                request_rv=rv if isinstance(rv, str) else None),
+            serve, request=body,
         )
 
     def _refuse_stale_put(self, rt: ResourceType, namespace: str | None, name: str, body: Any,
-                          entry: AuditEntry) -> None:
+                          entry: AuditEntry, report: FieldReport) -> None:
         """Answer a PUT with a stale resourceVersion before copying its body (controllers send many).
 
         Only the plain case is short-cut — a decodable body for the URL's name whose resourceVersion is a
@@ -74,8 +78,11 @@ class WriteVerbs:
         for key in ("apiVersion", "kind"):
             if body.get(key) not in (None, rt.api_version if key == "apiVersion" else rt.kind):
                 return
-        if not rt.custom:
-            check_decodable(rt.group, rt.kind, rt.version, body)
+        if rt.model is not None:
+            # What decoding the body reports comes first, as on the full path (a 400, or warnings).
+            report.body(rt, list(getattr(body, "duplicate_fields", ())), decoding.check_body(rt, body))
+        elif rt.custom:
+            return
         entry.rv_before = record.rv
         entry.uid = record.obj["metadata"]["uid"]
         raise errors.Conflict(rt.plural, rt.group, name)
@@ -87,8 +94,6 @@ class WriteVerbs:
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         if rt.to_storage is not None:
             obj = rt.to_storage(obj)
-        if not target.custom:
-            check_decodable(target.group, target.kind, target.version, obj)
         meta = obj["metadata"]
         if not isinstance(meta, dict):
             raise errors.BadRequest("metadata must be an object")
@@ -198,12 +203,15 @@ class WriteVerbs:
     def patch(self, resource: str | ResourceType, name: str, body: Any, namespace: str | None = None, *,
               patch_type: str = "application/merge-patch+json", subresource: str | None = None,
               actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None,
-              force: bool | None = None, based_on: str | None = None) -> dict[str, Any]:
-        """PATCH with a JSON patch, merge patch, strategic merge patch or apply patch."""
+              force: bool | None = None, based_on: str | None = None,
+              field_validation: str | None = None) -> dict[str, Any]:
+        """PATCH with a JSON patch, merge patch, strategic merge patch or apply patch; ``field_validation``
+        as for create (a Strict patch that adds unknown fields is a 422 on ``patch``)."""
         rt = self.resolve(resource)
         kind = normalize_patch_type(patch_type)
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
+            report = FieldReport(decoding.field_validation(field_validation, "PatchOptions"), entry.warnings)
             self._check_subresource(rt, subresource, "patch")
             if force is not None and kind != APPLY_PATCH:
                 raise errors.Invalid("PatchOptions", "meta.k8s.io", "",
@@ -218,29 +226,64 @@ class WriteVerbs:
                 patched = apply_patch(scale, body, kind, schema=None, custom=rt.custom)
                 return self._update_scale(rt, namespace, name, patched, entry, dry_run,
                                           self._manager(actor, field_manager))
+            patch_doc, problems = decoding.read_patch(body, kind, report)
             # The engines never mutate their input, so the stored object is patched without a copy first.
-            patched = apply_patch(self._view(rt)(record.obj), body, kind, schema=rt.patch_schema, custom=rt.custom)
+            patched = apply_patch(self._view(rt)(record.obj), patch_doc, kind, schema=rt.patch_schema,
+                                  custom=rt.custom)
             if not isinstance(patched.get("metadata"), dict):
                 raise errors.BadRequest("metadata must be an object")
+            self._decode_patched(rt, patched, kind, patch_doc, report, problems)
             return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
                                 self._manager(actor, field_manager), current=record)
 
         return self._run(
             lambda: self._begin("patch", rt, namespace, name, subresource, actor, dry_run=dry_run,
                                 patch_type=kind, based_on=based_on),
-            serve,
+            serve, request=body,
         )
+
+    def _decode_patched(self, rt: ResourceType, patched: dict[str, Any], patch_type: str, patch: Any,
+                        report: FieldReport, problems: list[str]) -> None:
+        """Decode a patch's result as the server decodes the patched document: wrong types are a 422 on
+        ``patch``; unknown fields are dropped and reported (a Strict 422 shows the unpruned document)."""
+        if not self._patch_may_need_decoding(rt, patch_type, patch):
+            report.patch("", problems)
+            return
+        shown = decoding.shown_patch(patch_type, patched, patch) if report.directive == decoding.STRICT else ""
+        if rt.model is not None:
+            unknown = decoding.decode_patched(rt, patched, lambda: decoding.shown_patch(patch_type, patched, patch))
+        else:
+            unknown = self._prune_custom(rt, patched)
+        report.patch(shown, problems + report.problems([], unknown))
+
+    def _patch_may_need_decoding(self, rt: ResourceType, patch_type: str, patch: Any) -> bool:
+        """Whether a patch's result can hold something decoding refuses or drops (see
+        ``decoding.patch_may_need_decoding``); for a custom resource, whether pruning the patch drops anything."""
+        if rt.model is not None:
+            return decoding.patch_may_need_decoding(rt, patch_type, patch)
+        if not isinstance(patch, dict) or not patch_type.startswith("application/merge-patch"):
+            return True
+        return bool(self._prune_custom(rt, json_copy(patch)))
 
     def _apply(self, rt: ResourceType, namespace: str | None, name: str, body: Any, subresource: str | None,
                entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool) -> dict[str, Any]:
         config = parse_apply_body(body)
         validate_apply_request(config, field_manager=field_manager, api_version=rt.api_version, kind=rt.kind)
+        decoding.undeclared_apply_fields(rt, config)
         assert field_manager is not None
+        if rt.has_subresource("status"):
+            # The strategy's reset fields (ResetFieldsStrategy.GetResetFields) are ignored by apply, so the
+            # applier neither changes nor owns them: status on the main resource, spec on /status.
+            config.pop("spec" if subresource == "status" else "status", None)
         record = self._bucket(rt).get(self._key(rt, namespace, name))
         # server_side_apply copies what it changes, so the stored object is read without a copy first.
         live = self._view(rt)(record.obj) if record is not None else None
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now())
+        if rt.model is not None:
+            decoding.decode_patched(rt, result, lambda: json.dumps(result, separators=(",", ":")))
+        else:
+            self._prune_custom(rt, result)
         if record is None:
             if subresource:
                 raise errors.NotFound(rt.plural, rt.group, name)

@@ -2,50 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from fakekube.cluster import Timing
-from fakekube.cluster.runner import ClusterRunner
-from fakekube.server.app import ApiServer
-from fakekube.store import Store
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
-
-
-class Kubectl:
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
-
-    def __call__(self, *args: str, stdin: str | None = None, check: bool = True, timeout: float = 60) -> str:
-        proc = subprocess.run(["kubectl", *args], input=stdin, env=self.env, capture_output=True, text=True,
-                              timeout=timeout)
-        if check and proc.returncode != 0:
-            raise AssertionError(f"kubectl {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
-        return proc.stdout + proc.stderr
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Store, Kubectl]]:
-    directory: Path = tmp_path_factory.mktemp("cluster")
-    store = Store()
-    server = ApiServer(store).start()
-    kubeconfig = server.write_kubeconfig(directory / "kubeconfig")
-    timing = Timing(job_backoff=0.2, run_duration=0.3)
-    runner = ClusterRunner(store, nodes=2, timing=timing).start()
-    runner.wait_ready()
-    env = {**os.environ, "KUBECONFIG": str(kubeconfig), "KUBECACHEDIR": str(directory / "cache")}
-    try:
-        yield store, Kubectl(env)
-    finally:
-        runner.stop()
-        server.stop()
+CLUSTER_TIMING = Timing(job_backoff=0.2, run_duration=0.3)  # the served fixture of conftest.py
 
 
 DEPLOYMENT = """
@@ -62,7 +28,7 @@ spec:
 
 
 def test_deployment_rollout_status_wait_history_and_undo(served):
-    store, kubectl = served
+    store, kubectl = served.store, served.kubectl
     kubectl("apply", "-f", "-", stdin=DEPLOYMENT)
     assert 'deployment "web" successfully rolled out' in kubectl("rollout", "status", "deployment/web",
                                                                    "--timeout=60s")
@@ -80,7 +46,7 @@ def test_deployment_rollout_status_wait_history_and_undo(served):
 
 
 def test_statefulset_rollout_status_and_scale(served):
-    _, kubectl = served
+    kubectl = served.kubectl
     kubectl("apply", "-f", "-", stdin="""
 apiVersion: apps/v1
 kind: StatefulSet
@@ -102,7 +68,7 @@ spec:
 
 
 def test_jobs_complete_and_fail(served):
-    _, kubectl = served
+    kubectl = served.kubectl
     kubectl("apply", "-f", "-", stdin="""
 apiVersion: batch/v1
 kind: Job
@@ -127,7 +93,7 @@ spec:
 
 
 def test_get_pods_watch_shows_the_phases(served):
-    _, kubectl = served
+    kubectl = served.kubectl
     proc = subprocess.Popen(["kubectl", "get", "pods", "-w", "-l", "app=watched", "--no-headers"],
                             env=kubectl.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -153,7 +119,7 @@ def test_get_pods_watch_shows_the_phases(served):
 
 
 def test_kube_system_and_bootstrap_objects(served):
-    _, kubectl = served
+    kubectl = served.kubectl
     kubectl("wait", "--for=condition=Available", "deployment/coredns", "-n", "kube-system", "--timeout=60s")
     pods = kubectl("get", "pods", "-n", "kube-system", "-o", "jsonpath={.items[*].status.phase}")
     assert pods.split() == ["Running", "Running"]

@@ -31,6 +31,18 @@ def test_patch_has_zero_claim_status_conflicts(runs) -> None:
     _, summary = runs["patch"]
     assert summary["conflicts"]["claim_status"] == 0
     assert "sandboxclaims/status" not in summary["conflicts"]["by_resource"]
+    assert summary["conflicts"]["sandboxclaims"] == 0  # nothing on sandboxclaims/* at all, as the PR counted
+
+
+def test_the_prs_filter_counts_409s_on_claims_and_their_cold_pods(runs) -> None:
+    run, summary = runs["update"]
+    conflicts = [e for e in run.env.store.audit.entries if e.conflict]
+    claims = [e for e in conflicts if e.resource == "sandboxclaims"]
+    cold_pods = [e for e in conflicts if e.resource == "pods" and e.name.startswith("sandboxclaim-")]
+    assert summary["conflicts"]["sandboxclaims"] == len(claims) >= summary["conflicts"]["claim_status"] > 0
+    assert summary["conflicts"]["pr_filter"] == len(claims) + len(cold_pods)
+    # The fitted model's prediction (docs/reproducing-pr-508.md): about one self-collision per claim.
+    assert 1000 <= len(claims) <= 2000
 
 
 def test_patch_lock_brings_conflicts_back_and_no_stale_overwrites(runs) -> None:

@@ -22,9 +22,9 @@ UPDATE_TABLE = """
 | 1 | 0 | PATCH | sandboxclaims/sandboxclaim-* | 200 OK |
 | 2 | * | UPDATE | sandboxes/cluster-loader-warmpool-* | 200 OK |
 | 3 | * | DELETE | networkpolicies/sandboxclaim-*-network-policy | 404 NotFound |
-| 4 | * | CREATE | sandboxes/cluster-loader-warmpool-* | 201 Created |
-| 5 | * | UPDATE | sandboxclaims/sandboxclaim-*/status | 200 OK |
-| 6 | * | CREATE | events/sandboxclaim-*.* | 201 Created |
+| 4 | * | CREATE | events/sandboxclaim-*.* | 201 Created |
+| 5 | * | CREATE | sandboxes/cluster-loader-warmpool-* | 201 Created |
+| 6 | * | UPDATE | sandboxclaims/sandboxclaim-*/status | 200 OK |
 | 7 | * | UPDATE | sandboxclaims/sandboxclaim-*/status | 409 Conflict |
 """
 
@@ -36,9 +36,9 @@ PATCH_TABLE = """
 | 1 | 0 | PATCH | sandboxclaims/sandboxclaim-* | 200 OK |
 | 2 | * | UPDATE | sandboxes/cluster-loader-warmpool-* | 200 OK |
 | 3 | * | DELETE | networkpolicies/sandboxclaim-*-network-policy | 404 NotFound |
-| 4 | * | CREATE | sandboxes/cluster-loader-warmpool-* | 201 Created |
-| 5 | * | PATCH | sandboxclaims/sandboxclaim-*/status | 200 OK |
-| 6 | * | CREATE | events/sandboxclaim-*.* | 201 Created |
+| 4 | * | CREATE | events/sandboxclaim-*.* | 201 Created |
+| 5 | * | CREATE | sandboxes/cluster-loader-warmpool-* | 201 Created |
+| 6 | * | PATCH | sandboxclaims/sandboxclaim-*/status | 200 OK |
 | 7 | * | PATCH | sandboxclaims/sandboxclaim-*/status | 200 OK |
 """
 

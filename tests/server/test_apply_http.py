@@ -106,3 +106,21 @@ def test_kubectl_apply_empty_list_is_not_owned_and_keeps_items(kube_server, kube
     out = json.loads(_kubectl_apply(kubectl, "a", {**widget, "metadata": {"name": "w"}, "spec": {"size": {}}}).stdout)
     assert out["spec"] == {"size": None}
     assert _fields(out, "a") == [{"f:spec": {"f:size": {}}}]
+
+
+def test_kubectl_apply_ignores_the_fields_a_write_resets(kube_server, kubectl):
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                  "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                           "template": {"metadata": {"labels": {"app": "web"}},
+                                        "spec": {"containers": [{"name": "app", "image": "nginx"}]}}},
+                  "status": {"replicas": 7}}
+    # A manifest exported with its status: apply neither writes nor owns status on the main resource.
+    out = json.loads(_kubectl_apply(kubectl, "ci", deployment).stdout)
+    assert out.get("status", {}).get("replicas") != 7
+    assert [set(f) for f in _fields(out, "ci")] == [{"f:spec"}]
+    # On /status it is the other way round: spec is ignored.
+    status = json.loads(kubectl("apply", "--server-side", "--field-manager=ctl", "--subresource=status", "-f", "-",
+                                "-o", "json", "--show-managed-fields",
+                                input=json.dumps({**deployment, "spec": {"replicas": 9}})).stdout)
+    assert status["spec"]["replicas"] == 2 and status["status"]["replicas"] == 7
+    assert [set(f) for f in _fields(status, "ctl")] == [{"f:status"}]

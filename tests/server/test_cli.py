@@ -3,22 +3,39 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+
+@contextmanager
+def serving(*args: str) -> Iterator[str]:
+    """``fakekube serve ARGS`` in a subprocess: yields the URL it prints; SIGINT must stop it cleanly."""
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube.cli", "serve", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_serve_prints_url_writes_kubeconfig_and_stops_on_interrupt(tmp_path, widget_crd):
     crd = tmp_path / "crd.yaml"
     crd.write_text(json.dumps(widget_crd))
     kubeconfig = tmp_path / "kubeconfig"
-    proc = subprocess.Popen([sys.executable, "-m", "fakekube.cli", "serve", "--port", "0", "--crd", str(crd),
-                             "--kubeconfig", str(kubeconfig), "--token", "tok"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
+    with serving("--port", "0", "--crd", str(crd), "--kubeconfig", str(kubeconfig), "--token", "tok") as url:
         assert url.startswith("http://127.0.0.1:")
         config = json.loads(kubeconfig.read_text())
         assert config["clusters"][0]["cluster"]["server"] == url
@@ -26,9 +43,32 @@ def test_serve_prints_url_writes_kubeconfig_and_stops_on_interrupt(tmp_path, wid
         request = urllib.request.Request(f"{url}/apis/example.com/v1", headers={"Authorization": "Bearer tok"})
         with urllib.request.urlopen(request, timeout=5) as resp:
             assert {r["name"] for r in json.loads(resp.read())["resources"]} == {"widgets", "widgets/status"}
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(10) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+
+
+def test_serve_tls_without_token_writes_a_client_certificate_kubectl_uses(tmp_path):
+    pytest.importorskip("cryptography")
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed")
+    kubeconfig = tmp_path / "kubeconfig"
+    with serving("--tls", "--kubeconfig", str(kubeconfig)) as url:
+        assert url.startswith("https://127.0.0.1:")
+        assert "client-certificate-data" in json.loads(kubeconfig.read_text())["users"][0]["user"]
+        env = {**os.environ, "KUBECONFIG": str(kubeconfig), "KUBECACHEDIR": str(tmp_path / "cache")}
+        # stdin closed: a kubeconfig without credentials would make kubectl prompt for a username and fail.
+        listed = subprocess.run([kubectl, "get", "namespaces", "-o", "name"], capture_output=True, text=True,
+                                timeout=60, env=env, stdin=subprocess.DEVNULL)
+        assert listed.returncode == 0, listed.stderr
+        assert "namespace/default" in listed.stdout
+
+
+def test_serve_emulates_the_kubernetes_version_it_is_given():
+    with serving("--kubernetes-version", "1.30") as url:
+        with urllib.request.urlopen(f"{url}/version", timeout=5) as resp:
+            assert json.loads(resp.read())["minor"] == "30"
+        with urllib.request.urlopen(f"{url}/apis", timeout=5) as resp:
+            groups = [g["name"] for g in json.loads(resp.read())["groups"]]
+        assert "resource.k8s.io" not in groups and "flowcontrol.apiserver.k8s.io" in groups
+    refused = subprocess.run([sys.executable, "-m", "fakekube.cli", "serve", "--kubernetes-version", "1.20"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2 and "supported versions: 1.25 to 1.37" in refused.stderr

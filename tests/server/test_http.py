@@ -28,7 +28,7 @@ def _status(resp, code, reason=None):
 
 
 def test_version_and_trailing_slashes(api):
-    assert api("GET", "/version").json()["minor"] == "32"
+    assert api("GET", "/version").json()["minor"] == "37"
     assert api("GET", "/version/").status == 200
     assert api("GET", "/api/").json()["versions"] == ["v1"]
     groups = {g["name"] for g in api("GET", "/apis/").json()["groups"]}
@@ -75,14 +75,22 @@ def test_aggregated_discovery_only_for_v2_with_exact_content_type(api, widgets):
     assert old.headers["content-type"] == "application/json" and old.json()["kind"] == "APIGroupList"
 
 
-def test_openapi_v3_declares_field_validation_and_v2_is_404(api, widgets):
+def test_openapi_v3_declares_field_validation_and_v2_answers_json_or_406(api, widgets):
     index = api("GET", "/openapi/v3").json()["paths"]
     url = index["apis/example.com/v1"]["serverRelativeURL"]
     doc = api("GET", url).json()
     op = doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"]["patch"]
     assert op["x-kubernetes-group-version-kind"]["kind"] == "Widget"
     assert "fieldValidation" in {p["name"] for p in op["parameters"]}
-    _status(api("GET", "/openapi/v2"), 404)
+    assert "application/strategic-merge-patch+json" not in op["requestBody"]["content"]  # a CRD: no SMP
+    widget = doc["components"]["schemas"]["com.example.v1.Widget"]
+    assert widget["x-kubernetes-group-version-kind"] == [{"group": "example.com", "kind": "Widget", "version": "v1"}]
+    v2 = api("GET", "/openapi/v2", headers={"Accept": "application/json"}).json()
+    assert v2["swagger"] == "2.0" and "io.k8s.api.apps.v1.Deployment" in v2["definitions"]
+    assert "com.example.v1.Widget" in v2["definitions"]
+    # kubectl asks /openapi/v2 for protobuf only; the server cannot produce it and says so, as kube-openapi does.
+    refused = api("GET", "/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+    assert (refused.status, refused.body) == (406, b"")
 
 
 def test_namespace_paths_are_told_apart(api):
@@ -118,7 +126,8 @@ def test_apply_patch_creates_with_201_then_updates_with_200(api):
     ("POST", CMS, "{not json", {"Content-Type": "application/json"}, 400, "BadRequest"),
     ("POST", CMS, "[1, 2]", {"Content-Type": "application/json"}, 400, "BadRequest"),
     ("POST", CMS, "", {"Content-Type": "application/json"}, 400, "BadRequest"),
-    ("POST", CMS, "\x00\x01", {"Content-Type": "application/vnd.kubernetes.protobuf"}, 415, "UnsupportedMediaType"),
+    ("POST", CMS, "\x00\x01", {"Content-Type": "application/vnd.kubernetes.protobuf"}, 400, "BadRequest"),
+    ("POST", CMS, "{}", {"Content-Type": "application/cbor"}, 415, "UnsupportedMediaType"),
     ("PATCH", f"{CMS}/c", "{}", {"Content-Type": "text/html"}, 415, "UnsupportedMediaType"),
     ("PATCH", f"{CMS}/c", "{]", {"Content-Type": "application/merge-patch+json"}, 400, "BadRequest"),
     ("PATCH", f"{CMS}/c", '[{"op": "test", "path": "/data/a", "value": "x"}]',

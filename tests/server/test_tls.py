@@ -83,3 +83,74 @@ def test_tls_watch_client_disconnect_frees_the_stream(kube_server_factory):
     assert ping.recv(1024).startswith(b"HTTP/1.1 200")
     ping.close()
     silent.close()
+
+
+# -- client certificates ----------------------------------------------------------------------------------------
+
+
+def _self_subject(served, **tls) -> tuple[int, dict]:
+    import http.client
+    import ssl
+    from urllib.parse import urlsplit
+
+    ctx = ssl.create_default_context(cadata=served.server.ca_pem.decode())
+    if tls:
+        ctx.load_cert_chain(tls["cert"], tls["key"])
+    parts = urlsplit(served.url)
+    conn = http.client.HTTPSConnection(parts.hostname, parts.port, context=ctx, timeout=10)
+    try:
+        conn.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", body="{}",
+                     headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        return resp.status, json.loads(resp.read())
+    finally:
+        conn.close()
+
+
+def test_tls_without_a_token_authenticates_kubectl_with_the_admin_certificate(kube_server_factory):
+    served = kube_server_factory(tls=True)
+    user = json.loads(served.kubeconfig.read_text())["users"][0]["user"]
+    assert set(user) == {"client-certificate-data", "client-key-data"}  # not {}: kubectl would prompt
+    listed = _kubectl(served, "get", "cm")
+    assert listed.returncode == 0, listed.stderr
+    me = subprocess.run([shutil.which("kubectl"), "create", "-f", "-", "-o", "json"], capture_output=True,
+                        text=True, timeout=60, env=served.env,
+                        input=json.dumps({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}))
+    assert me.returncode == 0, me.stderr
+    info = json.loads(me.stdout)["status"]["userInfo"]
+    # kubeadm's (and kind's) admin.conf identity since Kubernetes 1.29.
+    assert (info["username"], info["groups"]) == ("kubernetes-admin", ["kubeadm:cluster-admins", "system:authenticated"])
+    assert info["extra"]["authentication.kubernetes.io/credential-id"][0].startswith("X509SHA256=")
+
+
+def test_certificates_signed_by_the_server_ca_name_their_user(kube_server_factory, tmp_path):
+    served = kube_server_factory(tls=True, token="tok")
+    cert, key = served.server.certificates.issue_client("alice", ("dev", "qa"))
+    (tmp_path / "alice.crt").write_bytes(cert)
+    (tmp_path / "alice.key").write_bytes(key)
+    status, body = _self_subject(served, cert=tmp_path / "alice.crt", key=tmp_path / "alice.key")
+    assert status == 201
+    assert body["status"]["userInfo"]["groups"] == ["dev", "qa", "system:authenticated"]
+    # Token auth stays: without a certificate the static token is required.
+    assert _self_subject(served)[0] == 401
+    # A certificate from another CA is refused at the handshake.
+    import ssl
+
+    from fakekube.server.tls import make_certificates
+
+    foreign = make_certificates()
+    (tmp_path / "f.crt").write_bytes(foreign.client_cert_pem)
+    (tmp_path / "f.key").write_bytes(foreign.client_key_pem)
+    with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
+        _self_subject(served, cert=tmp_path / "f.crt", key=tmp_path / "f.key")
+
+
+def test_kubectl_auth_whoami_names_the_certificate_user(kube_server_factory):
+    import importlib.util
+
+    if importlib.util.find_spec("fakekube.server.protobuf") is None:
+        pytest.skip("kubectl auth whoami sends a protobuf body, decoded once fakekube.server.protobuf is in")
+    served = kube_server_factory(tls=True)
+    whoami = _kubectl(served, "auth", "whoami")
+    assert whoami.returncode == 0, whoami.stderr
+    assert "kubernetes-admin" in whoami.stdout and "kubeadm:cluster-admins" in whoami.stdout

@@ -25,12 +25,28 @@ def test_kubelet_starts_pods_step_by_step_with_status_patches():
     assert {c["type"]: c["status"] for c in live["status"]["conditions"]} == {
         "PodScheduled": "True", "Initialized": "True", "ContainersReady": "True", "Ready": "True"}
     writes = [(e.actor, e.verb, e.subresource) for e in sim.audit if e.is_write and e.actor != "user"]
-    # The scheduler binds (POST pods/<name>/binding sets nodeName and PodScheduled in one write).
     assert writes == [("default-scheduler", "create", "binding")] + [("kubelet", "patch", "status")] * 4
     status_writes = [e for e in sim.audit if e.subresource == "status"]
     assert all(e.patch_type == "application/strategic-merge-patch+json" for e in status_writes)
     # each step bumps the pod's resourceVersion
     assert len({e.rv_after for e in sim.audit if e.name == "p"}) == 6
+
+
+def test_zero_delay_steps_share_the_kubelets_write():
+    """No readiness probe: Running, ContainersReady and Ready are one status write (one pod event)."""
+    sim = Simulation(seed=1)
+    sim.kubelet(pod_start_delays={"PodScheduled": 0.05, "Initialized": 0.01, "Running": 0.3,
+                                  "ContainersReady": 0, "Ready": 0})
+    sim.store.create("pods", pod("p"), actor="user")
+    sim.run()
+    writes = [(round(e.time - sim.audit[0].time, 6), e.actor, e.subresource) for e in sim.audit
+              if e.is_write and e.actor != "user"]
+    assert [(actor, sub) for _, actor, sub in writes] == [
+        ("default-scheduler", "binding"), ("kubelet", "status"), ("kubelet", "status")]
+    live = sim.store.get("pods", "p", "default")
+    assert {c["type"] for c in live["status"]["conditions"]} == {"PodScheduled", "Initialized", "ContainersReady",
+                                                                "Ready"}
+    assert live["status"]["containerStatuses"][0]["ready"] is True and live["status"]["phase"] == "Running"
 
 
 def test_kubelet_writes_make_a_controller_put_from_an_old_copy_conflict():

@@ -18,6 +18,7 @@ def test_the_most_specific_class_wins():
     assert lat.round_trip("create", "services") == Lag.fixed(0.020)
     assert lat.round_trip("patch", "sandboxes", "status") == Lag.fixed(0.030)
     assert lat.round_trip("patch", "sandboxes") == Lag.fixed(0.010)
+    assert lat.round_trip("create", "pods", "binding") == Lag.fixed(0.020)  # its own handler: the verb's class
     assert lat.split("create", "pods", None, random.Random(1)) == pytest.approx((0.025, 0.025))
 
 

@@ -87,6 +87,26 @@ class KcmController(Actor):
 
         informer.add_handler(InformerHandler(on_add, on_update, on_delete))
 
+    async def delete_pods(self, owner: Obj, req: Request, pods: list[Obj]) -> tuple[list[Obj], errors.ApiError | None]:
+        """``podControl.DeletePod`` for each pod, with a SuccessfulDelete event: (the pods gone — a pod already
+        gone counts —, the last other failure). The caller has raised the expectations; a delete that will
+        never be observed is counted down here."""
+        deleted: list[Obj] = []
+        failure: errors.ApiError | None = None
+        for pod in pods:
+            meta = pod["metadata"]
+            try:
+                await self.writer.delete("pods", meta["name"], meta.get("namespace"))
+                self.recorder.event(owner, "Normal", "SuccessfulDelete", f"Deleted pod: {meta['name']}")
+                deleted.append(pod)
+            except errors.NotFound:
+                self.expectations.deletion_observed(req)
+                deleted.append(pod)
+            except errors.ApiError as exc:
+                self.expectations.deletion_observed(req)
+                failure = exc
+        return deleted, failure
+
     # -- ControllerRefManager -----------------------------------------------------------------------------
 
     async def claim(self, owner: Obj, resource: str, candidates: list[Obj]) -> list[Obj]:

@@ -55,6 +55,16 @@ def is_finished(job: Obj) -> bool:
                for c in (job.get("status") or {}).get("conditions") or ())
 
 
+def job_completions(job: Obj) -> int | None:
+    """``spec.completions``; with neither it nor ``parallelism`` set the API server defaults both to 1
+    (``SetDefaults_Job``), read here with that default should the store not have applied it."""
+    spec = job.get("spec") or {}
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        return 1
+    value = spec.get("completions")
+    return None if value is None else int(value)
+
+
 def _has_finalizer(pod: Obj) -> bool:
     return TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ())
 
@@ -164,7 +174,7 @@ class JobController(KcmController):
         if new_failed:
             self.failure_times.setdefault(req, []).extend([self.timestamp()] * len(new_failed))
         indexed = spec.get("completionMode") == "Indexed"
-        completions = spec.get("completions")
+        completions = job_completions(job)
         succeeded_indexes = parse_indexes(status.get("completedIndexes")) if indexed else set()
         if indexed:
             for pod in new_succeeded:
@@ -273,10 +283,12 @@ class JobController(KcmController):
             deleted = await self._delete_pods(job, req, active)
             return [p for p in active if p not in deleted]
         parallelism = spec_int(job, "parallelism", 1)
-        completions = spec.get("completions")
+        completions = job_completions(job)
         want = parallelism
         if completions is not None:
             want = min(parallelism, max(completions - succeeded, 0))
+        elif succeeded > 0:
+            want = len(active)  # a work queue: once one pod succeeded, leave what runs running, add none
         if len(active) > want:
             surplus = sorted(active, key=deletion_rank)[:len(active) - want]
             deleted = await self._delete_pods(job, req, surplus)
@@ -338,18 +350,7 @@ class JobController(KcmController):
         if not pods:
             return []
         self.expectations.expect(req, dels=len(pods))
-        deleted = []
-        for pod in pods:
-            meta = pod["metadata"]
-            try:
-                await self.writer.delete("pods", meta["name"], meta.get("namespace"))
-                deleted.append(pod)
-                self.recorder.event(job, "Normal", "SuccessfulDelete", f"Deleted pod: {meta['name']}")
-            except errors.NotFound:
-                self.expectations.deletion_observed(req)
-                deleted.append(pod)
-            except errors.ApiError:
-                self.expectations.deletion_observed(req)
+        deleted, _ = await self.delete_pods(job, req, pods)
         return deleted
 
     # -- trackJobStatusAndRemoveFinalizers -----------------------------------------------------------------

@@ -123,17 +123,7 @@ class ReplicaSetController(KcmController):
 
     async def _delete_pods(self, rs: Obj, req: Request, victims: list[Obj]) -> errors.ApiError | None:
         self.expectations.expect(req, dels=len(victims))
-        failure = None
-        for pod in victims:
-            meta = pod["metadata"]
-            try:
-                await self.writer.delete("pods", meta["name"], meta.get("namespace"))
-                self.recorder.event(rs, "Normal", "SuccessfulDelete", f"Deleted pod: {meta['name']}")
-            except errors.NotFound:
-                self.expectations.deletion_observed(req)
-            except errors.ApiError as exc:
-                self.expectations.deletion_observed(req)
-                failure = exc
+        _, failure = await self.delete_pods(rs, req, victims)
         return failure
 
     # -- status --------------------------------------------------------------------------------------------

@@ -1,0 +1,557 @@
+"""What kube-apiserver's typed JSON decoder does to a built-in object: refuse wrong JSON types, drop unknown
+fields and name them.
+
+kube-apiserver decodes a built-in object into its Go struct (sigs.k8s.io/json, case-sensitive) before
+anything else runs:
+
+- a value of the wrong JSON type is an ``UnmarshalTypeError``: ``json: cannot unmarshal string into Go
+  struct field PodSpec.spec.containers of type []v1.Container`` — the innermost struct, the path of struct
+  field names from the root (no map keys, no list indices), the Go type of the field. The first one in
+  document order wins. Types with their own ``UnmarshalJSON`` answer in their own words (Quantity's regular
+  expression, IntOrString's ``int32``, Time's ``string``);
+- a field the struct does not have is dropped; with ``fieldValidation`` Warn or Strict it is also reported
+  as ``unknown field "spec.template.spec.containers[0].imagee"`` (the strict decoder's path has map keys and
+  list indices).
+
+The decoder of a kind is compiled from its OpenAPI definition on first use (``decoder(version,
+definition)``); Go type names come from the definition names (``io.k8s.api.core.v1.PodSpec`` →
+``v1.PodSpec``). Go's named scalar types (``v1.PodPhase``) are not in the definitions: such fields print as
+their underlying type (``string``).
+
+Sources: kubernetes-sigs/json ``internal/golang/encoding/json/decode.go`` (``UnmarshalTypeError``,
+``errorContext``) and ``kubernetes_patch.go`` (strict errors); apimachinery ``pkg/api/resource/quantity.go``,
+``pkg/util/intstr/intstr.go``, ``pkg/apis/meta/v1/time.go`` (``UnmarshalJSON``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from fakekube.apimodel.definitions import Definitions, PerDefinition, definitions, schema_types
+from fakekube.apimodel.versions import KubernetesVersion
+from fakekube.jsonvalues import json_copy
+from fakekube.patch.jsonutil import go_json_kind
+
+_QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+class DecodeError(Exception):
+    """A value the typed decoder refuses; ``str(exc)`` is Go's message."""
+
+
+class _Mismatch(Exception):
+    """A JSON value of the wrong type, raised where it is found; each level it passes on the way up adds its
+    step to ``location`` (a ``str`` struct field, a ``_MapKey``, an ``int`` list index), so the hot path
+    keeps no record of where it is."""
+
+    def __init__(self, value: Any, go_type: str, number_text: bool = False) -> None:
+        super().__init__(go_type)
+        self.value = value
+        self.go_type = go_type
+        self.number_text = number_text
+        self.location: list[Any] = []  # innermost step first
+
+    def error(self, root: _Node) -> DecodeError:
+        """Go's ``UnmarshalTypeError`` text: the innermost struct and the struct-field path from the root
+        (map keys and list indices are not in it), found by walking the compiled types down again."""
+        what = go_json_kind(self.value)
+        if self.number_text and what == "number":
+            what = f"number {self.value!r}"
+        fields: list[str] = []
+        struct = ""
+        node: Any = root
+        for step in reversed(self.location):
+            if type(step) is int:
+                node = node.item
+            elif type(step) is _MapKey:
+                node = node.value
+            else:
+                fields.append(step)
+                struct = node.name
+                node = node.fields[step]
+        if fields:
+            return DecodeError(f"json: cannot unmarshal {what} into Go struct field {struct}.{'.'.join(fields)} "
+                               f"of type {self.go_type}")
+        return DecodeError(f"json: cannot unmarshal {what} into Go value of type {self.go_type}")
+
+
+class _MapKey(str):
+    """A map key in a mismatch's location (a struct field is a plain str)."""
+
+    __slots__ = ()
+
+
+class _Walk:
+    """What one decode found besides values: the unknown fields, as (the object holding one, its key)."""
+
+    __slots__ = ("unknown",)
+
+    def __init__(self) -> None:
+        self.unknown: list[tuple[dict[str, Any], str]] = []
+
+
+def strict_path(location: tuple[Any, ...]) -> str:
+    """The strict decoder's rendering of a location: ``spec.containers[0].foo``."""
+    parts = []
+    for entry in location:
+        if type(entry) is int:
+            parts.append(f"[{entry}]")
+        else:
+            parts.append(f".{entry}" if parts else str(entry))
+    return "".join(parts)
+
+
+def _locations(root: Any, found: list[tuple[dict[str, Any], str]]) -> list[tuple[Any, ...]]:
+    """Where each (container, key) of ``found`` is in ``root``: one search, only when something was found."""
+    wanted = {id(container) for container, _ in found}
+    at: dict[int, tuple[Any, ...]] = {}
+    todo: list[tuple[Any, tuple[Any, ...]]] = [(root, ())]
+    while todo and len(at) < len(wanted):
+        value, location = todo.pop()
+        if isinstance(value, dict):
+            if id(value) in wanted:
+                at.setdefault(id(value), location)
+            todo.extend((v, (*location, k)) for k, v in value.items() if isinstance(v, dict | list))
+        elif isinstance(value, list):
+            todo.extend((v, (*location, i)) for i, v in enumerate(value) if isinstance(v, dict | list))
+    return [(*at[id(container)], key) for container, key in found]
+
+
+class _Node:
+    """One Go type. ``check`` walks a value in place; ``copy`` returns a copy without the unknown fields.
+    Both record unknown fields in the walk, raise ``_Mismatch`` for a wrong JSON type and DecodeError for a
+    value a custom ``UnmarshalJSON`` refuses."""
+
+    __slots__ = ("go_type",)
+    go_type: str
+
+    def check(self, value: Any, w: _Walk) -> None:
+        self.copy(value, w)
+
+    def copy(self, value: Any, w: _Walk) -> Any:  # pragma: no cover - every node overrides it
+        raise NotImplementedError
+
+
+class _Any(_Node):
+    """RawExtension, apiextensions JSON, FieldsV1: any JSON."""
+
+    def __init__(self, go_type: str) -> None:
+        self.go_type = go_type
+
+    def check(self, value: Any, w: _Walk) -> None:
+        return None
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        return value if type(value) in _SCALARS else json_copy(value)
+
+
+class _Scalar(_Node):
+    __slots__ = ("types", "bounds", "base64")
+
+    def __init__(self, go_type: str, types: tuple[type, ...], bounds: tuple[int, int] | None = None,
+                 base64: bool = False) -> None:
+        self.go_type = go_type
+        self.types = types
+        self.bounds = bounds
+        self.base64 = base64
+
+    @property
+    def plain(self) -> bool:
+        """Decided by the JSON type alone."""
+        return self.bounds is None and not self.base64
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        t = type(value)
+        if t not in self.types:
+            if value is None:
+                return None
+            raise _Mismatch(value, self.go_type, number_text=self.bounds is not None and t is float)
+        if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
+            raise _Mismatch(value, self.go_type, number_text=True)
+        if self.base64:
+            bad = _base64_error(value)
+            if bad is not None:
+                raise DecodeError(f"illegal base64 data at input byte {bad}")
+        return value
+
+
+class _Quantity(_Node):
+    go_type = "resource.Quantity"
+    _valid: dict[Any, bool] = {}  # the few quantities a cluster uses ("100m", "128Mi") are checked once
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        if value is None or (type(value) is str and value in self._valid):
+            return value
+        text = value if isinstance(value, str) else repr(value) if type(value) in (int, float) else None
+        if text is None or _QUANTITY_RE.match(text.strip()) is None:
+            raise DecodeError(QUANTITY_ERROR)
+        if len(self._valid) < 4096 and type(value) is str:
+            self._valid[value] = True
+        return value
+
+
+class _IntOrString(_Node):
+    go_type = "intstr.IntOrString"
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        t = type(value)
+        if t is str or value is None:
+            return value
+        if t is int and _INT_RANGES["int32"][0] <= value <= _INT_RANGES["int32"][1]:
+            return value
+        what = f"number {value!r}" if t in (int, float) else go_json_kind(value)
+        raise DecodeError(f"json: cannot unmarshal {what} into Go value of type int32")
+
+
+class _Time(_Node):
+    """metav1.Time and MicroTime decode a JSON string (the time format is not checked here)."""
+
+    go_type = "v1.Time"
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        if value is not None and type(value) is not str:
+            raise DecodeError(f"json: cannot unmarshal {go_json_kind(value)} into Go value of type string")
+        return value
+
+
+class _List(_Node):
+    __slots__ = ("item",)
+
+    def __init__(self, go_type: str, item: _Node) -> None:
+        self.go_type = go_type
+        self.item = item
+
+    check: Any  # both set below from one definition (_list_walker), so the hot path is one call per list
+    copy: Any
+
+
+def _list_walker(copying: bool) -> Any:
+    def walk(self: _List, value: Any, w: _Walk) -> Any:
+        if type(value) is not list and not isinstance(value, list):
+            if value is None:
+                return None
+            raise _Mismatch(value, self.go_type)
+        item = self.item
+        if isinstance(item, _Scalar) and item.plain:
+            types = item.types
+            for element in value:
+                if type(element) not in types:
+                    item.copy(element, w)
+            return list(value) if copying else None
+        step = item.copy if copying else item.check
+        out = []
+        i = 0
+        try:
+            for i, element in enumerate(value):  # noqa: B007 - i names the element that failed
+                out.append(step(element, w))
+        except _Mismatch as mismatch:
+            mismatch.location.append(i)
+            raise
+        return out if copying else None
+
+    return walk
+
+
+_List.check = _list_walker(False)
+_List.copy = _list_walker(True)
+
+
+class _Map(_Node):
+    __slots__ = ("value",)
+
+    def __init__(self, go_type: str, value: _Node) -> None:
+        self.go_type = go_type
+        self.value = value
+
+    def check(self, value: Any, w: _Walk) -> None:
+        self._walk(value, w, None)
+
+    def copy(self, value: Any, w: _Walk) -> Any:
+        out: dict[str, Any] = {}
+        return out if self._walk(value, w, out) else None
+
+    def _walk(self, value: Any, w: _Walk, out: dict[str, Any] | None) -> bool:
+        if type(value) is not dict and not isinstance(value, dict):
+            if value is None:
+                return False
+            raise _Mismatch(value, self.go_type)
+        node = self.value
+        if isinstance(node, _Scalar) and node.plain:
+            types = node.types
+            for element in value.values():
+                if type(element) not in types:
+                    node.copy(element, w)  # raises: no location below a map of scalars is printed
+            if out is not None:
+                out.update(value)
+            return True
+        if isinstance(node, _Quantity):  # resource lists: requests, limits, capacity
+            valid = node._valid
+            for element in value.values():
+                if type(element) is not str or element not in valid:
+                    node.copy(element, w)
+            if out is not None:
+                out.update(value)
+            return True
+        key = ""
+        try:
+            for key, element in value.items():
+                if out is None:
+                    node.check(element, w)
+                else:
+                    out[key] = node.copy(element, w)
+        except _Mismatch as mismatch:
+            mismatch.location.append(_MapKey(key))
+            raise
+        return True
+
+
+class _Struct(_Node):
+    __slots__ = ("name", "fields", "plain", "ints", "copiers", "checkers")
+
+    def __init__(self, go_type: str) -> None:
+        self.go_type = go_type
+        self.name = go_type.rsplit(".", 1)[-1]
+        self.fields: dict[str, _Node] = {}
+        # The hot path: fields whose value is decided by its JSON type alone (null included), integer fields
+        # with their range, and the bound methods of every other field's node.
+        self.plain: dict[str, tuple[type, ...]] = {}
+        self.ints: dict[str, tuple[int, int]] = {}
+        self.copiers: dict[str, Any] = {}
+        self.checkers: dict[str, Any] = {}
+
+    def set_fields(self, fields: dict[str, _Node]) -> None:
+        self.fields = fields
+        none = type(None)
+        for key, node in fields.items():
+            self.copiers[key] = node.copy
+            self.checkers[key] = node.check
+            if isinstance(node, _Scalar) and node.plain:
+                self.plain[key] = (*node.types, none)
+            elif isinstance(node, _Scalar) and node.bounds is not None:
+                self.plain[key] = (none,)
+                self.ints[key] = node.bounds
+            elif isinstance(node, _Time):
+                self.plain[key] = (str, none)
+            elif isinstance(node, _IntOrString):
+                self.plain[key] = (str, none)
+                self.ints[key] = _INT_RANGES["int32"]
+
+    check: Any  # both set below from one definition (_struct_walker), so the hot path is one call per object
+    copy: Any
+
+
+def _struct_walker(copying: bool) -> Any:
+    def walk(self: _Struct, value: Any, w: _Walk) -> Any:
+        """Walk the fields of ``value``; when copying, return a copy of what is kept."""
+        if type(value) is not dict and not isinstance(value, dict):
+            if value is None:
+                return None
+            raise _Mismatch(value, self.go_type)
+        plain = self.plain
+        ints = self.ints
+        steps = self.copiers if copying else self.checkers
+        out: dict[str, Any] = {}
+        key = ""
+        try:
+            for key, element in value.items():
+                accepted = plain.get(key)
+                if accepted is not None and type(element) in accepted:
+                    if copying:
+                        out[key] = element
+                    continue
+                bounds = ints.get(key)
+                if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
+                    if copying:
+                        out[key] = element
+                    continue
+                step = steps.get(key)
+                if step is None:
+                    w.unknown.append((value, key))
+                elif copying:
+                    out[key] = step(element, w)
+                else:
+                    step(element, w)
+        except _Mismatch as mismatch:
+            mismatch.location.append(key)
+            raise
+        return out if copying else None
+
+    return walk
+
+
+_Struct.check = _struct_walker(False)
+_Struct.copy = _struct_walker(True)
+
+
+def _base64_error(src: str) -> int | None:
+    """Where Go's ``base64.StdEncoding.Decode`` reports ``illegal base64 data`` in ``src`` (None: it decodes);
+    the quantum-by-quantum walk of encoding/base64 ``decodeQuantum``, newlines skipped."""
+    n = len(src)
+    si = 0
+    while si < n:
+        j = 0
+        while j < 4:
+            if si == n:
+                return si - j if j else None
+            char = src[si]
+            si += 1
+            if char in _BASE64:
+                j += 1
+                continue
+            if char in "\r\n":
+                continue
+            if char != "=" or j < 2:
+                return si - 1
+            if j == 2:  # "==" expected; the first "=" is consumed
+                while si < n and src[si] in "\r\n":
+                    si += 1
+                if si == n:
+                    return n
+                if src[si] != "=":
+                    return si - 1
+                si += 1
+            while si < n and src[si] in "\r\n":
+                si += 1
+            return si if si < n else None
+    return None
+
+
+# -- compiling definitions --------------------------------------------------------------------------------
+
+_STRING = (str,)
+_SPECIAL: dict[str, _Node] = {
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": _Quantity(),
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": _IntOrString(),
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time": _Time(),
+    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": _Time(),
+    "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": _Any("v1.FieldsV1"),
+    "io.k8s.apimachinery.pkg.runtime.RawExtension": _Any("runtime.RawExtension"),
+}
+
+
+def go_type_name(definition: str) -> str:
+    """``io.k8s.api.core.v1.PodSpec`` → ``v1.PodSpec`` (package name, type name)."""
+    parts = definition.split(".")
+    return f"{parts[-2]}.{parts[-1]}"
+
+
+class _Compiler(PerDefinition[_Node]):
+    def _build(self, name: str) -> _Node:
+        special = _SPECIAL.get(name)
+        if special is not None:
+            self.nodes[name] = special
+            return special
+        schema = self.defs[name]
+        props = schema.get("properties")
+        if isinstance(props, dict):
+            struct = _Struct(go_type_name(name))
+            self.nodes[name] = struct  # before its fields: recursive types refer back to it
+            struct.set_fields({key: self.schema(value) for key, value in props.items() if isinstance(value, dict)})
+            return struct
+        node = self.schema(schema, go_type_name(name))
+        self.nodes[name] = node
+        return node
+
+    def schema(self, schema: dict[str, Any], named: str | None = None) -> _Node:
+        ref = Definitions.ref_name(schema)
+        if ref is not None:
+            return self.definition(ref)
+        types = schema_types(schema)
+        if "array" in types:
+            items = schema.get("items")
+            item = self.schema(items) if isinstance(items, dict) else _Any("interface {}")
+            return _List(named or f"[]{item.go_type}", item)
+        if "object" in types:
+            additional = schema.get("additionalProperties")
+            if isinstance(additional, dict):
+                value = self.schema(additional)
+                return _Map(named or f"map[string]{value.go_type}", value)
+            return _Any(named or "map[string]interface {}")
+        if types == {"string"}:
+            if schema.get("format") == "byte":
+                return _Scalar("[]uint8", _STRING, base64=True)
+            return _Scalar(named or "string", _STRING)
+        if types == {"integer"}:
+            go_type = schema.get("format") if schema.get("format") in _INT_RANGES else "int64"
+            return _Scalar(go_type, (int,), _INT_RANGES[go_type])
+        if types == {"number"}:
+            return _Scalar("float64", (int, float))
+        if types == {"boolean"}:
+            return _Scalar("bool", (bool,))
+        return _Any(named or "interface {}")  # JSON, JSONSchemaPropsOr*: decoded by their own UnmarshalJSON
+
+
+@cache
+def _compiler(version: KubernetesVersion) -> _Compiler:
+    return _Compiler(definitions(version))
+
+
+class Decoded:
+    """The outcome of decoding one object: the value (a copy, for ``decode_copy``) and the unknown fields
+    it had, in document order: ``unknown`` as the strict decoder names them, ``locations`` as paths of
+    keys and list indices."""
+
+    __slots__ = ("value", "locations")
+
+    def __init__(self, value: Any, locations: list[tuple[Any, ...]]) -> None:
+        self.value = value
+        self.locations = locations
+
+    @property
+    def unknown(self) -> list[str]:
+        return [strict_path(location) for location in self.locations]
+
+
+class Decoder:
+    """The typed decoder of one definition (``decoder(version, definition)``), compiled once."""
+
+    __slots__ = ("root",)
+
+    def __init__(self, root: _Node) -> None:
+        self.root = root
+
+    def copy(self, obj: Any) -> Decoded:
+        """A copy of ``obj`` as the typed decoder leaves it: unknown fields dropped (and named). Raises
+        DecodeError with Go's message for a value of the wrong type."""
+        walk = _Walk()
+        try:
+            value = self.root.copy(obj, walk)
+        except _Mismatch as mismatch:
+            raise mismatch.error(self.root) from None
+        return Decoded(value, _locations(obj, walk.unknown) if walk.unknown else [])
+
+    def in_place(self, obj: Any, *, prune: bool = True) -> Decoded:
+        """Like ``copy``, but checks ``obj`` itself and (``prune``) drops its unknown fields in place, for
+        documents the caller owns such as a patch's result."""
+        walk = _Walk()
+        try:
+            self.root.check(obj, walk)
+        except _Mismatch as mismatch:
+            raise mismatch.error(self.root) from None
+        if not walk.unknown:
+            return Decoded(obj, [])
+        locations = _locations(obj, walk.unknown)
+        if prune:
+            for container, key in walk.unknown:
+                container.pop(key, None)
+        return Decoded(obj, locations)
+
+
+def decoder(version: KubernetesVersion, definition: str) -> Decoder:
+    return Decoder(_compiler(version).definition(definition))
+
+
+def decode_copy(version: KubernetesVersion, definition: str, obj: Any) -> Decoded:
+    """``decoder(version, definition).copy(obj)``."""
+    return decoder(version, definition).copy(obj)
+
+
+def decode_in_place(version: KubernetesVersion, definition: str, obj: Any, *, prune: bool = True) -> Decoded:
+    """``decoder(version, definition).in_place(obj, prune=prune)``."""
+    return decoder(version, definition).in_place(obj, prune=prune)

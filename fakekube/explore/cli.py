@@ -1,0 +1,168 @@
+"""``fakekube explore``: run a registered scenario over many seeds and a grid of perturbations.
+
+    fakekube explore --scenario seed-timeline --seeds 1-500 --claim-status patch \\
+        --invariant no-stale-overwrite --jobs 2 --write-test tests/test_repro.py
+
+Every grid option takes a comma list (one grid axis); the scenario's own parameters come from the registry
+(``--claim-status`` is agent-sandbox's). The report on stdout is a function of the seeds and parameters only,
+whatever ``--jobs`` is; progress and wall-clock rates go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from .explorer import Exploration, explore
+from .grid import describe_point
+from .holds import HoldRule
+from .perturb import Fault, Perturbation
+from .registry import REGISTRY, Param, ScenarioSpec
+
+_AXES: tuple[tuple[str, Any, str], ...] = (
+    ("cache_lag_scale", float, "scale every informer's watch transport delay (e.g. 0.5,1,4)"),
+    ("handling_scale", float, "scale what one watch event costs an informer's consumer (queueing lag)"),
+    ("commit_point", float, "share of the round trip before the commit, 0..1 (e.g. 0,0.5,1)"),
+    ("event_delay_scale", float, "scale the event recorders' asynchronous delay"),
+    ("workers", "workers", "MaxConcurrentReconciles: N for every controller, or NAME=N[+NAME=N]"),
+)
+
+
+def _scenario_params() -> dict[str, Param]:
+    params: dict[str, Param] = {}
+    for spec in REGISTRY.load().scenarios.values():
+        for param in spec.params:
+            params.setdefault(param.name, param)
+    return params
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    scenarios = REGISTRY.load().scenarios
+    parser.add_argument("--scenario", required=True,
+                        help=f"registered scenario ({', '.join(sorted(scenarios)) or 'none'}) or module:function")
+    parser.add_argument("--seeds", default="1-100", help="seeds: N, N-M or a comma list (default 1-100)")
+    parser.add_argument("--invariant", action="append", default=None, metavar="NAMES",
+                        help=f"invariants to check, comma list or repeated ({', '.join(sorted(REGISTRY.invariants))}); "
+                             "default: the scenario's own")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (0: one per CPU); same output")
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument("--no-runs", action="store_true", help="with --json: leave out the per-run outcomes")
+    parser.add_argument("--write-test", metavar="PATH", default=None,
+                        help="write a pytest reproducer of the smallest failing seed to PATH")
+    parser.add_argument("--check", action="store_true", help="exit 1 when any run broke an invariant")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    grid = parser.add_argument_group("perturbations (comma lists are grid axes)")
+    for name, _, text in _AXES:
+        grid.add_argument("--" + name.replace("_", "-"), default=None, metavar="LIST", help=text)
+    grid.add_argument("--fault", action="append", default=[], metavar="SPEC",
+                      help="fault rule in every run: verb=,resource=,name=,subresource=,actor=,code=,delay=,times=")
+    grid.add_argument("--hold", action="append", default=[], metavar="SPEC",
+                      help="hold rule in every run: resource=,name=,events=,writer=,manager=,until=write|1s,...")
+    own = parser.add_argument_group("scenario parameters (comma lists are grid axes)")
+    for param in _scenario_params().values():
+        choices = f" ({', '.join(map(str, param.choices))})" if param.choices else ""
+        own.add_argument("--" + param.name.replace("_", "-"), dest=f"param_{param.name}", default=None,
+                         metavar="LIST", help=f"{param.help}{choices}")
+
+
+def _workers(text: str) -> int | dict[str, int]:
+    if "=" not in text:
+        return int(text)
+    pairs = (item.partition("=") for item in text.split("+"))
+    return {name.strip(): int(count) for name, _, count in pairs}
+
+
+def _convert(kind: Any, text: str) -> Any:
+    return _workers(text) if kind == "workers" else kind(text)
+
+
+def build_grid(args: argparse.Namespace, spec: ScenarioSpec) -> dict[str, list[Any]]:
+    grid: dict[str, list[Any]] = {}
+    params = _scenario_params()
+    for name, param in params.items():
+        text = getattr(args, f"param_{name}", None)
+        if text is not None:
+            if spec.params and spec.param(name) is None:
+                raise ValueError(f"scenario {spec.name} takes no --{name.replace('_', '-')}")
+            grid[name] = [param.check(param.type(v.strip())) for v in text.split(",") if v.strip()]
+    for name, kind, _ in _AXES:
+        text = getattr(args, name)
+        if text is not None:
+            grid[name] = [_convert(kind, v.strip()) for v in text.split(",") if v.strip()]
+    return grid
+
+
+def replay_command(exploration: Exploration, seed: int, point: dict[str, Any]) -> str:
+    parts = ["fakekube explore", f"--scenario {exploration.scenario.name}", f"--seeds {seed}"]
+    for key, value in point.items():
+        if key in ("holds", "faults"):
+            continue
+        if isinstance(value, dict):
+            value = "+".join(f"{k}={v}" for k, v in value.items())
+        parts.append(f"--{key.replace('_', '-')} {value}")
+    if exploration.invariants:
+        parts.append(f"--invariant {','.join(inv.name for inv in exploration.invariants)}")
+    if not exploration.perturbation.is_identity:
+        parts.append("(and this command's --fault/--hold options)")
+    return " ".join(parts)
+
+
+class ProgressBar:
+    """``[######.....]  120/500 runs · 37 failing · 9.8 runs/s`` on stderr, redrawn in place on a terminal."""
+
+    def __init__(self, label: str, stream: Any = None) -> None:
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.start = time.perf_counter()
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last_tenth = -1
+
+    def __call__(self, done: int, total: int, failing: int) -> None:
+        tenth = done * 10 // total
+        if not self.tty and tenth == self._last_tenth and done != total:
+            return
+        self._last_tenth = tenth
+        width = 30
+        filled = done * width // total
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        line = (f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} runs · {failing} failing · "
+                f"{rate:.1f} runs/s")
+        self.stream.write(("\r" + line) if self.tty else line + "\n")
+        if self.tty and done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        spec = REGISTRY.get_scenario(args.scenario)
+        grid = build_grid(args, spec)
+        invariants = None
+        if args.invariant:
+            invariants = [name.strip() for item in args.invariant for name in item.split(",") if name.strip()]
+        perturbation = Perturbation(faults=tuple(Fault.parse(t) for t in args.fault),
+                                    holds=tuple(HoldRule.parse(t) for t in args.hold))
+        progress = None if args.quiet else ProgressBar(f"explore {spec.name}")
+        exploration = explore(spec, args.seeds, grid, invariants=invariants, perturbation=perturbation,
+                              jobs=args.jobs, progress=progress)
+    except (KeyError, ValueError) as exc:
+        print(f"fakekube explore: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.write(exploration.to_json(runs=not args.no_runs))
+    else:
+        text = exploration.render_text()
+        smallest = exploration.smallest()
+        if smallest is not None:
+            text += f"replay: {replay_command(exploration, smallest.seed, exploration.point_of(smallest))}\n"
+        sys.stdout.write(text)
+    if args.write_test:
+        if exploration.smallest() is None:
+            print("fakekube explore: no run failed, no reproducer written", file=sys.stderr)
+        else:
+            outcome = exploration.write_test(args.write_test)
+            print(f"wrote {args.write_test}: seed {outcome.seed} [{describe_point(outcome.point)}] "
+                  f"breaking {outcome.broken()[0]}", file=sys.stderr)
+    return 1 if args.check and exploration.failures() else 0

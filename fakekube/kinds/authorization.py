@@ -1,0 +1,180 @@
+"""authorization.k8s.io/v1 access reviews: answered by the store's authorizer, never stored.
+
+Each strategy is one upstream REST storage (kubernetes ``pkg/registry/authorization/<kind>/rest.go``) with its
+validation (``pkg/apis/authorization/validation/validation.go``) and its attributes
+(``pkg/registry/authorization/util/helpers.go``). The authorizer is ``store.authorizer``: None is
+kube-apiserver's ``AlwaysAllow`` (allowed, no reason; every rule for a rules review); a function returning
+False is a "no opinion" (not allowed, not denied, as RBAC answers a request it has no rule for).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fakekube import errors
+from fakekube.errors import FieldError
+from fakekube.identity import RequestAttributes, UserInfo
+from fakekube.strategies import CreateRequest, Strategy
+
+GROUP = "authorization.k8s.io"
+
+
+def authorize(store: Any, attrs: RequestAttributes) -> bool:
+    """The store's authorizer's decision (``AlwaysAllow`` when it has none)."""
+    authorizer = getattr(store, "authorizer", None)
+    return True if authorizer is None else bool(authorizer(attrs))
+
+
+def attributes_for(user: UserInfo, spec: dict[str, Any]) -> RequestAttributes:
+    """``ResourceAttributesFrom`` / ``NonResourceAttributesFrom``: an empty version matches every version."""
+    resource = spec.get("resourceAttributes")
+    if isinstance(resource, dict):
+        return RequestAttributes(
+            user.name, resource.get("verb") or "", resource.get("group") or "", resource.get("resource") or "",
+            resource.get("subresource") or None, resource.get("namespace") or None, resource.get("name") or None,
+            groups=user.groups, uid=user.uid, version=resource.get("version") or "*", extra=user.extra,
+        )
+    other = spec.get("nonResourceAttributes") or {}
+    return RequestAttributes(user.name, other.get("verb") or "", "", "", None, None, None, groups=user.groups,
+                             uid=user.uid, path=other.get("path") or "", resource_request=False, extra=user.extra)
+
+
+def _user_from_spec(spec: dict[str, Any]) -> UserInfo:
+    extra = spec.get("extra") or {}
+    return UserInfo(spec.get("user") or "", spec.get("uid") or "", tuple(spec.get("groups") or ()),
+                    {k: tuple(v or ()) for k, v in extra.items()} if isinstance(extra, dict) else {})
+
+
+def _exactly_one_attributes(spec: dict[str, Any]) -> list[FieldError]:
+    resource, other = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+    if resource is not None and other is not None:
+        return [errors.invalid("spec.nonResourceAttributes", other,
+                               "cannot be specified in combination with resourceAttributes")]
+    if resource is None and other is None:
+        return [errors.invalid("spec.resourceAttributes", None,
+                               "exactly one of nonResourceAttributes or resourceAttributes must be specified")]
+    return []
+
+
+def _metadata_errors(meta: dict[str, Any], allowed: tuple[str, ...], detail: str) -> list[FieldError]:
+    rest = {k: v for k, v in meta.items() if k not in ("managedFields", *allowed) and v not in (None, "", {}, [])}
+    return [errors.invalid("metadata", meta, detail)] if rest else []
+
+
+def _respond(obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+    # The request is echoed with its status; ObjectMeta's zero creationTimestamp is written as null.
+    meta = {**obj["metadata"]}
+    meta.setdefault("creationTimestamp", None)
+    return {"kind": obj["kind"], "apiVersion": obj["apiVersion"], "metadata": meta,
+            "spec": obj.get("spec") or {}, "status": status}
+
+
+def _invalid(errs: list[FieldError]) -> errors.Invalid:
+    # The REST storage names the kind of the decoded internal object, whose TypeMeta is empty.
+    return errors.Invalid("", GROUP, "", errs)
+
+
+class _AccessReview(Strategy):
+    answers_create = True
+    metadata_allowed: tuple[str, ...] = ()
+    metadata_detail = "must be empty"
+
+    def validate_review(self, obj: dict[str, Any], request: CreateRequest) -> list[FieldError]:
+        return _exactly_one_attributes(obj.get("spec") or {})
+
+    def subject(self, obj: dict[str, Any], request: CreateRequest) -> UserInfo:
+        return _user_from_spec(obj.get("spec") or {})
+
+    def answer(self, obj: dict[str, Any], request: CreateRequest) -> dict[str, Any]:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            obj["spec"] = spec = {}
+        errs = self.validate_review(obj, request)
+        errs += _metadata_errors(obj["metadata"], self.metadata_allowed, self.metadata_detail)
+        if errs:
+            raise _invalid(errs)
+        self.check_request(obj, request)
+        allowed = authorize(request.store, attributes_for(self.subject(obj, request), spec))
+        return _respond(obj, {"allowed": allowed})
+
+    def check_request(self, obj: dict[str, Any], request: CreateRequest) -> None:
+        """Checks the REST storage makes after validation."""
+
+
+class SubjectAccessReviewStrategy(_AccessReview):
+    """``subjectaccessreview/rest.go``: may ``spec.user`` (with ``spec.groups``...) do it?"""
+
+    def validate_review(self, obj: dict[str, Any], request: CreateRequest) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = _exactly_one_attributes(spec)
+        if not spec.get("user") and not spec.get("groups"):
+            errs.append(errors.invalid("spec.user", spec.get("user") or "",
+                                       "at least one of user or group must be specified"))
+        return errs
+
+
+class LocalSubjectAccessReviewStrategy(SubjectAccessReviewStrategy):
+    """``localsubjectaccessreview/rest.go``: a SubjectAccessReview confined to the request's namespace."""
+
+    metadata_allowed = ("namespace",)
+    metadata_detail = "must be empty except for namespace"
+
+    def validate_review(self, obj: dict[str, Any], request: CreateRequest) -> list[FieldError]:
+        namespace = obj["metadata"].get("namespace") or request.namespace or ""
+        if request.namespace and obj["metadata"].get("namespace") not in (None, "", request.namespace):
+            raise errors.BadRequest("the namespace of the provided object does not match the namespace sent on "
+                                    "the request")
+        obj["metadata"]["namespace"] = namespace
+        spec = obj.get("spec") or {}
+        errs = super().validate_review(obj, request)
+        resource = spec.get("resourceAttributes")
+        if isinstance(resource, dict) and (resource.get("namespace") or "") != namespace:
+            errs.append(errors.invalid("spec.resourceAttributes.namespace", resource.get("namespace") or "",
+                                       "must match metadata.namespace"))
+        if spec.get("nonResourceAttributes") is not None:
+            errs.append(errors.invalid("spec.nonResourceAttributes", spec["nonResourceAttributes"],
+                                       "disallowed on this kind of request"))
+        return errs
+
+    def check_request(self, obj: dict[str, Any], request: CreateRequest) -> None:
+        if not request.namespace:
+            raise errors.BadRequest("namespace is required on this type: ")
+
+
+class SelfSubjectAccessReviewStrategy(_AccessReview):
+    """``selfsubjectaccessreview/rest.go``: may the requesting user do it?"""
+
+    def subject(self, obj: dict[str, Any], request: CreateRequest) -> UserInfo:
+        return request.user
+
+
+class SelfSubjectRulesReviewStrategy(Strategy):
+    """``selfsubjectrulesreview/rest.go``: what may the requesting user do in a namespace? ``AlwaysAllow``
+    lists every verb on every resource and URL; a function authorizer cannot list its rules, so the answer is
+    empty and ``incomplete``, as a webhook authorizer's is."""
+
+    answers_create = True
+
+    def answer(self, obj: dict[str, Any], request: CreateRequest) -> dict[str, Any]:
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        if not spec.get("namespace"):
+            raise errors.BadRequest("no namespace on request")
+        if getattr(request.store, "authorizer", None) is None:
+            status: dict[str, Any] = {
+                "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+                "incomplete": False,
+            }
+        else:
+            status = {"resourceRules": [], "nonResourceRules": [], "incomplete": True}
+        # A new object: neither the request's metadata nor its spec is echoed.
+        return _respond({"kind": obj["kind"], "apiVersion": obj["apiVersion"], "metadata": {}}, status)
+
+
+STRATEGIES: dict[str, Callable[[], Strategy]] = {
+    "SubjectAccessReview": SubjectAccessReviewStrategy,
+    "LocalSubjectAccessReview": LocalSubjectAccessReviewStrategy,
+    "SelfSubjectAccessReview": SelfSubjectAccessReviewStrategy,
+    "SelfSubjectRulesReview": SelfSubjectRulesReviewStrategy,
+}

@@ -1,0 +1,211 @@
+"""JSON (the store's objects) → protobuf bytes, the way the Go server would marshal the same object.
+
+Fields are written in field-number order; a JSON ``null`` or an absent key writes nothing (a Go client reads
+the zero value either way); map entries are sorted by key, as the generated Go code writes them. A value the
+Go type cannot hold (a string where an int32 belongs, an int32 out of range, bad base64) is a ``CodecError``
+naming its JSON path.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import struct
+from typing import Any
+
+from fakekube.server.protobuf import values
+from fakekube.server.protobuf.envelope import length_delimited
+from fakekube.server.protobuf.schema import Field, Message
+from fakekube.server.protobuf.wire import CodecError, varint
+
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1), "uint32": (0, 2**32 - 1),
+               "uint64": (0, 2**64 - 1), "sint32": (-(2**31), 2**31 - 1), "sint64": (-(2**63), 2**63 - 1)}
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), type(value).__name__)
+
+
+class _PathError(CodecError):
+    """A CodecError whose JSON path is completed while the error unwinds (no path strings on success)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.path or '.'}: {self.reason}"
+
+
+def encode_message(msg: Message, obj: Any, path: str = "") -> bytes:
+    try:
+        return _message(msg, obj)
+    except _PathError as exc:
+        exc.path = path + exc.path
+        raise
+
+
+def _message(msg: Message, obj: Any) -> bytes:
+    if msg.special is not None:
+        return _special(msg, obj)
+    if msg.list_wrapper:
+        obj = {"items": obj}
+    if obj.__class__ is not dict:
+        raise _PathError("", f"expected object, got {_type_name(obj)}")
+    if msg.has_inline or len(msg.fields) <= 2 * len(obj):
+        get = obj.get
+        present = [(f, obj if f.inline else get(f.name)) for f in msg.fields]
+    else:
+        by_name = msg.by_name
+        present = [(f, v) for k, v in obj.items() if (f := by_name.get(k)) is not None]
+        present.sort(key=_number)
+    parts = []
+    append = parts.append
+    for f, value in present:
+        if value is None:
+            continue
+        try:
+            if f.message is None and f.map_key is None and not f.repeated:
+                if f.type == "string" and value.__class__ is str:
+                    data = value.encode("utf-8", "surrogatepass")
+                    append(f.tag + varint(len(data)) + data)
+                else:
+                    append(f.tag + scalar(f.type, value, ""))
+            elif f.inline:
+                inner = _message(f.message, value)  # type: ignore[arg-type]
+                append(f.tag + varint(len(inner)) + inner)
+            elif f.map_key is not None:
+                if value.__class__ is not dict:
+                    raise _PathError("", f"expected object, got {_type_name(value)}")
+                for key in sorted(value):
+                    try:
+                        entry = _map_entry(f, key, value[key])
+                    except _PathError as exc:
+                        exc.path = f".{key}{exc.path}"
+                        raise
+                    append(f.tag + varint(len(entry)) + entry)
+            elif f.repeated:
+                if value.__class__ is not list:
+                    raise _PathError("", f"expected array, got {_type_name(value)}")
+                for i, item in enumerate(value):
+                    try:
+                        if item is None and f.message is None:
+                            raise _PathError("", f"expected {f.type}, got null")
+                        append(_field(f, item))
+                    except _PathError as exc:
+                        exc.path = f"[{i}]{exc.path}"
+                        raise
+            else:
+                append(_field(f, value))
+        except _PathError as exc:
+            exc.path = f".{f.name}{exc.path}"
+            raise
+    return b"".join(parts)
+
+
+def _number(item: tuple[Field, Any]) -> int:
+    return item[0].number
+
+
+def _field(f: Field, value: Any) -> bytes:
+    if f.message is not None:
+        if value is None:
+            return f.tag + b"\x00"
+        inner = _message(f.message, value)
+        return f.tag + varint(len(inner)) + inner
+    return f.tag + scalar(f.type, value, "")
+
+
+def _map_entry(f: Field, key: str, value: Any) -> bytes:
+    if f.map_key == "string":
+        key_bytes = b"\x0a" + scalar("string", key, "")
+    else:
+        try:
+            key_bytes = b"\x08" + scalar(f.map_key or "int64", int(key), "")
+        except ValueError:
+            raise _PathError("", f"map key {key!r} is not a number") from None
+    if f.message is not None:
+        inner = _message(f.message, value) if value is not None else b""
+        return key_bytes + b"\x12" + varint(len(inner)) + inner
+    if f.type in ("string", "bytes"):
+        return key_bytes + b"\x12" + scalar(f.type, value, "")
+    return key_bytes + b"\x10" + scalar(f.type, value, "")
+
+
+def scalar(typ: str, value: Any, path: str) -> bytes:
+    """The wire bytes of one scalar (after its tag)."""
+    if typ == "string":
+        if not isinstance(value, str):
+            raise _PathError(path, f"expected string, got {_type_name(value)}")
+        data = value.encode("utf-8", "surrogatepass")
+        return varint(len(data)) + data
+    if typ == "bool":
+        if not isinstance(value, bool):
+            raise _PathError(path, f"expected boolean, got {_type_name(value)}")
+        return b"\x01" if value else b"\x00"
+    if typ == "bytes":
+        if not isinstance(value, str):
+            raise _PathError(path, f"expected base64 string, got {_type_name(value)}")
+        try:
+            data = base64.b64decode(value.replace("\r", "").replace("\n", ""), validate=True)
+        except (binascii.Error, ValueError):
+            raise _PathError(path, "illegal base64 data") from None
+        return varint(len(data)) + data
+    if typ in ("double", "float", "fixed64", "sfixed64", "fixed32", "sfixed32"):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _PathError(path, f"expected number, got {_type_name(value)}")
+        fmt = {"double": "<d", "float": "<f", "fixed64": "<Q", "sfixed64": "<q", "fixed32": "<I", "sfixed32": "<i"}
+        try:
+            return struct.pack(fmt[typ], value if typ in ("double", "float") else int(value))
+        except (struct.error, OverflowError):
+            raise _PathError(path, f"number out of range for {typ}") from None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _PathError(path, f"expected integer, got {_type_name(value)}")
+    low, high = _INT_RANGES.get(typ, (-(2**63), 2**64 - 1))
+    if not low <= value <= high:
+        raise _PathError(path, f"{value} is out of range for {typ}")
+    if typ in ("sint32", "sint64"):
+        value = (value << 1) ^ (value >> 63)
+    return varint(value)
+
+
+_TIMES: dict[tuple[str, str], bytes] = {}
+
+
+def _special(msg: Message, value: Any) -> bytes:
+    kind = msg.special
+    if kind in ("time", "microtime"):
+        cached = _TIMES.get((kind, value)) if value.__class__ is str else None
+        if cached is None:
+            seconds, nanos = _checked(values.parse_time, value)
+            cached = b"\x08" + varint(seconds) + b"\x10" + varint(nanos)
+            if len(_TIMES) > 8192:
+                _TIMES.clear()
+            _TIMES[(kind, value)] = cached
+        return cached
+    if kind == "duration":
+        return b"\x08" + varint(_checked(values.parse_duration, value))
+    if kind == "quantity":
+        text = _checked(values.quantity_of, value).encode()
+        return b"\x0a" + varint(len(text)) + text
+    if kind == "intorstring":
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise _PathError("", f"expected integer or string, got {_type_name(value)}")
+        if isinstance(value, int):
+            return b"\x08\x00\x10" + scalar("int32", value, "") + b"\x1a\x00"
+        return b"\x08\x01\x10\x00" + length_delimited(b"\x1a", value.encode("utf-8", "surrogatepass"))
+    # rawextension, fieldsv1: the JSON they hold
+    raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return b"\x0a" + varint(len(raw)) + raw
+
+
+def _checked(parse: Any, value: Any) -> Any:
+    try:
+        return parse(value)
+    except CodecError as exc:
+        raise _PathError("", str(exc)) from None

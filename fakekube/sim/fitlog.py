@@ -1,0 +1,116 @@
+"""The audit-log half of ``fakekube fit`` (`fakekube.sim.fit` has the method): round trips from stage
+timestamps, the watch delay from the next request of a watching actor on a written object, kubelet phases
+from a pod's create, binding and ``pods/status`` writes."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from fakekube.audit.native import read_requests
+
+from .fit import DEFAULT_COMMIT_AT, as_ms, iqr_lag
+from .lag import Lag
+from .latency import RequestLatency
+from .model import ClusterModel
+
+
+class AuditLogFit:
+    """The estimate from kube-apiserver's audit log (`fakekube.sim.fit`'s docstring, last paragraph)."""
+
+    def __init__(self, requests: Sequence[Any], *, commit_at: float = DEFAULT_COMMIT_AT, source: str = "",
+                 horizon: float = 10.0) -> None:
+        self.requests = [r for r in requests if r.verb != "watch"]
+        self.commit_at = commit_at
+        self.source = source
+        self.horizon = horizon  # a reaction further than this from the write is not counted (seconds)
+        self.round_trips: dict[str, list[float]] = {}
+        for r in self.requests:
+            cls = f"{r.verb} {r.resource}" + (f"/{r.subresource}" if r.subresource else "")
+            self.round_trips.setdefault(cls, []).append(max(r.completed - r.received, 0.0))
+        self.watchers: dict[str, set[str]] = {}
+        for r in requests:
+            if r.verb == "watch":
+                self.watchers.setdefault(r.resource, set()).add(r.actor)
+        self.reactions = self._reactions()
+        self.pods = self._pods()
+
+    def _reactions(self) -> list[float]:
+        """For each successful write and each other actor watching its resource: the gap from the write's
+        completion to that actor's next request on the same object."""
+        by_actor_object: dict[tuple[str, str, str | None], list[Any]] = {}
+        for r in self.requests:
+            by_actor_object.setdefault((r.actor, r.resource, r.name), []).append(r)
+        out = []
+        for w in self.requests:
+            if not (w.is_write and w.ok and w.name):
+                continue
+            for actor in sorted(self.watchers.get(w.resource, ())):
+                if actor == w.actor:
+                    continue
+                later = [r.received for r in by_actor_object.get((actor, w.resource, w.name), ())
+                         if w.completed < r.received <= w.completed + self.horizon]
+                if later:
+                    out.append(min(later) - w.completed)
+        return out
+
+    def _pods(self) -> dict[str, list[float]]:
+        """Per created pod: its create, binding and kubelet pods/status writes (completion times), in order."""
+        out: dict[str, list[float]] = {}
+        created = {(r.namespace, r.name): r.completed for r in self.requests
+                   if r.verb == "create" and r.resource == "pods" and not r.subresource and r.ok and r.name}
+        for key, at in created.items():
+            marks = [at]
+            for r in self.requests:
+                if (r.namespace, r.name) != key or not r.ok or r.completed <= at or r.resource != "pods":
+                    continue
+                if r.subresource == "binding" or (r.subresource == "status" and r.actor.startswith("system:node:")):
+                    marks.append(r.completed)
+            if len(marks) > 1:
+                out[f"{key[0]}/{key[1]}"] = marks
+        return out
+
+    def latency(self) -> RequestLatency:
+        classes = {c: iqr_lag(v) for c, v in sorted(self.round_trips.items())}
+        medians = {c: statistics.median(v) for c, v in self.round_trips.items()}
+        for verb in sorted({c.split(" ", 1)[0] for c in medians}):
+            classes.setdefault(verb, Lag.fixed(round(statistics.median(
+                [m for c, m in medians.items() if c.split(" ", 1)[0] == verb]), 6)))
+        default = statistics.median(medians.values()) if medians else 0.0
+        return RequestLatency(default=Lag.fixed(round(default, 6)), classes=classes, commit_at=self.commit_at)
+
+    def kubelet_steps(self) -> dict[str, Lag]:
+        steps = {"pod_scheduled": [], "pod_initialized": [], "pod_running": []}  # type: dict[str, list[float]]
+        for marks in self.pods.values():
+            gaps = [b - a for a, b in zip(marks, marks[1:], strict=False)]
+            for name, gap in zip(("pod_scheduled", "pod_initialized", "pod_running"), gaps, strict=False):
+                steps[name].append(gap)
+            if len(gaps) > 3:
+                steps["pod_running"][-1] = sum(gaps[2:])  # later kubelet writes until Ready: one Running phase
+        out = {k: iqr_lag(v) for k, v in steps.items() if v}
+        if out:
+            out.update({"pod_containers_ready": Lag.zero(), "pod_ready": Lag.zero()})
+        return out
+
+    def model(self) -> ClusterModel:
+        transport = iqr_lag(self.reactions) if self.reactions else Lag.zero()
+        derivation = {
+            "method": "audit log (fakekube.sim.fit: server round trips from stage timestamps, reaction from the "
+                      "next request of a watching actor on the written object)",
+            "commit_at": self.commit_at, "requests": len(self.requests),
+            "round_trip_ms": {c: as_ms(v) for c, v in sorted(self.round_trips.items())},
+            "reaction_ms": as_ms(self.reactions),
+            "watchers": {k: sorted(v) for k, v in sorted(self.watchers.items())},
+            "pods_ms": {k: as_ms([m - v[0] for m in v]) for k, v in sorted(self.pods.items())},
+            "handling": "not estimated (reactions do not separate the informer's queue from its transport): 0",
+            "event_delay": "not in an audit log (the emitting call is not logged): 0",
+        }
+        return ClusterModel(latency=self.latency(), cache_lag=transport, handling=Lag.zero(), event_delay=Lag.zero(),
+                            source=self.source, derivation=derivation, **self.kubelet_steps())
+
+
+def fit_audit_log(text: str, *, commit_at: float = DEFAULT_COMMIT_AT, source: str = "") -> tuple[ClusterModel, list[str]]:
+    """The cluster model an audit log implies, and the reader's problems (line numbers and why)."""
+    read = read_requests(text)
+    return AuditLogFit(read.requests, commit_at=commit_at, source=source).model(), read.problems

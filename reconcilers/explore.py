@@ -1,0 +1,107 @@
+"""agent-sandbox for fakekube.explore: the PR #508 seed scenarios and the invariants a claim must keep.
+
+Registered through the ``fakekube.explore`` entry point (pyproject.toml) by :func:`register`, so
+``fakekube explore --scenario seed-timeline --claim-status patch`` and written reproducers find them by name.
+
+Scenarios (``seed-timeline``, ``seed-load``) take the agent-sandbox build, the claim/sandbox/pod write
+strategies and the load recipe's numbers as grid parameters. Invariants:
+
+- ``claim-status-not-overwritten``: no stale overwrite of a claim's status (the lost update #1256 fixed);
+- ``every-claim-ready``: when the load has finished, every claim's stored status says Ready (and no wait of
+  the recipe timed out);
+- ``one-claim-per-sandbox``: no sandbox is held by two claims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from fakekube.explore import ObjectRef, Param, Registry, Run, RunResult, Violation, no_stale_overwrite
+from reconcilers import keys
+from reconcilers.builds import BUILDS, DEFAULT_BUILD
+from reconcilers.env import MODEL_NAMES, named_model
+from reconcilers.objects import is_ready
+from reconcilers.report import doubly_owned_sandboxes
+from reconcilers.scenarios import SCENARIOS, ScenarioRun, run_scenario
+from reconcilers.simulate import _PARAMS as LOAD_PARAMS
+from reconcilers.simulate import LABELS
+from reconcilers.strategies import (
+    CLAIM_STATUS_MODES,
+    POD_METADATA_MODES,
+    SANDBOX_STATUS_MODES,
+    WriteStrategies,
+)
+
+PARAMS: tuple[Param, ...] = (
+    Param("claim_status", "update", CLAIM_STATUS_MODES,
+          help="claim status write: " + "; ".join(f"{k} = {v}" for k, v in LABELS.items())),
+    Param("build", DEFAULT_BUILD, tuple(BUILDS), help=f"agent-sandbox build (reconcilers/builds.py; default {DEFAULT_BUILD})"),
+    Param("model", "pr508-table1", MODEL_NAMES,
+          help="timing model: pr508-table1 (fitted from PR #508's first table, the default) or hand-set (before)"),
+    Param("sandbox_status", None, SANDBOX_STATUS_MODES,
+          help="sandbox status write: update or patch (#509); default: as the build does"),
+    Param("pod_metadata", None, POD_METADATA_MODES,
+          help="pod label propagation: update or patch (#784); default: as the build does"),
+    *(Param(name, None, None, kind, text) for name, kind, text in LOAD_PARAMS),
+)
+_OWN_PARAMS = ("claim_status", "sandbox_status", "pod_metadata", "build", "model")
+DEFAULT_INVARIANTS = ("no-stale-overwrite", "every-claim-ready", "one-claim-per-sandbox")
+
+
+def scenario(name: str) -> Callable[[Run], ScenarioRun]:
+    """The load recipe ``name`` (reconcilers.scenarios.SCENARIOS) as an explore scenario."""
+
+    def play(run: Run) -> ScenarioRun:
+        strategies = WriteStrategies(run.param("claim_status", "update"), run.param("sandbox_status"),
+                                     run.param("pod_metadata"))
+        loaded = SCENARIOS[name].with_overrides(**{k: v for k, v in run.params.items() if k not in _OWN_PARAMS})
+        return run_scenario(loaded, strategies, build=run.param("build"), sim=run.simulation(),
+                            model=named_model(run.param("model", "pr508-table1")))
+
+    play.__name__ = play.__qualname__ = f"scenario_{name.replace('-', '_')}"
+    play.__doc__ = f"agent-sandbox {name} (reconcilers/scenarios.py) with the run's write strategies"
+    return play
+
+
+def _scenario_run(result: RunResult) -> ScenarioRun:
+    if not isinstance(result.result, ScenarioRun):
+        raise TypeError("this invariant judges agent-sandbox scenario runs (reconcilers.explore scenarios)")
+    return result.result
+
+
+def every_claim_ready(result: RunResult) -> Iterator[Violation | str]:
+    """Every claim Ready when the load has finished."""
+    run = _scenario_run(result)
+    namespace = run.scenario.params.namespace
+    for claim in run.env.store.objects(keys.CLAIMS, namespace):
+        if not is_ready(claim):
+            name = claim["metadata"]["name"]
+            yield Violation("every-claim-ready", f"claim {name} is not Ready at the end",
+                            ObjectRef("sandboxclaims", name, namespace))
+    for phase in run.timed_out:
+        yield f"the recipe's wait for {phase} timed out"
+
+
+def one_claim_per_sandbox(result: RunResult) -> Iterator[Violation]:
+    """No sandbox held by two claims."""
+    run = _scenario_run(result)
+    namespace = run.scenario.params.namespace
+    for name in doubly_owned_sandboxes(run):
+        yield Violation("one-claim-per-sandbox", f"sandbox {name} is held by two claims",
+                        ObjectRef("sandboxes", name, namespace))
+
+
+def register(registry: Registry) -> None:
+    """The ``fakekube.explore`` entry point."""
+    for name, load in SCENARIOS.items():
+        p = load.params
+        registry.scenario(name, scenario(name), params=PARAMS, invariants=DEFAULT_INVARIANTS,
+                          description=f"agent-sandbox {name}: {p.total_bursts} bursts of {p.burst_size} claims, "
+                                      f"a warm pool of {p.warmpool_size}")
+    stale = no_stale_overwrite("sandboxclaims", "status", name="claim-status-not-overwritten")
+    registry.invariant(stale.name, stale.check, stale.description)
+    registry.invariant("every-claim-ready", every_claim_ready)
+    registry.invariant("one-claim-per-sandbox", one_claim_per_sandbox)
+
+
+__all__ = ["DEFAULT_INVARIANTS", "PARAMS", "every_claim_ready", "one_claim_per_sandbox", "register", "scenario"]

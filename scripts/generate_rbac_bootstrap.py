@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Write ``fakekube/cluster/rbac_bootstrap.json``: kube-apiserver's RBAC bootstrap policy as compact data.
+
+The input is upstream's own record of that policy: the testdata files of kubernetes/kubernetes
+``plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/`` (``cluster-roles.yaml``,
+``cluster-role-bindings.yaml``, ``namespace-roles.yaml``, ``namespace-role-bindings.yaml``), which
+``policy_test.go`` regenerates from the Go definitions the API server's ``rbac/bootstrap-roles`` post-start
+hook reconciles. Keep a local copy outside the repository (``--source``, default
+``$FAKEKUBE_BOOTSTRAP_POLICY`` or ``~/.cache/fakekube/bootstrappolicy``); nothing fetched is committed.
+
+The output keeps what a cluster stores and drops what every object repeats: the ``kubernetes.io/
+bootstrapping: rbac-defaults`` label and ``rbac.authorization.kubernetes.io/autoupdate: "true"`` annotation are
+written once, ``creationTimestamp: null`` and the List wrapper go, bindings' older ``v1beta1`` apiVersion
+becomes ``v1`` (the fields are the same), and each file's sha256 is recorded so that a test can tell whether
+the committed data is this script's output for the local copy (tests/cluster/test_rbac.py).
+
+    python scripts/generate_rbac_bootstrap.py [--source DIR] [--output FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_OUTPUT = REPO / "fakekube" / "cluster" / "rbac_bootstrap.json"
+# The upstream blobs the local copy was taken from (the reference index's stored versions).
+FILES = {
+    "cluster-roles.yaml": ("clusterRoles", "025f2834a128798cef30018a5e6a6ae82b5ad885"),
+    "cluster-role-bindings.yaml": ("clusterRoleBindings", "c60df8997f62f861cf0cd2b13ab62271464589ed"),
+    "namespace-roles.yaml": ("roles", "1892e4deb967a2b39cfc2fea87a8bd49274449ef"),
+    "namespace-role-bindings.yaml": ("roleBindings", "1fb55a567d82d58ed5dc2abb5693e9571313fee8"),
+}
+UPSTREAM_DIR = "kubernetes/kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata"
+LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
+ANNOTATIONS = {"rbac.authorization.kubernetes.io/autoupdate": "true"}
+
+
+def default_source() -> Path:
+    env = os.environ.get("FAKEKUBE_BOOTSTRAP_POLICY")
+    return Path(env) if env else Path.home() / ".cache" / "fakekube" / "bootstrappolicy"
+
+
+def _compact(item: dict[str, Any], where: str) -> dict[str, Any]:
+    meta = item.get("metadata") or {}
+    if not meta.get("name"):
+        raise ValueError(f"{where}: an item without metadata.name")
+    out: dict[str, Any] = {"name": meta["name"]}
+    if meta.get("namespace"):
+        out["namespace"] = meta["namespace"]
+    labels = {k: v for k, v in (meta.get("labels") or {}).items() if LABELS.get(k) != v}
+    if labels:
+        out["labels"] = labels
+    if (meta.get("annotations") or {}) != ANNOTATIONS:
+        out["annotations"] = meta.get("annotations") or {}
+    for field in ("aggregationRule", "rules", "roleRef", "subjects"):
+        if field in item:
+            out[field] = item[field]
+    return out
+
+
+def generate(source: Path) -> dict[str, Any]:
+    data: dict[str, Any] = {"upstream": UPSTREAM_DIR, "labels": LABELS, "annotations": ANNOTATIONS, "sources": {}}
+    for name, (key, commit) in FILES.items():
+        path = source / name
+        text = path.read_bytes()
+        document = yaml.safe_load(text)
+        if not isinstance(document, dict) or not isinstance(document.get("items"), list):
+            raise ValueError(f"{path}: expected a v1 List with items")
+        data[key] = [_compact(item, f"{path} item {i}") for i, item in enumerate(document["items"])]
+        data["sources"][name] = {"commit": commit, "sha256": hashlib.sha256(text).hexdigest()}
+    return data
+
+
+def render(data: dict[str, Any]) -> str:
+    return json.dumps(data, separators=(",", ":"), sort_keys=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=default_source())
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    args = parser.parse_args(argv)
+    try:
+        data = generate(args.source)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        print(f"generate_rbac_bootstrap: {exc}", file=sys.stderr)
+        return 1
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(render(data))
+    counts = {k: len(data[k]) for _, (k, _) in FILES.items()}
+    print(f"wrote {args.output} ({', '.join(f'{n} {k}' for k, n in counts.items())})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

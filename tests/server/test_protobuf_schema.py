@@ -1,0 +1,82 @@
+"""The committed protobuf table (fakekube/server/protobuf/schema.json) against the upstream sources in
+/work/shared: every message of every generated.proto with the same field numbers, types and cardinalities, and
+the kinds the discovery documents name. Skipped when ../shared is not next to the repository.
+
+The JSON facts of the table (omitempty, pointers, inline structs) come from the Go struct tags of
+kubernetes/api and kubernetes/apimachinery at the protos' tag, which /work/shared does not hold; the kubectl
+oracle (test_protobuf_kubectl.py) and the round trips check them in use.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "reference"
+PROTOS = SHARED / "protobuf"
+DISCOVERY = SHARED / "discovery"
+TABLE = json.loads((ROOT / "fakekube/server/protobuf/schema.json").read_text())
+pytestmark = pytest.mark.skipif(not PROTOS.is_dir() or not DISCOVERY.is_dir(), reason="../shared/reference absent")
+
+
+def _generator() -> Any:
+    spec = importlib.util.spec_from_file_location("generate_protobuf_schema",
+                                                  ROOT / "scripts" / "generate_protobuf_schema.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_message_and_field_matches_the_protos():
+    gen = _generator()
+    protos = gen.read_protos(PROTOS)
+    known = set(protos)
+    assert set(TABLE["messages"]) == known
+    for name, info in protos.items():
+        expected = [(n, gen.resolve(t, info["package"], known), card) for n, _, t, card in sorted(info["fields"])]
+        actual = [(n, t, card) for n, _, t, card, _ in TABLE["messages"][name]]
+        assert actual == expected, name
+
+
+def test_json_names_are_the_proto_names_or_the_go_tags():
+    gen = _generator()
+    protos = gen.read_protos(PROTOS)
+    renamed = {(name, proto_name, row[1]) for name, info in protos.items()
+               for (_, proto_name, _, _), row in zip(sorted(info["fields"]), TABLE["messages"][name], strict=True)
+               if proto_name != row[1]}
+    # go-to-protobuf names a few fields after the Go field; JSON uses the json tag
+    assert ("networking.v1.IngressClassParametersReference", "aPIGroup", "apiGroup") in renamed
+    assert ("admissionregistration.v1.ValidatingWebhookConfiguration", "Webhooks", "webhooks") in renamed
+    assert len(renamed) < 12
+
+
+def test_kinds_are_the_messages_named_like_a_served_kind():
+    gen = _generator()
+    served = gen.read_kinds(DISCOVERY)
+    for api_version, kinds in TABLE["kinds"].items():
+        for kind, message in kinds.items():
+            base = kind[:-4] if kind.endswith("List") and kind not in served.get(api_version, set()) else kind
+            assert base in served[api_version], (api_version, kind)
+            assert message.rpartition(".")[2] == kind
+    assert TABLE["kinds"]["v1"]["Pod"] == "core.v1.Pod"
+    assert TABLE["kinds"]["autoscaling/v1"]["Scale"] == "autoscaling.v1.Scale"
+    assert TABLE["kinds"]["rbac.authorization.k8s.io/v1"]["ClusterRoleList"] == "rbac.v1.ClusterRoleList"
+
+
+def test_the_table_is_what_the_generator_writes_from_these_protos():
+    """Regenerating from /work/shared and the Go sources reproduces the committed bytes (when the Go sources
+    are given in $FAKEKUBE_GO_API / $FAKEKUBE_GO_APIMACHINERY)."""
+    import os
+
+    go_api, go_machinery = os.environ.get("FAKEKUBE_GO_API"), os.environ.get("FAKEKUBE_GO_APIMACHINERY")
+    if not go_api or not go_machinery:
+        pytest.skip("set FAKEKUBE_GO_API and FAKEKUBE_GO_APIMACHINERY to checkouts at v0.36.3")
+    table = _generator().build(PROTOS, DISCOVERY, Path(go_api), Path(go_machinery))
+    table["sources"] = TABLE["sources"]
+    assert table == TABLE
