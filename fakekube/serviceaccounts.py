@@ -62,10 +62,6 @@ class ServiceAccountController:
                 made += 1
         return made
 
-    def collect(self, max_rounds: int = 10) -> int:
-        made = 0
-        for _ in range(max_rounds):
-            if not self.pending:
-                break
-            made += self.run_once()
-        return made
+    def collect(self) -> int:
+        """Create what is missing now (creating an account gives the controller no further work)."""
+        return self.run_once() if self.pending else 0

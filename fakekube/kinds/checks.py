@@ -25,6 +25,7 @@ from fakekube.selectors import LabelSelector
 from fakekube.validation import (
     FIELD_IMMUTABLE,
     IS_NEGATIVE,
+    go_quote,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
@@ -55,24 +56,6 @@ def seq(value: Any) -> list[Any]:
 
 # ------------------------------------------------------------------------------------------- Go syntax
 
-def go_quote(value: Any) -> str:
-    """``%#v`` of a string (``strconv.Quote``)."""
-    text = str(value)
-    out = ['"']
-    for ch in text:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}")
-    out.append('"')
-    return "".join(out)
-
 
 def go_string_map(value: Any) -> GoLiteral:
     """``%#v`` of a ``map[string]string`` (keys sorted, as fmt prints maps)."""
@@ -83,6 +66,7 @@ def go_string_map(value: Any) -> GoLiteral:
 
 
 def go_string_slice(values: Any) -> GoLiteral:
+    """``%#v`` of a ``[]string`` (``[]string(nil)`` when absent)."""
     if not isinstance(values, list):
         return GoLiteral("[]string(nil)")
     return GoLiteral("[]string{" + ", ".join(go_quote(v) for v in values) + "}")

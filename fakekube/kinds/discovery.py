@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.errors import FieldError, not_supported, required
-from fakekube.kinds.checks import immutable, seq
+from fakekube.errors import FieldError
+from fakekube.kinds.checks import immutable, one_of, seq
 from fakekube.strategies import ALL_BUT_METADATA, BuiltinStrategy, Strategy
 
 ADDRESS_TYPES = ["IPv4", "IPv6", "FQDN"]
@@ -27,12 +27,7 @@ class EndpointSliceStrategy(BuiltinStrategy):
                     port["protocol"] = "TCP"
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        kind = obj.get("addressType")
-        if not kind:
-            return [required("addressType", "")]
-        if kind not in ADDRESS_TYPES:
-            return [not_supported("addressType", kind, ADDRESS_TYPES)]
-        return []
+        return one_of(obj.get("addressType"), "addressType", ADDRESS_TYPES)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:

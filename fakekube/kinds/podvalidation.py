@@ -20,9 +20,12 @@ from fakekube.kinds.checks import (
     dns_label,
     dns_subdomain,
     is_int,
+    mapping,
     non_negative,
+    one_of,
     port_name_errors,
     port_number,
+    seq,
 )
 from fakekube.validation import is_qualified_name, is_valid_label_value, validate_labels
 
@@ -39,20 +42,12 @@ _UPDATABLE = ("`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.a
 _OVERCOMMIT = ("cpu", "memory", "ephemeral-storage")
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def validate_volumes(volumes: Any, path: str) -> tuple[set[str], list[FieldError]]:
     names: set[str] = set()
     errs: list[FieldError] = []
-    for i, volume in enumerate(_list(volumes)):
+    for i, volume in enumerate(seq(volumes)):
         here = f"{path}[{i}]"
-        volume = _dict(volume)
+        volume = mapping(volume)
         name = volume.get("name") or ""
         if not name:
             errs.append(required(f"{here}.name", ""))
@@ -70,9 +65,9 @@ def validate_volumes(volumes: Any, path: str) -> tuple[set[str], list[FieldError
 def _validate_ports(ports: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     names: set[str] = set()
-    for i, port in enumerate(_list(ports)):
+    for i, port in enumerate(seq(ports)):
         here = f"{path}[{i}]"
-        port = _dict(port)
+        port = mapping(port)
         name = port.get("name")
         if name:
             msgs = port_name_errors(str(name))
@@ -87,19 +82,15 @@ def _validate_ports(ports: Any, path: str) -> list[FieldError]:
             errs.extend(port_number(port["containerPort"], f"{here}.containerPort"))
         if port.get("hostPort"):
             errs.extend(port_number(port["hostPort"], f"{here}.hostPort"))
-        protocol = port.get("protocol")
-        if not protocol:
-            errs.append(required(f"{here}.protocol", ""))
-        elif protocol not in PROTOCOLS:
-            errs.append(not_supported(f"{here}.protocol", protocol, PROTOCOLS))
+        errs.extend(one_of(port.get("protocol"), f"{here}.protocol", PROTOCOLS))
     return errs
 
 
 def _validate_env(env: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
-    for i, var in enumerate(_list(env)):
+    for i, var in enumerate(seq(env)):
         here = f"{path}[{i}]"
-        name = _dict(var).get("name") or ""
+        name = mapping(var).get("name") or ""
         if not name:
             errs.append(required(f"{here}.name", ""))
         elif "=" in name or not name.isascii() or not name.isprintable():
@@ -111,9 +102,9 @@ def _validate_env(env: Any, path: str) -> list[FieldError]:
 def _validate_mounts(mounts: Any, volumes: set[str], path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     paths: set[str] = set()
-    for i, mount in enumerate(_list(mounts)):
+    for i, mount in enumerate(seq(mounts)):
         here = f"{path}[{i}]"
-        mount = _dict(mount)
+        mount = mapping(mount)
         name = mount.get("name") or ""
         if not name:
             errs.append(required(f"{here}.name", ""))
@@ -129,8 +120,8 @@ def _validate_mounts(mounts: Any, volumes: set[str], path: str) -> list[FieldErr
 
 
 def _validate_resources(resources: Any, path: str) -> list[FieldError]:
-    resources = _dict(resources)
-    limits, requests = _dict(resources.get("limits")), _dict(resources.get("requests"))
+    resources = mapping(resources)
+    limits, requests = mapping(resources.get("limits")), mapping(resources.get("requests"))
     errs: list[FieldError] = []
     for kind, values in (("limits", limits), ("requests", requests)):
         for name, text in values.items():
@@ -173,7 +164,7 @@ def _validate_probe(probe: Any, path: str, *, liveness_like: bool) -> list[Field
 
 
 def _validate_container(container: Any, volumes: set[str], path: str, *, is_pod: bool) -> list[FieldError]:
-    c = _dict(container)
+    c = mapping(container)
     errs: list[FieldError] = []
     name = c.get("name") or ""
     if not name:
@@ -185,19 +176,12 @@ def _validate_container(container: Any, volumes: set[str], path: str, *, is_pod:
         errs.append(required(f"{path}.image", ""))
     elif is_pod and isinstance(image, str) and image != image.strip():
         errs.append(invalid(f"{path}.image", image, "must not have leading or trailing whitespace"))
-    policy = c.get("terminationMessagePolicy")
-    if not policy:
-        errs.append(required(f"{path}.terminationMessagePolicy", ""))
-    elif policy not in TERMINATION_MESSAGE_POLICIES:
-        errs.append(not_supported(f"{path}.terminationMessagePolicy", policy, TERMINATION_MESSAGE_POLICIES))
+    errs.extend(one_of(c.get("terminationMessagePolicy"), f"{path}.terminationMessagePolicy",
+                       TERMINATION_MESSAGE_POLICIES))
     errs.extend(_validate_ports(c.get("ports"), f"{path}.ports"))
     errs.extend(_validate_env(c.get("env"), f"{path}.env"))
     errs.extend(_validate_mounts(c.get("volumeMounts"), volumes, f"{path}.volumeMounts"))
-    pull = c.get("imagePullPolicy")
-    if not pull:
-        errs.append(required(f"{path}.imagePullPolicy", ""))
-    elif pull not in PULL_POLICIES:
-        errs.append(not_supported(f"{path}.imagePullPolicy", pull, PULL_POLICIES))
+    errs.extend(one_of(c.get("imagePullPolicy"), f"{path}.imagePullPolicy", PULL_POLICIES))
     errs.extend(_validate_resources(c.get("resources"), f"{path}.resources"))
     for probe, liveness_like in (("livenessProbe", True), ("readinessProbe", False), ("startupProbe", True)):
         errs.extend(_validate_probe(c.get(probe), f"{path}.{probe}", liveness_like=liveness_like))
@@ -206,9 +190,9 @@ def _validate_container(container: Any, volumes: set[str], path: str, *, is_pod:
 
 def validate_tolerations(tolerations: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
-    for i, toleration in enumerate(_list(tolerations)):
+    for i, toleration in enumerate(seq(tolerations)):
         here = f"{path}[{i}]"
-        t = _dict(toleration)
+        t = mapping(toleration)
         key, operator, effect = t.get("key") or "", t.get("operator") or "", t.get("effect") or ""
         if key:
             errs.extend(invalid(f"{here}.key", key, m) for m in is_qualified_name(key))
@@ -235,38 +219,23 @@ def validate_tolerations(tolerations: Any, path: str) -> list[FieldError]:
 
 def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[FieldError]:
     """``ValidatePodSpec`` (plus the pod-only container checks when ``is_pod``)."""
-    spec = _dict(spec)
+    spec = mapping(spec)
     volumes, errs = validate_volumes(spec.get("volumes"), f"{path}.volumes")
-    containers = _list(spec.get("containers"))
-    names: set[str] = set()
+    containers = seq(spec.get("containers"))
+    names: set[str] = set()  # shared: an init container may not reuse a container's name
     if not containers:
         errs.append(required(f"{path}.containers", ""))
-    for i, container in enumerate(containers):
-        here = f"{path}.containers[{i}]"
-        errs.extend(_validate_container(container, volumes, here, is_pod=is_pod))
-        name = _dict(container).get("name")
-        if name:
-            if name in names:
-                errs.append(duplicate(f"{here}.name", name))
-            names.add(name)
-    for i, container in enumerate(_list(spec.get("initContainers"))):
-        here = f"{path}.initContainers[{i}]"
-        errs.extend(_validate_container(container, volumes, here, is_pod=is_pod))
-        name = _dict(container).get("name")
-        if name:
-            if name in names:
-                errs.append(duplicate(f"{here}.name", name))
-            names.add(name)
-    restart = spec.get("restartPolicy")
-    if not restart:
-        errs.append(required(f"{path}.restartPolicy", ""))
-    elif restart not in RESTART_POLICIES:
-        errs.append(not_supported(f"{path}.restartPolicy", restart, RESTART_POLICIES))
-    dns = spec.get("dnsPolicy")
-    if not dns:
-        errs.append(required(f"{path}.dnsPolicy", ""))
-    elif dns not in DNS_POLICIES:
-        errs.append(not_supported(f"{path}.dnsPolicy", dns, DNS_POLICIES))
+    for field, items in (("containers", containers), ("initContainers", seq(spec.get("initContainers")))):
+        for i, container in enumerate(items):
+            here = f"{path}.{field}[{i}]"
+            errs.extend(_validate_container(container, volumes, here, is_pod=is_pod))
+            name = mapping(container).get("name")
+            if name:
+                if name in names:
+                    errs.append(duplicate(f"{here}.name", name))
+                names.add(name)
+    errs.extend(one_of(spec.get("restartPolicy"), f"{path}.restartPolicy", RESTART_POLICIES))
+    errs.extend(one_of(spec.get("dnsPolicy"), f"{path}.dnsPolicy", DNS_POLICIES))
     errs.extend(validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector"))
     for key in ("serviceAccountName", "nodeName", "priorityClassName"):
         if spec.get(key):
@@ -283,29 +252,29 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[Fie
 
 def validate_pod_template(template: Any, path: str) -> list[FieldError]:
     """``ValidatePodTemplateSpec``: the template's labels and annotations, then its spec."""
-    template = _dict(template)
-    meta = _dict(template.get("metadata"))
+    template = mapping(template)
+    meta = mapping(template.get("metadata"))
     errs = validate_labels(meta.get("labels"), f"{path}.metadata.labels")
     return errs + validate_pod_spec(template.get("spec"), f"{path}.spec")
 
 
 def validate_pod_create(pod: dict[str, Any]) -> list[FieldError]:
     errs = validate_pod_spec(pod.get("spec"), "spec", is_pod=True)
-    if _list(_dict(pod.get("spec")).get("ephemeralContainers")):
+    if seq(mapping(pod.get("spec")).get("ephemeralContainers")):
         errs.append(forbidden("spec.ephemeralContainers", "cannot be set on create"))
     return errs
 
 
 def validate_pod_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """``ValidatePodUpdate``: only images, a shorter activeDeadlineSeconds and added tolerations may change."""
-    spec, old_spec = _dict(new.get("spec")), _dict(old.get("spec"))
+    spec, old_spec = mapping(new.get("spec")), mapping(old.get("spec"))
     errs: list[FieldError] = []
     for key in ("containers", "initContainers"):
-        containers, old_containers = _list(spec.get(key)), _list(old_spec.get(key))
+        containers, old_containers = seq(spec.get(key)), seq(old_spec.get(key))
         if len(containers) != len(old_containers):
             return [forbidden(f"spec.{key}", "pod updates may not add or remove containers")]
         for i, container in enumerate(containers):
-            if not _dict(container).get("image"):
+            if not mapping(container).get("image"):
                 errs.append(required(f"spec.{key}[{i}].image", ""))
     deadline, old_deadline = spec.get("activeDeadlineSeconds"), old_spec.get("activeDeadlineSeconds")
     if deadline is not None:
@@ -318,11 +287,11 @@ def validate_pod_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
     elif old_deadline is not None:
         errs.append(invalid("spec.activeDeadlineSeconds", None, "must not update from a positive integer to nil "
                                                                 "value"))
-    tolerations, old_tolerations = _list(spec.get("tolerations")), _list(old_spec.get("tolerations"))
+    tolerations, old_tolerations = seq(spec.get("tolerations")), seq(old_spec.get("tolerations"))
     # validateOnlyAddedTolerations: every stored toleration is still there (its tolerationSeconds may change).
-    without_seconds = [{k: v for k, v in _dict(t).items() if k != "tolerationSeconds"} for t in tolerations]
+    without_seconds = [{k: v for k, v in mapping(t).items() if k != "tolerationSeconds"} for t in tolerations]
     for toleration in old_tolerations:
-        if {k: v for k, v in _dict(toleration).items() if k != "tolerationSeconds"} not in without_seconds:
+        if {k: v for k, v in mapping(toleration).items() if k != "tolerationSeconds"} not in without_seconds:
             errs.append(forbidden("spec.tolerations",
                                   "existing toleration can not be modified except its tolerationSeconds"))
             break
@@ -340,8 +309,8 @@ def _munge(spec: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     munged = dict(spec)
     for key in ("containers", "initContainers"):
         if key in spec:
-            munged[key] = [{**c, "image": _dict(o).get("image")} if isinstance(c, dict) else c
-                           for c, o in zip(_list(spec[key]), _list(old.get(key)), strict=False)]
+            munged[key] = [{**c, "image": mapping(o).get("image")} if isinstance(c, dict) else c
+                           for c, o in zip(seq(spec[key]), seq(old.get(key)), strict=False)]
     for key in ("activeDeadlineSeconds", "tolerations"):
         if key in old:
             munged[key] = old[key]
@@ -350,7 +319,7 @@ def _munge(spec: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     grace, old_grace = spec.get("terminationGracePeriodSeconds"), old.get("terminationGracePeriodSeconds")
     if is_int(old_grace) and old_grace < 0 and grace == 1:
         munged["terminationGracePeriodSeconds"] = old_grace
-    if "schedulingGates" in old and all(g in _list(old["schedulingGates"]) for g in _list(spec.get("schedulingGates"))):
+    if "schedulingGates" in old and all(g in seq(old["schedulingGates"]) for g in seq(spec.get("schedulingGates"))):
         munged["schedulingGates"] = old["schedulingGates"]  # gates may only be removed
     return munged
 

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
-from fakekube.kinds.checks import go_quote, go_string_slice, mapping, seq
+from fakekube.kinds.checks import go_string_slice, mapping, seq
 from fakekube.strategies import Strategy
+from fakekube.validation import go_quote
 
 GROUP = "rbac.authorization.k8s.io"
 SUBJECT_KINDS = ["ServiceAccount", "User", "Group"]

@@ -20,6 +20,7 @@ from fakekube.kinds.checks import (
     dns_subdomain,
     go_string_slice,
     mapping,
+    one_of,
     port_name_errors,
     port_number,
     seq,
@@ -317,10 +318,7 @@ def validate_service(svc: dict[str, Any]) -> list[FieldError]:
             names.add(name)
         errs.extend(port_number(port.get("port", 0), f"{here}.port"))
         protocol = port.get("protocol")
-        if not protocol:
-            errs.append(required(f"{here}.protocol", ""))
-        elif protocol not in PROTOCOLS:
-            errs.append(not_supported(f"{here}.protocol", protocol, PROTOCOLS))
+        errs.extend(one_of(protocol, f"{here}.protocol", PROTOCOLS))
         target = port.get("targetPort")
         if isinstance(target, str):
             errs.extend(invalid(f"{here}.targetPort", target, m) for m in port_name_errors(target))
