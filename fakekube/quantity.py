@@ -9,6 +9,7 @@ exponent) is kept from the input; a binary value below 1024 or not a whole numbe
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -35,7 +36,16 @@ def parse(text: str | int | float) -> tuple[Fraction, str]:
     if isinstance(text, int | float):
         text = repr(text) if isinstance(text, float) else str(text)
         text = text.replace("e+", "e")
-    match = _QUANTITY.match(text.strip()) if isinstance(text, str) else None
+    if not isinstance(text, str):
+        raise QuantityError(REGEX_ERROR)
+    return _parse(text)
+
+
+# Parsing runs on every write of a pod-bearing object (defaulting, validation, QoS); the texts are few and the
+# results immutable, so they are cached (errors are raised anew each time).
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str) -> tuple[Fraction, str]:
+    match = _QUANTITY.match(text.strip())
     if match is None:
         raise QuantityError(REGEX_ERROR)
     number, suffix = match.groups()
@@ -93,9 +103,18 @@ def canonicalize(text: object, *, round_to_milli: bool = False) -> object:
     if not isinstance(text, str | int | float) or isinstance(text, bool):
         return text
     try:
-        value, fmt = parse(text)
+        return _canonical_text(text, round_to_milli) if isinstance(text, str) else _canonical_of(text, round_to_milli)
     except QuantityError:
         return text
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_text(text: str, round_to_milli: bool) -> str:
+    return _canonical_of(text, round_to_milli)
+
+
+def _canonical_of(text: str | int | float, round_to_milli: bool) -> str:
+    value, fmt = parse(text)
     if round_to_milli:
         value = _round_away(value, 1000)
     return canonical(value, fmt)

@@ -13,6 +13,7 @@ over its containers and volumes, never a copy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fakekube.quantity import canonicalize, canonicalize_list
@@ -139,52 +140,74 @@ _VOLUME_SOURCES = frozenset({
 })
 
 
+def _default_host_path(src: dict[str, Any]) -> None:
+    if src.get("type") is None:
+        src["type"] = ""
+
+
+def _default_downward_api(src: dict[str, Any]) -> None:
+    _default_mode(src)
+    for item in _list(src.get("items")):
+        default_field_ref(item)
+
+
+def _default_projected(src: dict[str, Any]) -> None:
+    _default_mode(src)
+    for projection in _list(src.get("sources")):
+        if not isinstance(projection, dict):
+            continue
+        for item in _list((_dict(projection.get("downwardAPI")) or {}).get("items")):
+            default_field_ref(item)
+        token = _dict(projection.get("serviceAccountToken"))
+        if token is not None and token.get("expirationSeconds") is None:
+            token["expirationSeconds"] = TOKEN_EXPIRATION_SECONDS
+
+
+def _default_empty_dir(src: dict[str, Any]) -> None:
+    if "sizeLimit" in src:
+        src["sizeLimit"] = canonicalize(src["sizeLimit"])
+
+
+def _default_ephemeral(src: dict[str, Any]) -> None:
+    template = _dict(src.get("volumeClaimTemplate"))
+    if template is not None:
+        default_pvc_spec(template.get("spec"))
+
+
+def _default_image(src: dict[str, Any]) -> None:
+    if not src.get("pullPolicy"):
+        src["pullPolicy"] = pull_policy_for(src.get("reference"))
+
+
+def _fixed_defaults(defaults: tuple[tuple[str, Any], ...]) -> Callable[[dict[str, Any]], None]:
+    def apply(src: dict[str, Any]) -> None:
+        for key, value in defaults:
+            if src.get(key) in (None, ""):
+                src[key] = value
+    return apply
+
+
+# Per volume source, its defaults; a volume names one source, so the dispatch is by the keys it has.
+_SOURCE_DEFAULTERS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "hostPath": _default_host_path, "secret": _default_mode, "configMap": _default_mode,
+    "downwardAPI": _default_downward_api, "projected": _default_projected, "emptyDir": _default_empty_dir,
+    "ephemeral": _default_ephemeral, "image": _default_image,
+    **{kind: _fixed_defaults(defaults) for kind, defaults in _SOURCE_DEFAULTS.items()},
+}
+
+
 def default_volume_source(source: dict[str, Any]) -> None:
     """The per-source defaults (shared by pod volumes and PersistentVolume sources)."""
-    host_path = _dict(source.get("hostPath"))
-    if host_path is not None and host_path.get("type") is None:
-        host_path["type"] = ""
-    for kind in ("secret", "configMap"):
-        _default_mode(source.get(kind))
-    downward = _dict(source.get("downwardAPI"))
-    if downward is not None:
-        _default_mode(downward)
-        for item in _list(downward.get("items")):
-            default_field_ref(item)
-    projected = _dict(source.get("projected"))
-    if projected is not None:
-        _default_mode(projected)
-        for projection in _list(projected.get("sources")):
-            if not isinstance(projection, dict):
-                continue
-            for item in _list((_dict(projection.get("downwardAPI")) or {}).get("items")):
-                default_field_ref(item)
-            token = _dict(projection.get("serviceAccountToken"))
-            if token is not None and token.get("expirationSeconds") is None:
-                token["expirationSeconds"] = TOKEN_EXPIRATION_SECONDS
-    for kind, defaults in _SOURCE_DEFAULTS.items():
-        src = _dict(source.get(kind))
-        if src is not None:
-            for key, value in defaults:
-                if src.get(key) in (None, ""):
-                    src[key] = value
-    empty_dir = _dict(source.get("emptyDir"))
-    if empty_dir is not None and "sizeLimit" in empty_dir:
-        empty_dir["sizeLimit"] = canonicalize(empty_dir["sizeLimit"])
-    ephemeral = _dict(source.get("ephemeral"))
-    if ephemeral is not None:
-        template = _dict(ephemeral.get("volumeClaimTemplate"))
-        if template is not None:
-            default_pvc_spec(template.get("spec"))
-    image = _dict(source.get("image"))
-    if image is not None and not image.get("pullPolicy"):
-        image["pullPolicy"] = pull_policy_for(image.get("reference"))
+    for key, src in source.items():
+        defaulter = _SOURCE_DEFAULTERS.get(key)
+        if defaulter is not None and isinstance(src, dict):
+            defaulter(src)
 
 
 def default_volume(volume: Any) -> None:
     if not isinstance(volume, dict):
         return
-    if not any(key in volume for key in _VOLUME_SOURCES):
+    if _VOLUME_SOURCES.isdisjoint(volume):
         volume["emptyDir"] = {}  # SetDefaults_Volume: a volume without a source is an emptyDir
     default_volume_source(volume)
 
