@@ -11,7 +11,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from fakekube.jsonvalues import json_copy
 from fakekube.patch import fieldpath
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.schema import UNTYPED, PatchSchema
@@ -124,14 +123,6 @@ def encode_managed_fields(obj: dict, managers: Managers) -> None:
         meta.pop("managedFields", None)
         return
     meta["managedFields"] = [m.encode() for m in sorted(live, key=_sort_key)]
-
-
-def without_managed_fields(obj: dict | None) -> dict:
-    body = json_copy(obj) if obj else {}
-    meta = body.get("metadata")
-    if isinstance(meta, dict):
-        meta.pop("managedFields", None)
-    return body
 
 
 @dataclass
