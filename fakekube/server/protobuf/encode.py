@@ -17,6 +17,7 @@ from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from fakekube.server.protobuf import values
+from fakekube.server.protobuf.cache import EncodedObjects, identity
 from fakekube.server.protobuf.envelope import length_delimited
 from fakekube.server.protobuf.schema import Field, Message
 from fakekube.server.protobuf.wire import CodecError, varint
@@ -153,12 +154,15 @@ _SMALL = [bytes((i,)) for i in range(128)]
 
 
 class _Plan:
-    __slots__ = ("steps", "by_name", "scan_fields")
+    __slots__ = ("steps", "by_name", "scan_fields", "items")
 
     def __init__(self, steps: list[tuple[Any, ...]], scan_fields: bool) -> None:
         self.steps = steps
         self.by_name = {step[1]: step for step in steps}
         self.scan_fields = scan_fields  # an inline struct takes its fields from the whole object
+        # A list kind's repeated ``items``, when it is the last field (so its bytes come last)
+        last = max(steps, key=lambda step: step[4].number, default=None)
+        self.items = last if last is not None and last[1] == "items" and last[0] == _STRUCTS else None
 
 
 def _compile(msg: Message) -> _Plan:
@@ -178,6 +182,37 @@ def _compile(msg: Message) -> _Plan:
         steps.append((kind, f.name, f.tag, sub, f))
     plan = msg.encode_plan = _Plan(steps, msg.has_inline)
     return plan
+
+
+def encode_stored(msg: Message, obj: Any, cache: EncodedObjects) -> bytes:
+    """``encode_message``'s bytes for an object as the store returned it, or a list of them: an object's
+    message is taken from ``cache`` when its uid and resourceVersion are there, and put there otherwise."""
+    return _stored(msg, obj, cache)
+
+
+def _stored(msg: Message, obj: Any, cache: EncodedObjects) -> bytes:
+    key = identity(msg.name, obj)
+    if key is not None:
+        raw = cache.get(key)
+        if raw is None:
+            raw = _message(msg, obj)
+            cache.put(key, raw)
+        return raw
+    plan: _Plan = msg.encode_plan or _compile(msg)
+    items = obj.get("items") if obj.__class__ is dict else None
+    if plan.items is None or items.__class__ is not list:
+        return _message(msg, obj)
+    # items is the last field: the other fields' bytes, then each item's
+    parts = [_message(msg, {k: v for k, v in obj.items() if k != "items"})]
+    _, name, tag, sub, _ = plan.items
+    for i, item in enumerate(items):
+        try:
+            inner = _stored(sub, item, cache) if item is not None else b""
+        except _PathError as exc:
+            exc.path = f".{name}[{i}]{exc.path}"
+            raise
+        parts.append(tag + varint(len(inner)) + inner)
+    return b"".join(parts)
 
 
 def _number(item: tuple[tuple[Any, ...], Any]) -> int:
