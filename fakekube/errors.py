@@ -23,8 +23,15 @@ def qualified(name: str, group: str) -> str:
     return f"{name}.{group}" if group else name
 
 
+class GoLiteral(str):
+    """A bad value already rendered the way ``field.Error`` prints it with ``%#v`` (a Go map, struct or slice:
+    ``map[string]string{"app":"web"}``), shown verbatim instead of quoted."""
+
+
 def _render_value(value: Any) -> str:
     # field.Error renders %v for numbers and bools, %q for strings, JSON for the rest.
+    if isinstance(value, GoLiteral):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

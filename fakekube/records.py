@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from fakekube.jsonvalues import json_copy
+from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
 from fakekube.resources import ResourceType
 
 Key = tuple[str, str]  # (namespace or "", name)
@@ -16,27 +15,27 @@ MAX_GENERATE_NAME_ATTEMPTS = 8  # maxNameGenerationCreateAttempts in apiserver s
 
 
 class Record:
-    """A stored object and, lazily, its JSON text (decoding it is the fastest deep copy there is)."""
+    """A stored object and, once it has been read, its JSON bytes: a stored object is never mutated, so reads
+    (which repeat) encode it once and each copy after that is one C decode (``fakekube.jsonvalues``)."""
 
-    __slots__ = ("obj", "_text")
+    __slots__ = ("obj", "_data")
 
     def __init__(self, obj: dict[str, Any]) -> None:
         self.obj = obj
-        self._text: str | None = None
-
-    @property
-    def text(self) -> str:
-        if self._text is None:
-            self._text = json.dumps(self.obj, separators=(",", ":"))
-        return self._text
+        self._data: bytes | None = None
 
     def read(self) -> dict[str, Any]:
-        """A copy for a read: reads repeat, so the text is encoded once and decoded from then on."""
-        return json.loads(self.text)
+        """A copy for a read (get, list): the encoded bytes are kept for the next read."""
+        data = self._data
+        if data is None:
+            data = self._data = encode_json(self.obj) or b""
+        return decode_json_bytes(data) if data else walk_copy(self.obj)
 
     def copy(self) -> dict[str, Any]:
-        # Decoding cached text is the cheapest copy; encoding first would cost more than it saves.
-        return json.loads(self._text) if self._text is not None else json_copy(self.obj)
+        """A caller's deep copy (a write's answer, a delete's): most records are answered once, so the bytes
+        are kept only when a read made them."""
+        data = self._data
+        return decode_json_bytes(data) if data else json_copy(self.obj)
 
     @property
     def rv(self) -> str:

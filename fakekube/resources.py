@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from fakekube import errors
+from fakekube import errors, yamldocs
 from fakekube.apimodel.table import Subresource
 from fakekube.patch.custom_resources import custom_resource_schema
 from fakekube.patch.schema import PatchSchema
@@ -320,14 +320,14 @@ def load_manifests(source: str | Path | dict[str, Any] | list[dict[str, Any]]) -
     elif isinstance(source, list):
         docs = source
     else:
-        text = source.read_text() if isinstance(source, Path) else source
+        path = source if isinstance(source, Path) else None
         if isinstance(source, str) and "\n" not in source and (
             Path(source).is_file() or source.endswith((".yaml", ".yml", ".json"))
         ):
             # One line naming a file is a path; a mistyped one is a FileNotFoundError, not "bad YAML".
-            text = Path(source).read_text()
+            path = Path(source)
         try:
-            docs = list(yaml.safe_load_all(text))
+            docs = yamldocs.load_file(path) if path is not None else yamldocs.load_all(source)
         except yaml.YAMLError as exc:
             raise errors.BadRequest(f"error parsing YAML: {exc}") from None
     flat: list[dict[str, Any]] = []

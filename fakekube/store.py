@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from fakekube import decoding, errors, validation
+from fakekube.allocators import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR, ServiceAllocators
 from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
 from fakekube.audit.log import NO_BODY
@@ -31,9 +32,11 @@ from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
 from fakekube.identity import Authorizer
 from fakekube.jsonvalues import json_copy
+from fakekube.kinds.context import WriteContext
 from fakekube.patch.managed_fields import record_update
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
+from fakekube.serviceaccounts import ServiceAccountController
 from fakekube.tokens import TokenAuthority
 from fakekube.verbs.binding import BindingVerbs
 from fakekube.verbs.crds import CrdVerbs
@@ -75,6 +78,9 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         namespaces: Iterable[str] = DEFAULT_NAMESPACES,
         managed_fields: bool = True,
         audit: bool = True,
+        service_accounts: bool = True,
+        service_cidr: str = DEFAULT_SERVICE_CIDR,
+        node_port_range: tuple[int, int] = DEFAULT_NODE_PORT_RANGE,
         kubernetes_version: str | KubernetesVersion | None = None,
     ) -> None:
         """``kubernetes_version`` ("1.30"; default: see ``fakekube.apimodel.DEFAULT_KUBERNETES_VERSION``) picks
@@ -85,6 +91,8 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self.clock: Clock = clock or RealClock()
         self.rng = random.Random(seed)  # uids
         self.name_rng = random.Random(f"{seed}/names")  # generateName suffixes
+        self.admission_rng = random.Random(f"{seed}/admission")  # names admission plugins generate
+        self.allocators = ServiceAllocators(seed, service_cidr=service_cidr, node_port_range=node_port_range)
         self.audit = AuditLog(enabled=audit)
         self.faults = FaultInjector(seed)
         self.hub = Hub(watch_history)
@@ -110,8 +118,13 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self._thread_last = threading.local()  # the entry of each thread's latest outermost request
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
+        # kube-controller-manager's service-account controller; None when turned off.
+        self.service_accounts: ServiceAccountController | None = (
+            ServiceAccountController(self) if service_accounts else None)
         for name in namespaces:
             self.create("namespaces", {"metadata": {"name": name}}, actor="fakekube")
+        if self.service_accounts is not None:
+            self.service_accounts.collect()  # a running cluster's namespaces have theirs already
         self.audit.clear()
         self._seq = 0
 
@@ -204,13 +217,37 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                     follow_ups, self._follow_ups = self._follow_ups, []
                     for follow_up in follow_ups:
                         self.audit.record(follow_up)
-                if self._depth == 0 and self.gc_mode == "sync" and self.gc.pending and not self._collecting:
-                    # The collector's own requests come back here; one collection at a time.
-                    self._collecting = True
-                    try:
-                        self.gc.collect()
-                    finally:
-                        self._collecting = False
+                if self._depth == 0 and self.gc_mode == "sync" and not self._collecting:
+                    self._run_controllers()
+
+    def _run_controllers(self) -> None:
+        """The background controllers' work a request caused, each an audited request of its own; the
+        controllers' own requests come back here, so one run at a time."""
+        accounts = self.service_accounts
+        if not self.gc.pending and (accounts is None or not accounts.pending):
+            return
+        self._collecting = True
+        try:
+            if accounts is not None and accounts.pending:
+                accounts.collect()
+            if self.gc.pending:
+                self.gc.collect()
+        finally:
+            self._collecting = False
+
+    def _write_context(self, namespace: str | None, subresource: str | None = None,
+                       dry_run: bool = False) -> WriteContext:
+        """What a write's strategy hooks may see of this store (fakekube.kinds.context)."""
+        return WriteContext(read=self._read_stored, listing=self._list_stored, allocators=self.allocators,
+                            rng=self.admission_rng, now=self._now, namespace=namespace, subresource=subresource,
+                            dry_run=dry_run)
+
+    def _read_stored(self, storage: str, namespace: str, name: str) -> dict[str, Any] | None:
+        record = self._data.get(storage, {}).get((namespace, name))
+        return record.obj if record is not None else None
+
+    def _list_stored(self, storage: str, namespace: str | None) -> list[dict[str, Any]]:
+        return [r.obj for k, r in self._data.get(storage, {}).items() if namespace is None or k[0] == namespace]
 
     def _present(self, rt: ResourceType, record: Record) -> dict[str, Any]:
         """A caller's copy of a stored object, shown through ``rt``."""
@@ -255,6 +292,11 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         entry.rv_after = str(rv)
         self.hub.publish(Change(rv, rt.storage, change_type, new, old_obj))
         self.gc.observe(rt, key, new, old_obj)
+        if self.service_accounts is not None:
+            self.service_accounts.observe(rt, key, new, old_obj)
+        if new is None and rt.strategy.releases_on_delete:
+            assert old_obj is not None
+            rt.strategy.after_delete(old_obj, self._write_context(key[0] or None))
         for hook in self.commit_hooks:
             hook(entry, old_obj, new)
         if rt.storage == CRD_STORAGE:

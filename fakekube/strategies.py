@@ -2,6 +2,12 @@
 
 Each class mirrors one upstream ``RESTCreateStrategy``/``RESTUpdateStrategy`` (sources in
 docs/semantics.md). Strategies work on private copies the store hands them; they mutate ``new`` in place.
+They are stateless and shared by every Store of one version: what is per store (allocators, the objects
+admission plugins read) comes in a :class:`fakekube.kinds.context.WriteContext`.
+
+:class:`BuiltinStrategy` is the shape nearly every built-in registry has, configured by class attributes
+(the status a create starts from, what bumps generation, what a ``/status`` write keeps from the stored
+object); the kinds in ``fakekube.kinds`` subclass it and add defaulting, admission and validation.
 """
 
 from __future__ import annotations
@@ -12,11 +18,19 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from fakekube.identity import ANONYMOUS, UserInfo
+from fakekube.jsonvalues import json_copy
 
 if TYPE_CHECKING:
     from fakekube.errors import FieldError
+    from fakekube.kinds.context import WriteContext
 
 _NO_STATUS = object()
+
+# metav1.ResetObjectMetaForStatus: a /status write cannot change these (deletionTimestamp and generation are
+# the store's own, see rest.BeforeUpdate).
+RESET_META_FOR_STATUS = ("labels", "annotations", "finalizers", "ownerReferences")
+# Generation bumps when anything but metadata (and status) changes.
+ALL_BUT_METADATA = "*"
 
 
 def _without_metadata(obj: dict[str, Any]) -> dict[str, Any]:
@@ -58,11 +72,13 @@ class CreateRequest:
 class Strategy:
     """Defaults: no generation, status untouched, unconditional updates allowed (most built-ins).
 
-    The store calls, in the order kube-apiserver does (decode, mutating admission, ``BeforeCreate`` /
-    ``BeforeUpdate``): :meth:`default` on every decoded body (a PUT's body, a patch's result, a create's
-    body); :meth:`admit` for the mutating admission plugins of the kind; ``prepare_for_*``; then
-    :meth:`validate` (create) or :meth:`validate_update` (update, status included), whose field errors
-    become one 422 ``Invalid`` together with the metadata errors.
+    The store calls, in the order kube-apiserver does (decode, mutating admission, the registry's
+    ``BeginCreate``/``BeginUpdate``, ``BeforeCreate``/``BeforeUpdate``): :meth:`default` on every decoded body
+    (a PUT's body, a patch's result, a create's body); :meth:`admit` for the mutating admission plugins of the
+    kind; :meth:`begin_create`/:meth:`begin_update` (allocations, undone through the context when the write
+    fails); ``prepare_for_*``; then :meth:`validate` (create) or :meth:`validate_update` (update, status
+    included), whose field errors become one 422 ``Invalid`` together with the metadata errors. When an object
+    is finally removed, :meth:`after_delete` releases what it held.
     """
 
     tracks_generation = False
@@ -71,6 +87,8 @@ class Strategy:
     has_status = False
     # DELETE answers with the deleted object (the registry's ReturnDeletedObject) instead of a Status.
     returns_deleted_object = False
+    # after_delete does something: the store builds a context for it only then.
+    releases_on_delete = False
     # A create the kind answers instead of storing (upstream: a ``rest.Creater`` with no storage behind it, as
     # SubjectAccessReview and TokenReview are): the store decodes the body, checks its apiVersion and kind and
     # runs ``default``, then returns ``answer(obj, request)`` with 201. Nothing is stored: no resourceVersion,
@@ -85,8 +103,18 @@ class Strategy:
     def default(self, obj: dict[str, Any]) -> None:
         """Scheme defaulting (the kind's ``SetDefaults_*`` functions), applied in place."""
 
-    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        """Mutating admission plugins for this kind (``old`` is None on create), applied in place."""
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+        """Mutating admission plugins for this kind (``old`` is None on create), applied in place; they may
+        raise an ``ApiError`` (a 403 ``Forbidden`` as ``admission.NewForbidden`` makes)."""
+
+    def begin_create(self, obj: dict[str, Any], ctx: WriteContext) -> None:
+        """The registry's ``BeginCreate``: take what the object needs from the store's allocators."""
+
+    def begin_update(self, new: dict[str, Any], old: dict[str, Any], ctx: WriteContext) -> None:
+        """The registry's ``BeginUpdate`` (main resource only)."""
+
+    def after_delete(self, obj: dict[str, Any], ctx: WriteContext) -> None:
+        """The registry's ``AfterDelete``: release what the removed object held."""
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         """Field errors (``errors.required`` ...) of a new object, beyond its metadata."""
@@ -129,8 +157,68 @@ class Strategy:
         raise NotImplementedError(f"{type(self).__name__} does not answer creates")
 
 
+class BuiltinStrategy(Strategy):
+    """A built-in registry's strategy, configured by class attributes:
+
+    - ``initial_status``: None when the kind has no status subresource (status, if any, is content);
+      otherwise what ``PrepareForCreate`` leaves, as the server serialises it — ``{}`` for a Go struct of
+      omitempty fields, ``{"replicas": 0}`` when a field has no omitempty. Main writes keep the stored status.
+    - ``generation_fields``: what bumps ``metadata.generation`` (top-level keys, ``metadata.labels`` /
+      ``metadata.annotations``, or :data:`ALL_BUT_METADATA`); empty means the kind has no generation.
+    - ``status_keeps``: the metadata fields a ``/status`` write takes from the stored object; the rest of the
+      object (spec and every other top-level key) always comes from it. Older kinds' status strategies copy
+      only the spec (``()``), newer ones call ``metav1.ResetObjectMetaForStatus``
+      (:data:`RESET_META_FOR_STATUS`).
+    """
+
+    initial_status: dict[str, Any] | None = None
+    generation_fields: tuple[str, ...] = ()
+    status_keeps: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.tracks_generation = bool(cls.generation_fields)
+        cls.has_status = cls.initial_status is not None
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        if self.tracks_generation:
+            obj["metadata"]["generation"] = 1
+        if self.initial_status is not None:
+            obj["status"] = json_copy(self.initial_status) if self.initial_status else {}
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        if self.initial_status is not None:
+            _reset_status(new, old)
+        if self.tracks_generation:
+            _bump_generation_if(new, old, self.generation_changed(new, old))
+
+    def generation_changed(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        for name in self.generation_fields:
+            if name == ALL_BUT_METADATA:
+                if any(new.get(k) != old.get(k) for k in new.keys() | old.keys()
+                       if k not in ("metadata", "status", "apiVersion", "kind")):
+                    return True
+            elif name.startswith("metadata."):
+                key = name[len("metadata."):]
+                if new["metadata"].get(key) != old["metadata"].get(key):
+                    return True
+            elif new.get(name) != old.get(name):
+                return True
+        return False
+
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        if self.initial_status is None:
+            super().prepare_for_status_update(new, old)
+            return
+        for key in new.keys() | old.keys():
+            if key not in ("metadata", "status", "apiVersion", "kind"):
+                _keep_stored(new, old, key)
+        _keep_stored(new["metadata"], old["metadata"], *self.status_keeps)
+
+
 class StatusStrategy(Strategy):
-    """Built-ins with a status subresource whose main writes keep the stored status (Service, PVC, Namespace)."""
+    """A kind with a status subresource whose main writes keep the stored status (``initial_status`` on
+    create) and whose ``/status`` writes keep everything else — the generic shape of a custom-built kind."""
 
     has_status = True
 
@@ -139,117 +227,12 @@ class StatusStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
-        obj.pop("status", None)
-        if self._initial_status:
-            obj["status"] = dict(self._initial_status)
+        obj["status"] = json_copy(self._initial_status)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         _reset_status(new, old)
         if self.tracks_generation:
             _bump_generation_if(new, old, new.get("spec") != old.get("spec"))
-
-
-class GenerationStrategy(Strategy):
-    """Kinds without status that track generation on spec changes (NetworkPolicy)."""
-
-    tracks_generation = True
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        _bump_generation_if(new, old, new.get("spec") != old.get("spec"))
-
-
-class NamespaceStrategy(StatusStrategy):
-    def __init__(self) -> None:
-        super().__init__({"phase": "Active"})
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        super().prepare_for_create(obj)
-        obj.setdefault("spec", {})["finalizers"] = ["kubernetes"]
-        obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"].get("name", "")
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        super().prepare_for_update(new, old)
-        # spec.finalizers only change through /finalize; the name label is re-asserted.
-        new["spec"] = old.get("spec") or {}
-        new["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = old["metadata"]["name"]
-
-
-class PodStrategy(Strategy):
-    """kubernetes pkg/registry/core/pod/strategy.go: generation on spec changes; /status keeps
-    label and annotation changes but not ownerReferences; graceful deletion."""
-
-    tracks_generation = True
-    graceful_delete = True
-    has_status = True
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        super().prepare_for_create(obj)
-        obj["status"] = {"phase": "Pending", "qosClass": _qos_class(obj.get("spec") or {})}
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        _reset_status(new, old)
-        _bump_generation_if(new, old, new.get("spec") != old.get("spec"))
-
-    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        _keep_stored(new, old, "spec")
-        _keep_stored(new["metadata"], old["metadata"], "ownerReferences", "deletionTimestamp",
-                     "deletionGracePeriodSeconds", "generation", "finalizers")
-        status = new.get("status")
-        old_status = old.get("status") or {}
-        if isinstance(status, dict) and "observedGeneration" not in status and "observedGeneration" in old_status:
-            status["observedGeneration"] = old_status["observedGeneration"]
-
-    def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
-        spec = obj.get("spec") or {}
-        phase = (obj.get("status") or {}).get("phase")
-        if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
-            return 0
-        if requested is not None:
-            return max(requested, 0)
-        grace = spec.get("terminationGracePeriodSeconds", 30)
-        return grace if isinstance(grace, int) and grace >= 0 else 30
-
-
-def _qos_class(spec: dict[str, Any]) -> str:
-    containers = (spec.get("containers") or []) + (spec.get("initContainers") or [])
-    requests_set = limits_set = False
-    guaranteed = bool(containers)
-    for container in containers:
-        resources = container.get("resources") or {} if isinstance(container, dict) else {}
-        requests = resources.get("requests") or {}
-        limits = resources.get("limits") or {}
-        requests_set = requests_set or bool(requests) or bool(limits)
-        limits_set = limits_set or bool(limits)
-        for name in ("cpu", "memory"):
-            if name not in limits or requests.get(name, limits[name]) != limits[name]:
-                guaranteed = False
-    if guaranteed and limits_set:
-        return "Guaranteed"
-    return "Burstable" if requests_set else "BestEffort"
-
-
-class DeploymentStrategy(Strategy):
-    """kubernetes pkg/registry/apps/deployment/strategy.go: generation on spec or annotation changes;
-    /status keeps spec and labels from the stored object (annotations written via /status persist)."""
-
-    tracks_generation = True
-    has_status = True
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        super().prepare_for_create(obj)
-        obj.pop("status", None)
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        _reset_status(new, old)
-        changed = new.get("spec") != old.get("spec") or new["metadata"].get("annotations") != old[
-            "metadata"
-        ].get("annotations")
-        _bump_generation_if(new, old, changed)
-
-    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        _keep_stored(new, old, "spec")
-        _keep_stored(new["metadata"], old["metadata"], "labels", "ownerReferences", "finalizers",
-                     "deletionTimestamp", "generation")
 
 
 class CustomResourceStrategy(Strategy):

@@ -456,12 +456,13 @@ def _common(meta: Mapping[str, Any], namespaced: bool, namespace: str, field_pat
 
 def _go_string_slice(values: list[str]) -> str:
     """``%#v`` of a ``[]string``: ``[]string{"a", "b"}``."""
-    return "[]string{" + ", ".join(_go_quote(v) for v in values) + "}"
+    return "[]string{" + ", ".join(go_quote(v) for v in values) + "}"
 
 
-def _go_quote(value: str) -> str:
+def go_quote(value: Any) -> str:
+    """``%#v`` of a string (``strconv.Quote``)."""
     out = ['"']
-    for ch in value:
+    for ch in str(value):
         if ch in ('"', "\\"):
             out.append("\\" + ch)
         elif ch == "\n":

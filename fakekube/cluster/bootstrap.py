@@ -139,7 +139,10 @@ def bootstrap(store: Any, *, ca_pem: str | None = None, dns: bool = True, rbac: 
             rt = store.resolve(resource)
         except errors.NotFound:
             continue  # a kind this store does not serve
-        with contextlib.suppress(errors.AlreadyExists):
+        # A Service whose clusterIP is taken is a 422 before it is a 409 (the allocator runs before the store
+        # looks for the name); kubeadm tolerates both (cmd/kubeadm/app/phases/addons/dns/dns.go).
+        tolerated = (errors.AlreadyExists, errors.Invalid) if rt.plural == "services" else (errors.AlreadyExists,)
+        with contextlib.suppress(*tolerated):
             created.append(store.create(rt, obj, obj["metadata"].get("namespace"), actor=actor,
                                         field_manager=actor))
     return created

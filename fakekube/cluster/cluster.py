@@ -23,7 +23,6 @@ from .controllers.endpointslice import EndpointSliceController
 from .controllers.job import JobController
 from .controllers.replicaset import ReplicaSetController
 from .controllers.rootca import RootCAPublisher
-from .controllers.serviceaccounts import ServiceAccountsController
 from .controllers.statefulset import StatefulSetController
 from .controllers.ttl import TTLAfterFinishedController
 from .kubelet import Kubelet
@@ -42,12 +41,13 @@ CONTROLLERS: dict[str, Any] = {
     "disruption": DisruptionController,
     "ttl-after-finished": TTLAfterFinishedController,
     "clusterrole-aggregation": ClusterRoleAggregationController,
-    "serviceaccount": ServiceAccountsController,
     "job": JobController,
     "cronjob": CronJobController,
     "root-ca-cert-publisher": RootCAPublisher,
 }
-ACTORS = ("kubelet", "scheduler", *CONTROLLERS, "garbagecollector")
+# The service-account controller and the garbage collector belong to the store (fakekube.serviceaccounts,
+# fakekube.gc): a bare Store needs them too (pods are admitted only with their service account).
+ACTORS = ("kubelet", "scheduler", *CONTROLLERS, "serviceaccount", "garbagecollector")
 
 
 def resolve_controllers(names: str | Iterable[str] | None) -> list[str]:
@@ -95,6 +95,8 @@ class Cluster:
             if name in self.enabled:
                 extra = {"ca_pem": ca_pem} if factory is RootCAPublisher else {}
                 self.actors[name] = factory(runtime, self.timing, **extra)
+        if "serviceaccount" not in self.enabled:
+            store.service_accounts = None  # a test that plays this controller creates the accounts itself
         if "garbagecollector" in self.enabled:
             if hasattr(runtime, "garbage_collector"):
                 self.actors["garbagecollector"] = runtime.garbage_collector()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from fakekube import errors
+from fakekube import errors, quantity
 from fakekube.patch import create_strategic_merge_patch
 from fakekube.selectors import LabelSelector
 from fakekube.sim import predicates
@@ -34,13 +34,17 @@ from fakekube.sim.informer import InformerHandler
 from . import identity
 from .actor import Actor, Writer
 from .objects import TERMINAL_PHASES, condition, is_terminating
-from .quantity import parse_quantity
 from .timing import Timing
 
 Obj = dict[str, Any]
 SCHEDULER_NAME = "default-scheduler"
 # NodeUnschedulable lets a pod that tolerates this taint onto a cordoned node (DaemonSet pods do).
 UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+
+
+def _amount(value: object) -> float:
+    """A quantity as a number, enough for resource fit (fakekube.quantity parses it exactly)."""
+    return float(quantity.value_of(value))  # type: ignore[arg-type]
 
 
 def _wants_us(pod: Obj) -> bool:
@@ -55,12 +59,12 @@ def pod_requests(pod: Obj) -> dict[str, float]:
     total: dict[str, float] = {}
     for container in spec.get("containers") or ():
         for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
-            total[name] = total.get(name, 0.0) + parse_quantity(value)
+            total[name] = total.get(name, 0.0) + _amount(value)
     for container in spec.get("initContainers") or ():
         for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
-            total[name] = max(total.get(name, 0.0), parse_quantity(value))
+            total[name] = max(total.get(name, 0.0), _amount(value))
     for name, value in (spec.get("overhead") or {}).items():
-        total[name] = total.get(name, 0.0) + parse_quantity(value)
+        total[name] = total.get(name, 0.0) + _amount(value)
     return total
 
 
@@ -242,10 +246,10 @@ class DefaultScheduler(Actor):
             return "node(s) didn't match Pod's node affinity/selector"
         allocatable = (node.get("status") or {}).get("allocatable") or {}
         totals, count = used
-        if count + 1 > parse_quantity(allocatable.get("pods", "110")):
+        if count + 1 > _amount(allocatable.get("pods", "110")):
             return "Too many pods"
         for name, value in requests.items():
-            if name in allocatable and totals.get(name, 0.0) + value > parse_quantity(allocatable[name]):
+            if name in allocatable and totals.get(name, 0.0) + value > _amount(allocatable[name]):
                 return f"Insufficient {name}"
         return None
 
@@ -255,12 +259,12 @@ class DefaultScheduler(Actor):
         totals, count = usage.get(node["metadata"]["name"], ({}, 0))
         scores = []
         for name in ("cpu", "memory"):
-            capacity = parse_quantity(allocatable.get(name, "0"))
+            capacity = _amount(allocatable.get(name, "0"))
             if capacity <= 0:
                 continue
             used = totals.get(name, 0.0) + requests.get(name, 0.0)
             scores.append(max(capacity - used, 0.0) / capacity)
-        pods_capacity = parse_quantity(allocatable.get("pods", "110")) or 1.0
+        pods_capacity = _amount(allocatable.get("pods", "110")) or 1.0
         # Pods without requests would tie everywhere; spread them by count, as the default profile's
         # PodTopologySpread / balanced allocation tend to.
         scores.append(max(pods_capacity - count - 1, 0.0) / pods_capacity)

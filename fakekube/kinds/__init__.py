@@ -4,23 +4,55 @@
 strategy (``pkg/registry/<group>/<resource>/strategy.go``) gets that; any other kind gets the generic rule
 of its shape — a status subresource means main writes keep the stored status (``StatusStrategy``), no status
 subresource means the whole object is ordinary content (``Strategy``). Kinds are grouped by API group, one
-module per group; each module's ``STRATEGIES`` maps a Kind to a factory. A kind whose objects have a
-subresource answered on create (``serviceaccounts/token``) gets those strategies in ``create_subresources``.
+module per group; each module's ``STRATEGIES`` maps a Kind to a factory. Strategies are stateless: one
+instance may serve every Store. A kind whose objects have a subresource answered on create
+(``serviceaccounts/token``) gets those strategies in ``create_subresources``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from fakekube.kinds import apiextensions, apps, authentication, authorization, batch, core, networking
+from fakekube.kinds import (
+    admissionregistration,
+    apiextensions,
+    apiregistration,
+    apps,
+    authentication,
+    authorization,
+    autoscaling,
+    batch,
+    certificates,
+    core,
+    discovery,
+    flowcontrol,
+    networking,
+    policy,
+    rbac,
+    resource,
+    scheduling,
+    storage,
+)
 from fakekube.strategies import StatusStrategy, Strategy
 
 _BY_GROUP: dict[str, dict[str, Callable[[], Strategy]]] = {
     "": core.STRATEGIES,
     "apps": apps.STRATEGIES,
     "batch": batch.STRATEGIES,
+    "autoscaling": autoscaling.STRATEGIES,
+    "policy": policy.STRATEGIES,
     "networking.k8s.io": networking.STRATEGIES,
+    "discovery.k8s.io": discovery.STRATEGIES,
+    "rbac.authorization.k8s.io": rbac.STRATEGIES,
+    "storage.k8s.io": storage.STRATEGIES,
+    "scheduling.k8s.io": scheduling.STRATEGIES,
+    "admissionregistration.k8s.io": admissionregistration.STRATEGIES,
+    "certificates.k8s.io": certificates.STRATEGIES,
+    "flowcontrol.apiserver.k8s.io": flowcontrol.STRATEGIES,
+    "resource.k8s.io": resource.STRATEGIES,
     "apiextensions.k8s.io": apiextensions.STRATEGIES,
+    "apiregistration.k8s.io": apiregistration.STRATEGIES,
+    "storagemigration.k8s.io": apiregistration.MIGRATION_STRATEGIES,
     authentication.GROUP: authentication.STRATEGIES,
     authorization.GROUP: authorization.STRATEGIES,
 }
@@ -35,3 +67,8 @@ def strategy_for(group: str, kind: str, *, has_status: bool) -> Strategy:
     if subresources:
         strategy.create_subresources = {name: make() for name, make in subresources.items()}
     return strategy
+
+
+def known_kinds() -> dict[str, tuple[str, ...]]:
+    """group → the kinds that have a strategy of their own (for docs and tests)."""
+    return {group: tuple(kinds) for group, kinds in _BY_GROUP.items()}

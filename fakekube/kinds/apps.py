@@ -1,23 +1,311 @@
-"""apps/v1 kinds (kubernetes ``pkg/registry/apps/<resource>/strategy.go``)."""
+"""apps/v1 kinds (kubernetes ``pkg/registry/apps/<resource>/strategy.go``, ``pkg/apis/apps/v1/defaults.go``,
+``pkg/apis/apps/validation/validation.go``; sources and commits in docs/semantics.md).
+
+Every kind here resets status on create (Deployment ``status: {}``, ReplicaSet ``{replicas: 0}``, StatefulSet
+``{replicas: 0, availableReplicas: 0}``, DaemonSet the four counters: the Go fields without ``omitempty``),
+keeps the stored status on main writes and the stored spec on ``/status`` writes. Generation moves on spec
+changes, for a Deployment also on annotation changes; a Deployment's ``/status`` write cannot change labels.
+The selector is immutable.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from fakekube.strategies import DeploymentStrategy, StatusStrategy, Strategy
+from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
+from fakekube.kinds.checks import (
+    go_int_or_string,
+    go_label_selector,
+    immutable,
+    int_or_percent,
+    int_or_percent_value,
+    mapping,
+    non_negative,
+    percent_at_most_100,
+    seq,
+)
+from fakekube.kinds.podspec import default_pod_template, default_pvc_spec
+from fakekube.kinds.workloads import validate_selector, validate_template
+from fakekube.strategies import BuiltinStrategy, Strategy
+
+TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 
 
-class WorkloadStrategy(StatusStrategy):
-    """ReplicaSet, StatefulSet, DaemonSet (``pkg/registry/apps/<kind>/strategy.go``) and Job, CronJob
-    (``pkg/registry/batch/<kind>/strategy.go``): generation 1 on create, + 1 when the spec changes; main
-    writes keep the stored status. ``kubectl rollout status`` waits for ``status.observedGeneration``."""
+def _spec(obj: dict[str, Any]) -> dict[str, Any]:
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        spec = obj["spec"] = {}
+    return spec
 
-    tracks_generation = True
+
+def _dict_at(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    value = parent.get(key)
+    if not isinstance(value, dict):
+        value = parent[key] = {}
+    return value
+
+
+def _selector_immutable(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    selector, old_selector = mapping(new.get("spec")).get("selector"), mapping(old.get("spec")).get("selector")
+    return immutable(selector, old_selector, "spec.selector", go_label_selector(selector))
+
+
+class _Workload(BuiltinStrategy):
+    generation_fields = ("spec",)
+
+    def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
+        raise NotImplementedError
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return self.validate_spec(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        if subresource == "status":
+            return []
+        return self.validate_spec(new) + _selector_immutable(new, old)
+
+
+# ----------------------------------------------------------------------------------- Deployment
+
+class DeploymentStrategy(_Workload):
+    initial_status = {}
+    generation_fields = ("spec", "metadata.annotations")
+    status_keeps = ("labels",)
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = _spec(obj)
+        spec.setdefault("replicas", 1)
+        strategy = _dict_at(spec, "strategy")
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            rolling = _dict_at(strategy, "rollingUpdate")
+            rolling.setdefault("maxUnavailable", "25%")
+            rolling.setdefault("maxSurge", "25%")
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("progressDeadlineSeconds", 600)
+        default_pod_template(spec.get("template"))
+
+    def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = mapping(obj.get("spec"))
+        errs = non_negative(spec.get("replicas"), "spec.replicas")
+        errs += validate_selector(spec, "spec", "deployment")
+        errs += validate_template(spec, "spec")
+        errs += _deployment_strategy(mapping(spec.get("strategy")), "spec.strategy")
+        errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
+        errs += non_negative(spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit")
+        deadline = spec.get("progressDeadlineSeconds")
+        if deadline is not None:
+            errs += non_negative(deadline, "spec.progressDeadlineSeconds")
+            if isinstance(deadline, int) and deadline <= (spec.get("minReadySeconds") or 0):
+                errs.append(invalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds"))
+        return errs
+
+
+def _deployment_strategy(strategy: dict[str, Any], path: str) -> list[FieldError]:
+    kind = strategy.get("type")
+    rolling = strategy.get("rollingUpdate")
+    if kind == "Recreate":
+        if rolling is not None:
+            return [forbidden(f"{path}.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'")]
+        return []
+    if kind != "RollingUpdate":
+        return [not_supported(path, kind, ["Recreate", "RollingUpdate"])]
+    if not isinstance(rolling, dict):
+        return [required(f"{path}.rollingUpdate", "this should be defaulted and never be nil")]
+    here = f"{path}.rollingUpdate"
+    unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
+    errs = int_or_percent(unavailable, f"{here}.maxUnavailable") + int_or_percent(surge, f"{here}.maxSurge")
+    if int_or_percent_value(unavailable) == 0 and int_or_percent_value(surge) == 0:
+        errs.append(invalid(f"{here}.maxUnavailable", go_int_or_string(unavailable),
+                            "may not be 0 when `maxSurge` is 0"))
+    return errs + percent_at_most_100(unavailable, f"{here}.maxUnavailable")
+
+
+# ----------------------------------------------------------------------------------- ReplicaSet
+
+class ReplicaSetStrategy(_Workload):
+    initial_status = {"replicas": 0}
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = _spec(obj)
+        spec.setdefault("replicas", 1)
+        default_pod_template(spec.get("template"))
+
+    def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = mapping(obj.get("spec"))
+        errs = non_negative(spec.get("replicas"), "spec.replicas")
+        errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
+        errs += validate_selector(spec, "spec", "deployment")  # sic: upstream's text for ReplicaSets too
+        return errs + validate_template(spec, "spec", kind_for_deadline="ReplicaSet")
+
+
+# ----------------------------------------------------------------------------------- StatefulSet
+
+_STS_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "revisionHistoryLimit",
+                "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+
+
+class StatefulSetStrategy(_Workload):
+    initial_status = {"replicas": 0, "availableReplicas": 0}
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = _spec(obj)
+        if not spec.get("podManagementPolicy"):
+            spec["podManagementPolicy"] = "OrderedReady"
+        strategy = _dict_at(spec, "updateStrategy")
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+            if not isinstance(strategy.get("rollingUpdate"), dict):
+                strategy["rollingUpdate"] = {}
+        rolling = strategy.get("rollingUpdate")
+        if strategy["type"] == "RollingUpdate" and isinstance(rolling, dict) and rolling.get("partition") is None:
+            rolling["partition"] = 0
+        retention = _dict_at(spec, "persistentVolumeClaimRetentionPolicy")
+        retention.setdefault("whenDeleted", "Retain")
+        retention.setdefault("whenScaled", "Retain")
+        spec.setdefault("replicas", 1)
+        spec.setdefault("revisionHistoryLimit", 10)
+        default_pod_template(spec.get("template"))
+        for claim in seq(spec.get("volumeClaimTemplates")):
+            if isinstance(claim, dict):
+                default_pvc_spec(claim.get("spec"))
+                status = _dict_at(claim, "status")
+                if not status.get("phase"):
+                    status["phase"] = "Pending"
+
+    def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = mapping(obj.get("spec"))
+        errs: list[FieldError] = []
+        policy = spec.get("podManagementPolicy")
+        if policy not in ("OrderedReady", "Parallel"):
+            errs.append(invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"))
+        strategy = mapping(spec.get("updateStrategy"))
+        kind = strategy.get("type")
+        if not kind:
+            errs.append(required("spec.updateStrategy", ""))
+        elif kind == "OnDelete":
+            if strategy.get("rollingUpdate") is not None:
+                errs.append(invalid("spec.updateStrategy.rollingUpdate", strategy["rollingUpdate"],
+                                    "only allowed for updateStrategy 'RollingUpdate'"))
+        elif kind == "RollingUpdate":
+            errs += non_negative(mapping(strategy.get("rollingUpdate")).get("partition"),
+                                 "spec.updateStrategy.rollingUpdate.partition")
+        else:
+            errs.append(invalid("spec.updateStrategy", strategy, "must be 'RollingUpdate' or 'OnDelete'"))
+        errs += non_negative(spec.get("replicas"), "spec.replicas")
+        errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
+        errs += validate_selector(spec, "spec", "statefulset")
+        errs += validate_template(spec, "spec")
+        if mapping(mapping(spec.get("template")).get("spec")).get("activeDeadlineSeconds") is not None:
+            errs.append(forbidden("spec.template.spec.activeDeadlineSeconds",
+                                  "activeDeadlineSeconds in StatefulSet is not Supported"))
+        return errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        if subresource == "status":
+            return []
+        errs = self.validate_spec(new)
+        spec, old_spec = mapping(new.get("spec")), mapping(old.get("spec"))
+        rest = {k: v for k, v in spec.items() if k not in _STS_MUTABLE}
+        old_rest = {k: v for k, v in old_spec.items() if k not in _STS_MUTABLE}
+        if rest != old_rest:
+            errs.append(forbidden("spec", "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+                                          "'template', 'updateStrategy', 'revisionHistoryLimit', "
+                                          "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
+                                          "forbidden"))
+        return errs
+
+
+# ----------------------------------------------------------------------------------- DaemonSet
+
+class DaemonSetStrategy(_Workload):
+    initial_status = {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0,
+                      "numberReady": 0}
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = _spec(obj)
+        strategy = _dict_at(spec, "updateStrategy")
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            rolling = _dict_at(strategy, "rollingUpdate")
+            rolling.setdefault("maxUnavailable", 1)
+            rolling.setdefault("maxSurge", 0)
+        spec.setdefault("revisionHistoryLimit", 10)
+        default_pod_template(spec.get("template"))
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        # apps/v1 carries the internal spec.templateGeneration in this annotation; a create starts it at 1.
+        annotations = _dict_at(obj["metadata"], "annotations")
+        if _template_generation(annotations) < 1:
+            annotations[TEMPLATE_GENERATION] = "1"
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        stored = _template_generation(mapping(old["metadata"].get("annotations")))
+        if stored:
+            changed = mapping(new.get("spec")).get("template") != mapping(old.get("spec")).get("template")
+            _dict_at(new["metadata"], "annotations")[TEMPLATE_GENERATION] = str(stored + 1 if changed else stored)
+
+    def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = mapping(obj.get("spec"))
+        errs = validate_selector(spec, "spec", "daemonset")
+        errs += validate_template(spec, "spec")
+        deadline = mapping(mapping(spec.get("template")).get("spec")).get("activeDeadlineSeconds")
+        if deadline is not None:
+            errs.append(invalid("spec.template.spec.activeDeadlineSeconds", deadline,
+                                "activeDeadlineSeconds must be nil for daemon set pods"))
+        errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
+        strategy = mapping(spec.get("updateStrategy"))
+        kind = strategy.get("type")
+        if kind not in ("OnDelete", "RollingUpdate"):
+            errs.append(not_supported("spec.updateStrategy.type", kind, ["OnDelete", "RollingUpdate"]))
+        elif kind == "RollingUpdate":
+            rolling = mapping(strategy.get("rollingUpdate"))
+            here = "spec.updateStrategy.rollingUpdate"
+            unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
+            errs += int_or_percent(unavailable, f"{here}.maxUnavailable") + int_or_percent(surge, f"{here}.maxSurge")
+            errs += percent_at_most_100(unavailable, f"{here}.maxUnavailable")
+            errs += percent_at_most_100(surge, f"{here}.maxSurge")
+            has_unavailable, has_surge = int_or_percent_value(unavailable) != 0, int_or_percent_value(surge) != 0
+            if has_unavailable and has_surge:
+                errs.append(invalid(f"{here}.maxSurge", go_int_or_string(surge),
+                                    "may not be set when maxUnavailable is non-zero"))
+            elif not has_unavailable and not has_surge:
+                errs.append(required(f"{here}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
+        return errs
+
+
+def _template_generation(annotations: dict[str, Any]) -> int:
+    try:
+        return int(annotations.get(TEMPLATE_GENERATION, 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+# ----------------------------------------------------------------------------------- ControllerRevision
+
+class ControllerRevisionStrategy(Strategy):
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return non_negative(obj.get("revision"), "revision")
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        errs = self.validate(new)
+        if new.get("data") != old.get("data"):
+            errs.append(invalid("data", new.get("data"), "field is immutable"))
+        return errs
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "Deployment": DeploymentStrategy,
-    "ReplicaSet": WorkloadStrategy,
-    "StatefulSet": WorkloadStrategy,
-    "DaemonSet": WorkloadStrategy,
+    "ReplicaSet": ReplicaSetStrategy,
+    "StatefulSet": StatefulSetStrategy,
+    "DaemonSet": DaemonSetStrategy,
+    "ControllerRevision": ControllerRevisionStrategy,
 }

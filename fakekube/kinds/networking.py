@@ -1,11 +1,115 @@
-"""networking.k8s.io/v1 kinds (kubernetes ``pkg/registry/networking/<resource>/strategy.go``)."""
+"""networking.k8s.io/v1 kinds (kubernetes ``pkg/registry/networking/<resource>/strategy.go``,
+``pkg/apis/networking/v1/defaults.go``, ``pkg/apis/networking/validation/validation.go``; sources and commits in
+docs/semantics.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from fakekube.strategies import GenerationStrategy, Strategy
+from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
+from fakekube.kinds import admission
+from fakekube.kinds.checks import dns_subdomain, mapping, seq, validate_label_selector
+from fakekube.kinds.context import WriteContext
+from fakekube.strategies import BuiltinStrategy, Strategy
+
+PATH_TYPES = ["Exact", "ImplementationSpecific", "Prefix"]
+POLICY_TYPES = ["Ingress", "Egress"]
+
+
+class NetworkPolicyStrategy(BuiltinStrategy):
+    """Generation on spec changes; ``policyTypes`` defaults to ``[Ingress]`` (plus ``Egress`` when there are egress
+    rules), rule ports to TCP; ``podSelector`` is always present (a non-pointer struct)."""
+
+    generation_fields = ("spec",)
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            spec = obj["spec"] = {}
+        if not isinstance(spec.get("podSelector"), dict):
+            spec["podSelector"] = {}
+        for direction in ("ingress", "egress"):
+            for rule in seq(spec.get(direction)):
+                for port in seq(mapping(rule).get("ports")):
+                    if isinstance(port, dict) and not port.get("protocol"):
+                        port["protocol"] = "TCP"
+        if not spec.get("policyTypes"):
+            spec["policyTypes"] = ["Ingress", "Egress"] if spec.get("egress") else ["Ingress"]
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = mapping(obj.get("spec"))
+        errs = validate_label_selector(spec.get("podSelector"), "spec.podSelector")
+        types = seq(spec.get("policyTypes"))
+        for i, kind in enumerate(types):
+            if kind not in POLICY_TYPES:
+                errs.append(not_supported(f"spec.policyTypes[{i}]", kind, POLICY_TYPES))
+        if len(types) > 2:
+            errs.append(invalid("spec.policyTypes", GoLiteral("[]networking.PolicyType{...}"),
+                                "may not specify more than two policyTypes"))
+        return errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        return self.validate(new)
+
+
+class IngressStrategy(BuiltinStrategy):
+    initial_status = {"loadBalancer": {}}
+    generation_fields = ("spec",)
+
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+        if old is None and ctx.subresource is None:
+            admission.default_ingress_class(obj, ctx)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = mapping(obj.get("spec"))
+        errs: list[FieldError] = []
+        rules = seq(spec.get("rules"))
+        if not rules and spec.get("defaultBackend") is None:
+            errs.append(invalid("spec", GoLiteral("[]networking.IngressRule(nil)" if not spec.get("rules")
+                                                  else "[]networking.IngressRule{}"),
+                                "either `defaultBackend` or `rules` must be specified"))
+        if spec.get("ingressClassName"):
+            errs += dns_subdomain(spec["ingressClassName"], "spec.ingressClassName")
+        for i, rule in enumerate(rules):
+            for j, path in enumerate(seq(mapping(mapping(rule).get("http")).get("paths"))):
+                here = f"spec.rules[{i}].http.paths[{j}]"
+                path = path if isinstance(path, dict) else {}
+                kind = path.get("pathType")
+                if not kind:
+                    errs.append(required(f"{here}.pathType", "pathType must be specified"))
+                elif kind not in PATH_TYPES:
+                    errs.append(not_supported(f"{here}.pathType", kind, PATH_TYPES))
+                elif kind in ("Exact", "Prefix") and not str(path.get("path", "")).startswith("/"):
+                    errs.append(invalid(f"{here}.path", path.get("path", ""), "must be an absolute path"))
+        return errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        return [] if subresource == "status" else self.validate(new)
+
+
+class IngressClassStrategy(BuiltinStrategy):
+    generation_fields = ("spec",)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        controller, old_controller = mapping(new.get("spec")).get("controller"), mapping(old.get("spec")).get(
+            "controller")
+        if controller != old_controller:
+            return [invalid("spec.controller", controller, "field is immutable")]
+        return []
+
+
+class ServiceCIDRStrategy(BuiltinStrategy):
+    initial_status = {}
+    status_keeps = ("labels", "annotations", "finalizers", "ownerReferences")
+
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {
-    "NetworkPolicy": GenerationStrategy,
+    "NetworkPolicy": NetworkPolicyStrategy,
+    "Ingress": IngressStrategy,
+    "IngressClass": IngressClassStrategy,
+    "ServiceCIDR": ServiceCIDRStrategy,
 }

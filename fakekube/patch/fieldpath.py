@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from fakekube.jsonvalues import encode_json
 from fakekube.patch.schema import UNTYPED, PatchSchema
 
 Path = tuple[str, ...]
@@ -240,8 +241,23 @@ def path_sort_key(path: Path) -> tuple:
 
 
 def object_tree(obj: dict, schema: PatchSchema | None) -> dict:
-    """``to_fields_v1(field_set(obj, schema))`` built in one walk of the object."""
-    tree = _map_tree(obj, schema or UNTYPED)
+    """``to_fields_v1(field_set(obj, schema))`` built in one walk of the object.
+
+    The subtrees of top-level fields other than metadata (``spec``, ``status``, ...) are remembered by their
+    JSON text: objects of a kind are often made from one template, and a tree depends only on the value and
+    its schema. Trees are never edited in place (``tree_add``/``tree_remove`` copy what they change), so a
+    remembered subtree is shared by every object whose managedFields hold it.
+    """
+    schema = schema or UNTYPED
+    tree: dict = {}
+    for k in sorted(obj):
+        v = obj[k]
+        if type(v) in _SCALARS or not v:
+            tree["f:" + k] = {}
+        elif k == "metadata":
+            tree["f:" + k] = _value_tree(v, schema.field(k) or UNTYPED)
+        else:
+            tree["f:" + k] = _remembered_tree(v, schema.field(k) or UNTYPED)
     tree.pop("f:apiVersion", None)
     tree.pop("f:kind", None)
     meta = tree.get("f:metadata")
@@ -252,6 +268,23 @@ def object_tree(obj: dict, schema: PatchSchema | None) -> dict:
         meta.pop(".", None)
         if not meta:
             del tree["f:metadata"]
+    return tree
+
+
+_SUBTREES: dict[bytes, tuple[PatchSchema, dict]] = {}
+
+
+def _remembered_tree(value: Any, schema: PatchSchema) -> dict:
+    text = encode_json(value)
+    if text is None or len(text) > 16_384:  # a large value is rarely repeated: not worth its memory
+        return _value_tree(value, schema)
+    known = _SUBTREES.get(text)
+    if known is not None and known[0] is schema:
+        return known[1]
+    tree = _value_tree(value, schema)
+    if len(_SUBTREES) > 2_000:  # bounded (at most ~32 MB): the shapes of a run's templates, not every object
+        _SUBTREES.clear()
+    _SUBTREES[text] = (schema, tree)
     return tree
 
 

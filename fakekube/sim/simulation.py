@@ -25,6 +25,7 @@ from .lag import Lag
 from .latency import RequestLatency
 from .manager import Manager
 from .scheduler import Future, Scheduler, Task, _Sleep
+from .serviceaccounts import ServiceAccountActor
 from .stale import StaleDetector, StaleOverwrite
 
 if TYPE_CHECKING:
@@ -68,6 +69,9 @@ class Simulation:
         self.managers: dict[str, Manager] = {}
         self.kubelets: list[Kubelet] = []
         self.gc: GarbageCollectorActor | None = None
+        # kube-controller-manager's service-account controller runs in every cluster (fakekube.serviceaccounts).
+        self.service_accounts = (ServiceAccountActor(self, store.service_accounts)
+                                 if store.service_accounts is not None else None)
         self.strict = strict
         self.bug_exceptions = bug_exceptions
         self.freeze = freeze_time

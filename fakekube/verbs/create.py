@@ -9,6 +9,7 @@ from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.identity import ANONYMOUS, UserInfo
 from fakekube.jsonvalues import json_copy
+from fakekube.kinds.context import WriteContext
 from fakekube.records import (
     CRD_STORAGE,
     MAX_GENERATE_NAME_ATTEMPTS,
@@ -45,8 +46,10 @@ class CreateVerbs:
                 lambda: self._begin("create", rt, ns, name, subresource, actor, dry_run=dry_run),
                 lambda entry: self._answer(rt, answering, body, request, entry),
             )
-        ns = namespace or (body.get("metadata") or {}).get("namespace") if isinstance(body, dict) else namespace
-        name = (body.get("metadata") or {}).get("name") if isinstance(body, dict) else None
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        meta = meta if isinstance(meta, dict) else {}
+        ns = namespace or meta.get("namespace")
+        name = meta.get("name")
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
             report = FieldReport(decoding.field_validation(field_validation, "CreateOptions"), entry.warnings)
@@ -100,9 +103,32 @@ class CreateVerbs:
         meta["uid"] = self._new_uid()
         meta["creationTimestamp"] = self._now()
         meta.pop("generation", None)
-        target.strategy.default(obj)
-        target.strategy.admit(obj, None)
-        target.strategy.prepare_for_create(obj)
+        strategy = target.strategy
+        strategy.default(obj)
+        # The field manager sees the decoded, defaulted request, before admission and the strategy change it
+        # (a status the create drops is a reset field, not the manager's).
+        status = obj.pop("status", None) if strategy.has_status else None
+        self._record_managed_fields(target, None, obj, manager, None)
+        if status is not None:
+            obj["status"] = status
+        ctx = self._write_context(meta.get("namespace") if target.namespaced else None, dry_run=dry_run)
+        try:
+            return self._create_admitted(rt, target, obj, entry, dry_run, manager, ctx)
+        except BaseException:
+            ctx.rollback()
+            raise
+
+    def _create_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], entry: AuditEntry,
+                         dry_run: bool, manager: str | None, ctx: WriteContext) -> dict[str, Any]:
+        """Mutating admission, the registry's BeginCreate and BeforeCreate, validation, the commit. What the
+        write took from the store's allocators (``ctx``) goes back when it fails or is a dry run."""
+        meta = obj["metadata"]
+        strategy = target.strategy
+        # The namespace must exist before admission plugins look things up in it (NamespaceLifecycle runs first).
+        self._check_namespace(target, meta.get("namespace", ""), creating=True)
+        strategy.admit(obj, None, ctx)
+        strategy.begin_create(obj, ctx)
+        strategy.prepare_for_create(obj)
         self._prepare_schema(target, obj)
         if target.storage == CRD_STORAGE:
             self._check_crd(obj)
@@ -112,7 +138,6 @@ class CreateVerbs:
             meta["name"] = validation.generate_name(entry.generate_name, self.name_rng)
         self._validate(target, obj, None)
         entry.namespace = meta.get("namespace") if target.namespaced else None
-        self._check_namespace(target, meta.get("namespace", ""), creating=True)
         bucket = self._bucket(target)
         attempts = 1
         while True:
@@ -129,11 +154,12 @@ class CreateVerbs:
             meta["name"] = validation.generate_name(str(meta["generateName"]), self.name_rng)
         entry.name = meta["name"]
         entry.uid = meta["uid"]
-        self._record_managed_fields(target, None, obj, manager, None)
         entry.code = 201
         if dry_run:
+            ctx.rollback()
             return self._convert_out(rt, json_copy(obj))
         record = self._commit(target, key, obj, None, entry)
+        ctx.commit()
         assert record is not None
         return self._present(rt, record)
 

@@ -9,8 +9,10 @@ from fakekube import decoding, errors
 from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport
 from fakekube.jsonvalues import json_copy
+from fakekube.kinds.context import WriteContext
 from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
+from fakekube.patch.jsonutil import go_json_kind
 from fakekube.records import (
     CRD_STORAGE,
     Record,
@@ -38,6 +40,10 @@ class WriteVerbs:
             self._check_subresource(rt, subresource, "update")
             if not name:
                 raise errors.BadRequest("name is required for an update")
+            for field, value in (("name", name), ("namespace", ns)):
+                if value is not None and not isinstance(value, str):
+                    raise errors.BadRequest(f"json: cannot unmarshal {go_json_kind(value)} into Go struct field "
+                                            f"ObjectMeta.metadata.{field} of type string")
             report = FieldReport(decoding.field_validation(field_validation, "UpdateOptions"), entry.warnings)
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
@@ -141,12 +147,33 @@ class WriteVerbs:
             meta["generation"] = old_meta["generation"]
         else:
             meta.pop("generation", None)
-        target.strategy.default(obj)
-        target.strategy.admit(obj, old)
-        if subresource == "status":
-            target.strategy.prepare_for_status_update(obj, old)
+        strategy = target.strategy
+        strategy.default(obj)
+        ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
+        try:
+            result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx)
+        except BaseException:
+            ctx.rollback()
+            raise
+        if dry_run:
+            ctx.rollback()
         else:
-            target.strategy.prepare_for_update(obj, old)
+            ctx.commit()
+        return result
+
+    def _update_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], record: Record,
+                         subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
+                         ctx: WriteContext) -> dict[str, Any]:
+        """Mutating admission, the registry's BeginUpdate and BeforeUpdate, validation, the commit."""
+        old = record.obj
+        old_meta, meta = old["metadata"], obj["metadata"]
+        strategy = target.strategy
+        strategy.admit(obj, old, ctx)
+        if subresource == "status":
+            strategy.prepare_for_status_update(obj, old)
+        else:
+            strategy.begin_update(obj, old, ctx)
+            strategy.prepare_for_update(obj, old)
             self._prepare_schema(target, obj)
             if target.storage == CRD_STORAGE:
                 self._check_crd(obj)

@@ -140,13 +140,19 @@ def test_on_delete_waits_for_the_user():
 
 
 def test_failed_daemon_pods_are_replaced_after_a_backoff():
+    # A DaemonSet's pods restart Always (the API refuses another policy), so they fail the way the kubelet's
+    # eviction manager fails them: phase Failed, reason Evicted — here as soon as each one runs.
     sim = run(nodes=[NodeConfig("a", index=0)], timing=QUIET.with_(daemon_backoff=2.0))
-    sim.store.create("daemonsets.apps", daemonset(restartPolicy="Never"), "default")
-    ds = sim.store.get("daemonsets.apps", "agent", "default")
-    ds["spec"]["template"]["metadata"]["annotations"] = {"sim.fakekube.io/exit-code": "1",
-                                                         "sim.fakekube.io/run-seconds": "1"}
-    sim.store.update("daemonsets.apps", ds, "default")
-    sim.run(until=30)
+    sim.store.create("daemonsets.apps", daemonset(), "default")
+    now = 0.0
+    while now < 30:
+        now += 0.25
+        sim.run(until=now)
+        for pod in live_pods(sim):
+            if (pod.get("status") or {}).get("phase") == "Running":
+                sim.store.patch("pods", pod["metadata"]["name"], {"status": {
+                    "phase": "Failed", "reason": "Evicted", "message": "The node was low on resource: memory."}},
+                    "default", subresource="status", actor="kubelet")
     deletes = [e.time for e in sim.audit if e.actor == "daemon-set-controller" and e.verb == "delete"
                and e.resource == "pods"]
     assert len(deletes) >= 3

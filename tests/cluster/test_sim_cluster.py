@@ -109,7 +109,9 @@ def test_statefulset_scales_up_in_order_and_down_in_reverse():
     sts = {"metadata": {"name": "db"}, "spec": {
         "replicas": 3, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
         "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "pg", "image": "postgres"}]}},
-        "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}]}}
+        # A claim needs a storage request (ValidatePersistentVolumeClaimSpec), or the controller's PVC is a 422.
+        "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}
     order: list[tuple[str, str]] = []
 
     def record(entry: Any, old: Any, new: Any) -> None:

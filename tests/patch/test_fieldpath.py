@@ -59,3 +59,14 @@ def test_tree_edits_match_set_arithmetic(before: dict, after: dict) -> None:
     edited = fp.tree_add(fp.tree_remove(tree, old - new), new - old)
     assert _encoded(edited) == _encoded(fp.to_fields_v1(new))
     assert _encoded(tree) == _encoded(fp.to_fields_v1(old))  # copy-on-write: the input is untouched
+
+
+def test_objects_with_one_spec_share_a_remembered_tree_that_edits_do_not_touch() -> None:
+    spec = {"containers": [{"name": "a", "image": "x", "env": [{"name": "E", "value": "1"}]}]}
+    first = fp.object_tree({"metadata": {"name": "p"}, "spec": json.loads(json.dumps(spec))}, POD)
+    second = fp.object_tree({"metadata": {"name": "q"}, "spec": json.loads(json.dumps(spec))}, POD)
+    assert first["f:spec"] is second["f:spec"]
+    before = _encoded(second)
+    fp.tree_remove(fp.tree_add(first, {("f:spec", "f:hostname")}), {("f:spec", 'k:{"name":"a"}', "f:image")})
+    assert _encoded(second) == before
+    assert _encoded(fp.object_tree({"spec": spec}, None)) == _encoded(fp.to_fields_v1(fp.field_set({"spec": spec}, None)))

@@ -71,8 +71,25 @@ def test_update_timeline_matches_the_first_table(runs) -> None:
     timeline = _timeline(run, claim)
     Timeline.match(timeline, UPDATE_TABLE)  # the diff is shown by assert_matches on failure
     timeline.assert_matches(UPDATE_TABLE)
-    # The pod PUT that loses (kubelet or the sandbox controller's own previous write moved the pod's RV).
-    assert any(Timeline.match(_timeline(run, c), POD_CONFLICT) for c in matching)
+
+
+def test_a_pod_put_loses_to_the_kubelet_in_some_seeds() -> None:
+    """The pod PUT that loses (kubelet or the sandbox controller's own previous write moved the pod's RV).
+
+    Whether one of a run's ten claims shows it depends on the seed: the scheduler binds with one write
+    (``pods/<name>/binding``) and then the kubelet writes status four times, so a controller PUT computed
+    from an older copy collides in some runs and not in others: seeds 1-4 are looked at, and every claim's
+    story of each (the collision falls on whichever claim adopts or replaces that pod).
+    """
+    for seed in range(1, 5):
+        run = runs_for(seed)
+        if any(Timeline.match(_timeline(run, c), POD_CONFLICT) for c in run.tracker.claim_created):
+            return
+    raise AssertionError("no pod PUT of seeds 1-4 lost to another writer of the pod")
+
+
+def runs_for(seed: int):
+    return run_scenario("seed-timeline", WriteStrategies("update"), seed=seed)
 
 
 def test_update_second_status_write_is_the_claims_own_collision(runs) -> None:

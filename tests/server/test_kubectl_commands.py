@@ -137,7 +137,7 @@ def test_create_deployment(cluster):
     deploy = cluster.store.get("deployments", "web", "default")
     assert deploy["spec"]["replicas"] == 2
     container = deploy["spec"]["template"]["spec"]["containers"][0]
-    assert container["image"] == "nginx:1.27" and container["ports"] == [{"containerPort": 80}]
+    assert container["image"] == "nginx:1.27" and container["ports"] == [{"containerPort": 80, "protocol": "TCP"}]  # defaulted
     assert "web" in cluster.kubectl("get", "deploy").stdout
 
 

@@ -11,6 +11,9 @@ from kubernetes.client.rest import ApiException  # noqa: E402
 
 _LABELS = {"app": "demo"}
 _POD_TEMPLATE = client.V1PodTemplateSpec(
+    metadata=client.V1ObjectMeta(labels=_LABELS), spec=client.V1PodSpec(containers=[client.V1Container(
+        name="app", image="nginx")]))  # restartPolicy Always (defaulted): the only one RCs and DaemonSets accept
+_JOB_TEMPLATE = client.V1PodTemplateSpec(
     metadata=client.V1ObjectMeta(labels=_LABELS),
     spec=client.V1PodSpec(containers=[client.V1Container(name="app", image="nginx")], restart_policy="Never"))
 
@@ -40,7 +43,7 @@ def test_the_kinds_the_clients_e2e_suite_uses(api_client) -> None:
         spec=client.V1DaemonSetSpec(selector=client.V1LabelSelector(match_labels=_LABELS), template=_POD_TEMPLATE)))
     assert apps.read_namespaced_daemon_set("ds", "default").metadata.name == "ds"
     batch.create_namespaced_job("default", client.V1Job(metadata=client.V1ObjectMeta(name="job"),
-                                                        spec=client.V1JobSpec(template=_POD_TEMPLATE)))
+                                                        spec=client.V1JobSpec(template=_JOB_TEMPLATE)))
     assert batch.list_namespaced_job("default", field_selector="status.successful=0").items[0].metadata.name == "job"
     core.create_node(client.V1Node(metadata=client.V1ObjectMeta(name="node-1")))
     assert core.list_node(field_selector="spec.unschedulable=false").items[0].metadata.name == "node-1"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fakekube import errors
+from fakekube.jsonvalues import json_copy
 from fakekube.sim import Apply, JSONPatch, MergeFrom, RawPatch, Simulation, StrategicMergeFrom
 
 
@@ -229,18 +230,24 @@ def test_fault_delay_is_paid_after_the_store_answers():
 
 
 def test_strategic_merge_from_uses_the_kinds_merge_keys():
-    """Removing a container merges by name (a $patch: delete), and the other containers are kept as they are."""
+    """Removing a container merges by name (a $patch: delete), and the other containers are kept as they are.
+    (A pod's containers cannot be removed, so the template of a Deployment shows it.)"""
     sim, mgr, client = setup()
     containers = [{"name": n, "image": "i"} for n in ("a", "b", "c")]
-    sim.store.create("pods", {"metadata": {"name": "p", "namespace": "default"},
-                              "spec": {"containers": containers}}, actor="u")
+    sim.store.create("deployments", {"metadata": {"name": "d", "namespace": "default"}, "spec": {
+        "selector": {"matchLabels": {"app": "d"}},
+        "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": containers}}}}, actor="u")
+
+    def names(obj):
+        return [c["name"] for c in obj["spec"]["template"]["spec"]["containers"]]
 
     async def go():
-        pod = await client.live.get("pods", "p", "default")
-        base = {**pod, "spec": {**pod["spec"], "containers": [dict(c) for c in pod["spec"]["containers"]]}}
-        pod["spec"]["containers"] = [c for c in pod["spec"]["containers"] if c["name"] != "b"]
-        await client.patch("pods", pod, StrategicMergeFrom(base))
-        return [c["name"] for c in pod["spec"]["containers"]]
+        deploy = await client.live.get("deployments", "d", "default")
+        base = json_copy(deploy)
+        pod_spec = deploy["spec"]["template"]["spec"]
+        pod_spec["containers"] = [c for c in pod_spec["containers"] if c["name"] != "b"]
+        await client.patch("deployments", deploy, StrategicMergeFrom(base))
+        return names(deploy)
 
     assert run(sim, go()) == ["a", "c"]
-    assert [c["name"] for c in sim.store.get("pods", "p", "default")["spec"]["containers"]] == ["a", "c"]
+    assert names(sim.store.get("deployments", "d", "default")) == ["a", "c"]

@@ -135,8 +135,10 @@ def test_pods_on_a_node_are_deleted_gracefully(kube: Store) -> None:
 
 
 def test_unscheduled_pods_go_at_once(kube: Store) -> None:
-    kube.create("pods", pod(), "default")
-    assert kube.delete("pods", "p1", "default")["status"] == "Success"
+    created = kube.create("pods", pod(), "default")
+    # The pod registry answers with the deleted pod (ReturnDeletedObject), not a Status.
+    answer = kube.delete("pods", "p1", "default")
+    assert answer["kind"] == "Pod" and answer["metadata"]["uid"] == created["metadata"]["uid"]
 
 
 def test_deleting_a_namespace_removes_what_it_holds(kube: Store) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from fakekube import errors
+from fakekube.kinds.context import WriteContext
 from fakekube.resources import ResourceType
 from fakekube.store import Store
 from fakekube.strategies import StatusStrategy
@@ -23,8 +24,15 @@ class Recording(StatusStrategy):
         self.calls.append("default")
         obj.setdefault("spec", {}).setdefault("size", "medium")
 
-    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
         self.calls.append("admit-create" if old is None else "admit-update")
+        assert ctx.namespace == "default"
+
+    def begin_create(self, obj: dict[str, Any], ctx: WriteContext) -> None:
+        self.calls.append("begin")
+
+    def begin_update(self, new: dict[str, Any], old: dict[str, Any], ctx: WriteContext) -> None:
+        self.calls.append("begin")
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self.calls.append("prepare")
@@ -58,7 +66,7 @@ def store_and_strategy() -> tuple[Store, Recording]:
 def test_create_defaults_then_admits_then_prepares_then_validates(store_and_strategy) -> None:
     store, strategy = store_and_strategy
     created = store.create("gadgets", {"metadata": {"name": "g"}}, "default")
-    assert strategy.calls == ["default", "admit-create", "prepare", "validate"]
+    assert strategy.calls == ["default", "admit-create", "begin", "prepare", "validate"]
     assert created["spec"] == {"size": "medium"}
 
 
@@ -77,7 +85,7 @@ def test_update_and_status_update_validate_against_the_stored_object(store_and_s
     strategy.calls.clear()
     with pytest.raises(errors.Invalid):
         store.patch("gadgets", "g", {"spec": {"size": "small"}}, "default")
-    assert strategy.calls == ["default", "admit-update", "prepare", "validate-update:None"]
+    assert strategy.calls == ["default", "admit-update", "begin", "prepare", "validate-update:None"]
     strategy.calls.clear()
     store.patch("gadgets", "g", {"status": {"ready": True}}, "default", subresource="status")
     assert strategy.calls == ["default", "admit-update", "validate-update:status"]

@@ -1,0 +1,98 @@
+"""admissionregistration.k8s.io/v1 kinds (kubernetes ``pkg/apis/admissionregistration/v1/defaults.go``,
+``pkg/registry/admissionregistration/<resource>/strategy.go``; sources and commits in docs/semantics.md).
+
+Webhooks default to ``failurePolicy: Fail``, ``matchPolicy: Equivalent``, empty namespace and object selectors,
+``timeoutSeconds: 10`` (mutating ones also ``reinvocationPolicy: Never``), rules to ``scope: "*"`` and service
+references to port 443. Generation moves when the webhooks (or a policy's spec) change."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fakekube.kinds.checks import mapping, seq
+from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
+
+
+def _default_match(match: Any) -> None:
+    if not isinstance(match, dict):
+        return
+    match.setdefault("matchPolicy", "Equivalent")
+    if match.get("namespaceSelector") is None:
+        match["namespaceSelector"] = {}
+    if match.get("objectSelector") is None:
+        match["objectSelector"] = {}
+
+
+def _default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
+    hook.setdefault("failurePolicy", "Fail")
+    _default_match(hook)
+    hook.setdefault("timeoutSeconds", 10)
+    if mutating:
+        hook.setdefault("reinvocationPolicy", "Never")
+    for rule in seq(hook.get("rules")):
+        if isinstance(rule, dict) and rule.get("scope") is None:
+            rule["scope"] = "*"
+    service = mapping(hook.get("clientConfig")).get("service")
+    if isinstance(service, dict) and service.get("port") is None:
+        service["port"] = 443
+
+
+class _WebhookConfigurationStrategy(BuiltinStrategy):
+    generation_fields = ("webhooks",)
+    allow_unconditional_update = False
+    mutating = False
+
+    def default(self, obj: dict[str, Any]) -> None:
+        for hook in seq(obj.get("webhooks")):
+            if isinstance(hook, dict):
+                _default_webhook(hook, mutating=self.mutating)
+
+
+class ValidatingWebhookConfigurationStrategy(_WebhookConfigurationStrategy):
+    pass
+
+
+class MutatingWebhookConfigurationStrategy(_WebhookConfigurationStrategy):
+    mutating = True
+
+
+class ValidatingAdmissionPolicyStrategy(BuiltinStrategy):
+    initial_status = {}
+    generation_fields = ("spec",)
+    status_keeps = RESET_META_FOR_STATUS
+    allow_unconditional_update = False
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            spec.setdefault("failurePolicy", "Fail")
+            _default_match(spec.get("matchConstraints"))
+
+
+class _PolicyWithoutStatus(BuiltinStrategy):
+    generation_fields = ("spec",)
+    allow_unconditional_update = False
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            _default_match(spec.get("matchResources") or spec.get("matchConstraints"))
+
+
+class MutatingAdmissionPolicyStrategy(_PolicyWithoutStatus):
+    def default(self, obj: dict[str, Any]) -> None:
+        super().default(obj)
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            spec.setdefault("failurePolicy", "Fail")
+
+
+STRATEGIES: dict[str, Callable[[], Strategy]] = {
+    "ValidatingWebhookConfiguration": ValidatingWebhookConfigurationStrategy,
+    "MutatingWebhookConfiguration": MutatingWebhookConfigurationStrategy,
+    "ValidatingAdmissionPolicy": ValidatingAdmissionPolicyStrategy,
+    "ValidatingAdmissionPolicyBinding": _PolicyWithoutStatus,
+    "MutatingAdmissionPolicy": MutatingAdmissionPolicyStrategy,
+    "MutatingAdmissionPolicyBinding": _PolicyWithoutStatus,
+}

@@ -1,0 +1,96 @@
+"""autoscaling HorizontalPodAutoscaler, served as v1 and v2 (kubernetes ``pkg/registry/autoscaling/
+horizontalpodautoscaler/strategy.go``, ``pkg/apis/autoscaling/{v1,v2}/defaults.go``, ``pkg/apis/autoscaling/
+validation/validation.go``; sources and commits in docs/semantics.md).
+
+No generation; status reset on create (v2 ``{desiredReplicas: 0}``, v1 ``{currentReplicas: 0,
+desiredReplicas: 0}``, the fields without omitempty). Defaults: ``minReplicas: 1``; in v2 a CPU utilisation
+target of 80 % when no metric is given, and — only when ``behavior`` is given — the upstream scaling rules
+filled into every part it leaves out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fakekube.errors import FieldError, invalid, required
+from fakekube.kinds.checks import mapping
+from fakekube.quantity import canonicalize
+from fakekube.strategies import BuiltinStrategy, Strategy
+
+DEFAULT_CPU_UTILIZATION = 80
+SCALE_UP_RULES = {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+    {"type": "Pods", "value": 4, "periodSeconds": 15},
+    {"type": "Percent", "value": 100, "periodSeconds": 15},
+]}
+SCALE_DOWN_RULES = {"selectPolicy": "Max", "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}
+
+
+def _rules(given: Any, default: dict[str, Any]) -> dict[str, Any]:
+    """``GenerateHPAScale{Up,Down}Rules``: the default rules, with every field the request set kept."""
+    rules = {k: ([dict(p) for p in v] if isinstance(v, list) else v) for k, v in default.items()}
+    if isinstance(given, dict):
+        for key in ("selectPolicy", "stabilizationWindowSeconds", "policies", "tolerance"):
+            if given.get(key) is not None:
+                rules[key] = given[key]
+    return rules
+
+
+def _canonical_targets(metrics: Any) -> None:
+    for metric in metrics if isinstance(metrics, list) else []:
+        for source in mapping(metric).values():
+            target = source.get("target") if isinstance(source, dict) else None
+            for key in ("value", "averageValue"):
+                if isinstance(target, dict) and key in target:
+                    target[key] = canonicalize(target[key])
+
+
+class HorizontalPodAutoscalerStrategy(BuiltinStrategy):
+    initial_status = {"desiredReplicas": 0}
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            spec = obj["spec"] = {}
+        if spec.get("minReplicas") is None:
+            spec["minReplicas"] = 1
+        if obj.get("apiVersion") == "autoscaling/v1":
+            return
+        if not spec.get("metrics"):
+            spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                "type": "Utilization", "averageUtilization": DEFAULT_CPU_UTILIZATION}}}]
+        _canonical_targets(spec["metrics"])
+        behavior = spec.get("behavior")
+        if isinstance(behavior, dict):
+            behavior["scaleUp"] = _rules(behavior.get("scaleUp"), SCALE_UP_RULES)
+            behavior["scaleDown"] = _rules(behavior.get("scaleDown"), SCALE_DOWN_RULES)
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        if obj.get("apiVersion") == "autoscaling/v1":
+            obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = mapping(obj.get("spec"))
+        errs: list[FieldError] = []
+        ref = mapping(spec.get("scaleTargetRef"))
+        for key in ("kind", "name"):
+            if not ref.get(key):
+                errs.append(required(f"spec.scaleTargetRef.{key}", ""))
+        minimum, maximum = spec.get("minReplicas"), spec.get("maxReplicas")
+        if isinstance(minimum, int) and minimum < 1:
+            errs.append(invalid("spec.minReplicas", minimum, "must be greater than or equal to 1"))
+        if not isinstance(maximum, int) or maximum < 1:
+            errs.append(invalid("spec.maxReplicas", maximum or 0, "must be greater than 0"))
+        elif isinstance(minimum, int) and maximum < minimum:
+            errs.append(invalid("spec.maxReplicas", maximum, "must be greater than or equal to `minReplicas`"))
+        return errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        return [] if subresource == "status" else self.validate(new)
+
+
+STRATEGIES: dict[str, Callable[[], Strategy]] = {
+    "HorizontalPodAutoscaler": HorizontalPodAutoscalerStrategy,
+}

@@ -1,0 +1,73 @@
+"""What every pod-template workload validates the same way: selector, template labels, restart policy.
+
+kubernetes ``pkg/apis/apps/validation/validation.go`` (``ValidatePodTemplateSpecForReplicaSet``, the
+selector checks of ``ValidateDeploymentSpec``/``ValidateReplicaSetSpec``/``ValidateStatefulSetSpec``/
+``ValidateDaemonSetSpec``) and ``pkg/apis/core/validation/validation.go`` (``ValidatePodTemplateSpecForRC``).
+A missing selector gets both ``Required`` and the template-labels mismatch, as upstream's nil selector matches
+nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
+from fakekube.kinds.checks import (
+    go_label_selector,
+    go_string_map,
+    selector_is_empty,
+    selector_matches,
+    validate_label_selector,
+)
+from fakekube.kinds.podvalidation import validate_pod_template
+
+MISMATCH = "`selector` does not match template `labels`"
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def template_labels(spec: dict[str, Any]) -> Any:
+    return _dict(_dict(spec.get("template")).get("metadata")).get("labels")
+
+
+def validate_selector(spec: dict[str, Any], path: str, kind: str) -> list[FieldError]:
+    """A required ``metav1.LabelSelector`` that may not be empty (``empty selector is invalid for <kind>``)."""
+    selector = spec.get("selector")
+    if selector is None:
+        return [required(f"{path}.selector", "")]
+    errs = validate_label_selector(selector, f"{path}.selector")
+    if selector_is_empty(selector):
+        errs.append(invalid(f"{path}.selector", go_label_selector(selector), f"empty selector is invalid for {kind}"))
+    return errs
+
+
+def validate_template(spec: dict[str, Any], path: str, *, restart_policies: list[str] | None = ("Always",),
+                      kind_for_deadline: str | None = None, map_selector: bool = False) -> list[FieldError]:
+    """The template must exist, carry labels the selector matches and pass ``ValidatePodTemplateSpec``;
+    ``restart_policies`` are the ones this workload accepts."""
+    template = spec.get("template")
+    here = f"{path}.template"
+    if not isinstance(template, dict):
+        return [required(here, "")]
+    errs: list[FieldError] = []
+    selector = spec.get("selector")
+    labels = template_labels(spec)
+    if map_selector:
+        matches = not selector or all(_dict(labels).get(k) == v for k, v in _dict(selector).items())
+    else:
+        matches = (selector is not None and selector_is_empty(selector)) or selector_matches(selector, labels)
+    if not matches:
+        errs.append(invalid(f"{here}.metadata.labels", go_string_map(labels), MISMATCH))
+    errs.extend(validate_pod_template(template, here))
+    pod_spec = _dict(template.get("spec"))
+    policy = pod_spec.get("restartPolicy")
+    if restart_policies is not None and policy and policy not in restart_policies:
+        errs.append(not_supported(f"{here}.spec.restartPolicy", policy, list(restart_policies)))
+    deadline = pod_spec.get("activeDeadlineSeconds")
+    if kind_for_deadline and deadline is not None:
+        detail = f"activeDeadlineSeconds in {kind_for_deadline} is not Supported"
+        where = f"{here}.spec.activeDeadlineSeconds"
+        errs.append(forbidden(where, detail) if map_selector else invalid(where, deadline, detail))
+    return errs

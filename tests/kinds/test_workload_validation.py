@@ -1,0 +1,194 @@
+"""Workload validation, with cases restated from kubernetes ``pkg/apis/apps/validation/validation_test.go``
+(TestValidateDeployment, TestValidateDeploymentUpdate, TestValidateReplicaSet, TestValidateStatefulSet,
+TestValidateStatefulSetUpdate, TestValidateDaemonSet, TestValidateDaemonSetUpdate), ``pkg/apis/batch/validation/
+validation_test.go`` (TestValidateJob, TestValidateJobUpdate, TestValidateCronJob) and ``pkg/apis/core/
+validation/validation_test.go`` (TestValidateReplicationController)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakekube import errors
+from fakekube.store import Store
+from tests.kinds.conftest import deployment, pod_template
+
+
+def _causes(err: errors.ApiError) -> list[str]:
+    return [f"{c['field']}: {c['message']}" for c in err.status["details"]["causes"]]
+
+
+def _reject(kube: Store, resource: str, body: dict[str, Any]) -> list[str]:
+    with pytest.raises(errors.Invalid) as caught:
+        kube.create(resource, body, "default")
+    return _causes(caught.value)
+
+
+def test_template_labels_must_match_the_selector(kube: Store) -> None:
+    body = deployment(template=pod_template({"app": "other"}))
+    with pytest.raises(errors.Invalid) as caught:
+        kube.create("deployments", body, "default")
+    assert caught.value.message == ('Deployment.apps "web" is invalid: spec.template.metadata.labels: Invalid value: '
+                                    'map[string]string{"app":"other"}: `selector` does not match template `labels`')
+
+
+def test_a_missing_selector_also_fails_to_match(kube: Store) -> None:
+    body = deployment()
+    del body["spec"]["selector"]
+    assert _reject(kube, "deployments", body) == [
+        "spec.selector: Required value",
+        'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match '
+        "template `labels`"]
+
+
+def test_an_empty_selector_is_invalid(kube: Store) -> None:
+    assert _reject(kube, "deployments", deployment(selector={})) == [
+        "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+        "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"]
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ({"replicas": -1}, ["spec.replicas: Invalid value: -1: must be greater than or equal to 0"]),
+    ({"template": pod_template(restartPolicy="OnFailure")},
+     ['spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always"']),
+    ({"strategy": {"type": "Recreate", "rollingUpdate": {}}},
+     ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"]),
+    ({"strategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 0}}},
+     ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: '
+      "may not be 0 when `maxSurge` is 0"]),
+    ({"strategy": {"rollingUpdate": {"maxUnavailable": "110%"}}},
+     ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, '
+      'StrVal:"110%"}: must not be greater than 100%']),
+    ({"progressDeadlineSeconds": 10, "minReadySeconds": 10},
+     ["spec.progressDeadlineSeconds: Invalid value: 10: must be greater than minReadySeconds"]),
+    ({"revisionHistoryLimit": -2}, ["spec.revisionHistoryLimit: Invalid value: -2: must be greater than or equal "
+                                    "to 0"]),
+])
+def test_deployment_spec_errors(kube: Store, spec: dict[str, Any], expected: list[str]) -> None:
+    assert _reject(kube, "deployments", deployment(**spec)) == expected
+
+
+def test_the_template_is_validated_as_a_pod_spec(kube: Store) -> None:
+    body = deployment(template=pod_template(containers=[{"image": "nginx"}]))
+    assert _reject(kube, "deployments", body) == ["spec.template.spec.containers[0].name: Required value"]
+
+
+def test_selectors_are_immutable(kube: Store) -> None:
+    live = kube.create("deployments", deployment(), "default")
+    live["spec"]["selector"] = {"matchLabels": {"app": "web", "tier": "fe"}}
+    live["spec"]["template"]["metadata"]["labels"]["tier"] = "fe"
+    with pytest.raises(errors.Invalid) as caught:
+        kube.update("deployments", live, "default")
+    assert _causes(caught.value) == [
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "tier":"fe"}, '
+        "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"]
+
+
+def test_label_selector_expressions(kube: Store) -> None:
+    selector = {"matchExpressions": [{"key": "app", "operator": "In"}, {"key": "x", "operator": "Exists",
+                                                                         "values": ["y"]}]}
+    causes = _reject(kube, "deployments", deployment(selector=selector))
+    assert causes[:2] == [
+        "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or "
+        "'NotIn'",
+        "spec.selector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or "
+        "'DoesNotExist'"]
+
+
+def test_replicaset_and_daemonset(kube: Store) -> None:
+    rs = {"metadata": {"name": "rs"}, "spec": {"selector": {"matchLabels": {"app": "web"}},
+                                               "template": pod_template(activeDeadlineSeconds=5)}}
+    assert _reject(kube, "replicasets", rs) == [
+        "spec.template.spec.activeDeadlineSeconds: Invalid value: 5: activeDeadlineSeconds in ReplicaSet is not "
+        "Supported"]
+    ds = {"metadata": {"name": "ds"}, "spec": {"selector": {"matchLabels": {"app": "web"}},
+                                               "template": pod_template(),
+                                               "updateStrategy": {"rollingUpdate": {"maxUnavailable": 1,
+                                                                                    "maxSurge": 1}}}}
+    assert _reject(kube, "daemonsets", ds) == [
+        'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:0, IntVal:1, StrVal:""}: '
+        "may not be set when maxUnavailable is non-zero"]
+
+
+def _statefulset(**spec: Any) -> dict[str, Any]:
+    return {"metadata": {"name": "db"}, "spec": {"selector": {"matchLabels": {"app": "web"}},
+                                                 "template": pod_template(), "serviceName": "db", **spec}}
+
+
+def test_statefulset_errors_and_updates(kube: Store) -> None:
+    assert _reject(kube, "statefulsets", _statefulset(podManagementPolicy="Random")) == [
+        "spec.podManagementPolicy: Invalid value: \"Random\": must be 'OrderedReady' or 'Parallel'"]
+    live = kube.create("statefulsets", _statefulset(), "default")
+    live["spec"]["replicas"] = 3
+    live = kube.update("statefulsets", live, "default")
+    live["spec"]["serviceName"] = "other"
+    with pytest.raises(errors.Invalid) as caught:
+        kube.update("statefulsets", live, "default")
+    assert _causes(caught.value) == [
+        "spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+        "'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
+        "forbidden"]
+
+
+def test_replication_controller(kube: Store) -> None:
+    rc = {"metadata": {"name": "rc"}, "spec": {"selector": {"app": "other"}, "template": pod_template()}}
+    assert _reject(kube, "replicationcontrollers", rc) == [
+        'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match '
+        "template `labels`"]
+
+
+# ----------------------------------------------------------------------------------------------- batch
+
+def _job(**spec: Any) -> dict[str, Any]:
+    return {"metadata": {"name": "pi"}, "spec": {"template": pod_template(restartPolicy="Never"), **spec}}
+
+
+def test_a_job_that_restarts_always_is_rejected(kube: Store) -> None:
+    body = _job(template=pod_template())  # restartPolicy defaults to Always
+    assert _reject(kube, "jobs", body) == [
+        'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"']
+
+
+def test_job_spec_errors(kube: Store) -> None:
+    assert _reject(kube, "jobs", _job(parallelism=-1, backoffLimit=-1)) == [
+        "spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+        "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"]
+    assert _reject(kube, "jobs", _job(manualSelector=True)) == [
+        "spec.selector: Required value",
+        'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match '
+        "template `labels`"]
+
+
+def test_a_jobs_template_and_selector_are_immutable(kube: Store) -> None:
+    live = kube.create("jobs", _job(), "default")
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.28"
+    with pytest.raises(errors.Invalid) as caught:
+        kube.update("jobs", live, "default")
+    assert _causes(caught.value) == ["spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable"]
+
+
+def test_a_suspended_job_may_move_its_pods(kube: Store) -> None:
+    live = kube.create("jobs", _job(suspend=True), "default")
+    live["spec"]["template"]["spec"]["nodeSelector"] = {"zone": "b"}
+    assert kube.update("jobs", live, "default")["spec"]["template"]["spec"]["nodeSelector"] == {"zone": "b"}
+
+
+@pytest.mark.parametrize(("schedule", "expected"), [
+    ("", "spec.schedule: Required value"),
+    ("* * *", 'spec.schedule: Invalid value: "* * *": expected exactly 5 fields, found 3: [* * *]'),
+    ("TZ=UTC 0 * * * *", 'spec.schedule: Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, '
+                         "use timeZone field instead"),
+])
+def test_cronjob_schedule(kube: Store, schedule: str, expected: str) -> None:
+    body = {"metadata": {"name": "c"}, "spec": {"schedule": schedule, "jobTemplate": {"spec": {
+        "template": pod_template(restartPolicy="OnFailure")}}}}
+    assert _reject(kube, "cronjobs", body) == [expected]
+
+
+def test_cronjob_names_are_at_most_52_characters(kube: Store) -> None:
+    name = "c" * 53
+    body = {"metadata": {"name": name}, "spec": {"schedule": "@hourly", "jobTemplate": {"spec": {
+        "template": pod_template(restartPolicy="OnFailure")}}}}
+    assert _reject(kube, "cronjobs", body) == [
+        f'metadata.name: Invalid value: "{name}": must be no more than 52 characters']

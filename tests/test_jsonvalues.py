@@ -1,0 +1,100 @@
+"""``json_copy`` (orjson's C round trip with a Python fallback) gives what the Python walk gives: an equal,
+independent copy with the same types — and falls back wherever the C round trip would not."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import given, settings
+
+from fakekube import jsonvalues
+from fakekube.jsonvalues import encode_json, json_copy, json_equal, walk_copy
+
+JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
+              st.text(max_size=4)),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=3), inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+def _typed(value: object) -> object:
+    """A rendering that tells 1 from 1.0 from True and NaN from null, for comparing copies exactly."""
+    if isinstance(value, dict):
+        return {"dict": [(k, _typed(v)) for k, v in value.items()]}
+    if isinstance(value, list | tuple):
+        return {type(value).__name__: [_typed(v) for v in value]}
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return [type(value).__name__, repr(value)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.dictionaries(st.text(max_size=3), JSON, max_size=5), st.lists(JSON, max_size=5)))
+def test_the_copy_is_the_walks_copy_and_shares_nothing(doc: object) -> None:
+    copy = json_copy(doc)
+    assert _typed(copy) == _typed(walk_copy(doc))
+    before = json.dumps(_typed(doc))
+    if isinstance(copy, dict):
+        copy["added"] = 1
+        for value in copy.values():
+            if isinstance(value, dict | list):
+                value.clear()
+    assert json.dumps(_typed(doc)) == before
+
+
+@pytest.mark.parametrize("value", [
+    {"a": float("nan")}, {"a": [float("inf")]}, {1: "int key"}, {"a": 2**64}, {"a": "\ud800"},
+    {"a": datetime.datetime(2026, 1, 1)},
+])
+def test_values_the_c_round_trip_would_change_take_the_walk(value: dict) -> None:
+    copy = json_copy(value)
+    assert _typed(copy) == _typed(walk_copy(value))
+    assert copy is not value
+
+
+def test_a_tuple_inside_a_document_comes_back_as_a_list_as_from_json() -> None:
+    assert json_copy({"a": (1, 2)}) == {"a": [1, 2]} == json.loads(json.dumps({"a": (1, 2)}))
+    top = (1, 2)
+    assert json_copy(top) is top  # not a document: returned as it is, as before
+
+
+def test_subclasses_and_dataclasses_keep_their_type() -> None:
+    class Name(str):
+        pass
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    value = {"name": Name("n"), "point": Point(1)}
+    copy = json_copy(value)
+    assert type(copy["name"]) is Name and copy["point"] is value["point"]
+    assert encode_json(value) is None
+
+
+def test_without_orjson_everything_is_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonvalues, "_dumps", None)
+    doc = {"a": [1, 2.0, True, None, {"b": "c"}]}
+    assert encode_json(doc) is None
+    assert _typed(json_copy(doc)) == _typed(doc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON, JSON)
+def test_json_equal_is_the_walks_equality(a: object, b: object) -> None:
+    assert json_equal(a, b) == jsonvalues._walk_equal(a, b)
+    assert json_equal(a, a) == jsonvalues._walk_equal(a, a)
+
+
+@pytest.mark.parametrize(("a", "b", "equal"), [
+    ([1], [1.0], True), ([1], [True], False), ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True),
+    ({"a": [True]}, {"a": [1]}, False), ([float("nan")], [float("nan")], False), ([None], [None], True),
+])
+def test_json_equal_cases(a: object, b: object, equal: bool) -> None:
+    assert json_equal(a, b) is equal
