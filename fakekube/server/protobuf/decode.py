@@ -155,12 +155,8 @@ class Decoder:
                     out[step[1]] = [value]
                 else:
                     items.append(value)
-        for name, zero, sub in plan.defaults:
-            if name is None:  # an embedded struct none of whose fields came: its own defaults
-                if zero.isdisjoint(out):
-                    self.message_into(sub, b"", 0, 0, out, depth + 1)
-            elif name not in out:
-                out[name] = zero if sub is None else self.message(sub, b"", 0, 0, depth + 1)
+        if plan.defaults:
+            self._fill_defaults(msg, out, depth)
 
     def _unplanned(self, msg: Message, tag: int, data: bytes, pos: int, end: int, out: dict[str, Any],
                    depth: int) -> int:
