@@ -50,8 +50,10 @@ def body_sends_stored(body_meta: Any, entries: list[Any]) -> bool:
     if not isinstance(body_meta, dict):
         return False
     sent = body_meta.get(_FIELD)
-    if type(sent) is not list or sent != entries:
+    if type(sent) is not list or len(sent) != len(entries):
         return False
+    # Equal bytes, equal JSON (keys in the same order, ``1`` is not ``1.0``); encode_json gives None for a
+    # value whose text would not stand for it (a NaN is written as null).
     text = encode_json(sent)
     return text is not None and text == encode_json(entries)
 
