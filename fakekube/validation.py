@@ -154,8 +154,9 @@ _VALID_LABEL_VALUES: set[str] = set()
 _MAX_REMEMBERED = 50_000
 
 
-def _remember_valid(known: set[str], value: str, errs: list[str]) -> list[str]:
-    if not errs and type(value) is str:
+def remember_valid(known: set[Any], value: Any, errs: list[Any]) -> list[Any]:
+    """``errs``, after remembering ``value`` (an exact str, or JSON bytes) in ``known`` when it is empty."""
+    if not errs and type(value) in (str, bytes):
         if len(known) >= _MAX_REMEMBERED:
             known.clear()
         known.add(value)
@@ -166,7 +167,7 @@ def is_qualified_name(value: str) -> list[str]:
     """Label keys, annotation keys and finalizers: ``[prefix/]name``, prefix a DNS subdomain."""
     if type(value) is str and value in _VALID_QUALIFIED_NAMES:
         return []
-    return _remember_valid(_VALID_QUALIFIED_NAMES, value, _qualified_name_errors(value))
+    return remember_valid(_VALID_QUALIFIED_NAMES, value, _qualified_name_errors(value))
 
 
 def _qualified_name_errors(value: str) -> list[str]:
@@ -204,7 +205,7 @@ def is_valid_label_value(value: str) -> list[str]:
         errs.append(_max_len_bytes(63))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(_LABEL_VALUE_REGEX_ERR)
-    return _remember_valid(_VALID_LABEL_VALUES, value, errs)
+    return remember_valid(_VALID_LABEL_VALUES, value, errs)
 
 
 # ------------------------------------------------------------------------------------ name functions

@@ -14,6 +14,7 @@ from typing import Any
 
 from fakekube import quantity
 from fakekube.errors import FieldError
+from fakekube.jsonvalues import encode_json
 from fakekube.kinds import admission
 from fakekube.kinds.checks import mapping, seq
 from fakekube.kinds.context import WriteContext
@@ -97,11 +98,28 @@ def _quantities(resources: dict[str, Any], key: str) -> dict[str, Any]:
     return out
 
 
+# The class of each list of containers' resources seen, by its JSON: a workload's pods repeat their template's.
+_QOS_BY_RESOURCES: dict[bytes, str] = {}
+_MAX_REMEMBERED = 4096
+
+
 def qos_class(spec: dict[str, Any]) -> str:
     """``qos.GetPodQOS``: Guaranteed when every container sets equal cpu and memory requests and limits,
     BestEffort when none sets any, Burstable otherwise (only cpu and memory count)."""
     containers = [c for key in ("containers", "initContainers") for c in seq(spec.get(key))
                   if isinstance(c, dict)]
+    key = encode_json([c.get("resources") for c in containers])
+    known = _QOS_BY_RESOURCES.get(key) if key is not None else None
+    if known is None:
+        known = _qos_class(containers)
+        if key is not None:
+            if len(_QOS_BY_RESOURCES) >= _MAX_REMEMBERED:
+                _QOS_BY_RESOURCES.clear()
+            _QOS_BY_RESOURCES[key] = known
+    return known
+
+
+def _qos_class(containers: list[dict[str, Any]]) -> str:
     requests_set = limits_set = False
     guaranteed = bool(containers)
     for container in containers:

@@ -16,6 +16,7 @@ from typing import Any
 
 from fakekube import quantity
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
+from fakekube.jsonvalues import encode_json
 from fakekube.kinds.checks import (
     dns_label,
     dns_subdomain,
@@ -27,7 +28,7 @@ from fakekube.kinds.checks import (
     port_number,
     seq,
 )
-from fakekube.validation import is_qualified_name, is_valid_label_value, validate_labels
+from fakekube.validation import is_qualified_name, is_valid_label_value, remember_valid, validate_labels
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
@@ -163,8 +164,28 @@ def _validate_probe(probe: Any, path: str, *, liveness_like: bool) -> list[Field
     return errs
 
 
+# Containers known to pass every check but their volume mounts' (the one check that depends on the pod: on the
+# volumes it declares, and admission adds one with a random name), by the JSON of the rest: a workload's pods
+# repeat their template's containers. Only valid ones are remembered (bounded, as label values are).
+_VALID_CONTAINERS: set[bytes] = set()
+
+
 def _validate_container(container: Any, volumes: set[str], path: str, *, is_pod: bool) -> list[FieldError]:
     c = mapping(container)
+    key = None
+    if type(container) is dict:
+        text = encode_json({k: v for k, v in container.items() if k != "volumeMounts"})
+        key = (b"pod:" if is_pod else b"template:") + text if text is not None else None
+    mounts = _validate_mounts(c.get("volumeMounts"), volumes, f"{path}.volumeMounts")
+    if key is not None and key in _VALID_CONTAINERS:
+        return mounts
+    before, after = _container_checks(c, path, is_pod=is_pod)
+    remember_valid(_VALID_CONTAINERS, key, before + after)
+    return before + mounts + after
+
+
+def _container_checks(c: dict[str, Any], path: str, *, is_pod: bool) -> tuple[list[FieldError], list[FieldError]]:
+    """A container's checks other than its volume mounts': those listed before them, those after."""
     errs: list[FieldError] = []
     name = c.get("name") or ""
     if not name:
@@ -180,12 +201,11 @@ def _validate_container(container: Any, volumes: set[str], path: str, *, is_pod:
                        TERMINATION_MESSAGE_POLICIES))
     errs.extend(_validate_ports(c.get("ports"), f"{path}.ports"))
     errs.extend(_validate_env(c.get("env"), f"{path}.env"))
-    errs.extend(_validate_mounts(c.get("volumeMounts"), volumes, f"{path}.volumeMounts"))
-    errs.extend(one_of(c.get("imagePullPolicy"), f"{path}.imagePullPolicy", PULL_POLICIES))
-    errs.extend(_validate_resources(c.get("resources"), f"{path}.resources"))
+    after = one_of(c.get("imagePullPolicy"), f"{path}.imagePullPolicy", PULL_POLICIES)
+    after.extend(_validate_resources(c.get("resources"), f"{path}.resources"))
     for probe, liveness_like in (("livenessProbe", True), ("readinessProbe", False), ("startupProbe", True)):
-        errs.extend(_validate_probe(c.get(probe), f"{path}.{probe}", liveness_like=liveness_like))
-    return errs
+        after.extend(_validate_probe(c.get(probe), f"{path}.{probe}", liveness_like=liveness_like))
+    return errs, after
 
 
 def validate_tolerations(tolerations: Any, path: str) -> list[FieldError]:

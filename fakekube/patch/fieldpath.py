@@ -202,12 +202,31 @@ def to_fields_v1(paths: Iterable[Path]) -> dict:
     return tree
 
 
+# Trees known to be canonical, by their JSON: every apply checks every manager's tree, and most are the ones
+# the previous write kept. The bytes fix the tree exactly (keys, their order, and that every value is an
+# object); bounded.
+_CANONICAL_TREES: set[bytes] = set()
+_MAX_CANONICAL_TREES = 2048
+
+
 def is_canonical_tree(tree: Any) -> bool:
     """Whether ``tree`` is ``to_fields_v1(from_fields_v1(tree))`` (what this module writes): every level's
     elements strictly sorted, ``"."`` first and only beside children. A manager's tree that is can be kept
     and edited as it is instead of being decoded and encoded again."""
     if type(tree) is not dict:
         return False
+    text = encode_json(tree)
+    if text is not None and text in _CANONICAL_TREES:
+        return True
+    canonical = _is_canonical(tree)
+    if canonical and text is not None:
+        if len(_CANONICAL_TREES) >= _MAX_CANONICAL_TREES:
+            _CANONICAL_TREES.clear()
+        _CANONICAL_TREES.add(text)
+    return canonical
+
+
+def _is_canonical(tree: dict) -> bool:
     previous: tuple[int, str] | None = None
     first = True
     for pe, child in tree.items():
@@ -223,7 +242,7 @@ def is_canonical_tree(tree: Any) -> bool:
             if previous is not None and key <= previous:
                 return False
             previous = key
-            if child and not is_canonical_tree(child):
+            if child and not _is_canonical(child):
                 return False
         first = False
     return True

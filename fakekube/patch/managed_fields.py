@@ -146,11 +146,10 @@ def compare(old: dict, new: dict, schema: PatchSchema | None) -> Comparison:
 
 
 def _diff_map(old: dict, new: dict, schema: PatchSchema, prefix: Path, cmp: Comparison) -> None:
+    in_metadata = prefix == ("f:metadata",)
     for key, new_value in new.items():
-        if prefix == ("f:metadata",) and key == "managedFields":
-            continue
         old_value = old.get(key, _MISSING)
-        if old_value is new_value or old_value == new_value:
+        if old_value is new_value or old_value == new_value or (in_metadata and key == "managedFields"):
             continue
         child = schema.field(key) or UNTYPED
         path = (*prefix, "f:" + key)
@@ -158,12 +157,20 @@ def _diff_map(old: dict, new: dict, schema: PatchSchema, prefix: Path, cmp: Comp
             fieldpath._walk(new_value, child, path, cmp.added)
         else:
             _diff_value(old_value, new_value, child, path, cmp)
-    for key, old_value in old.items():
-        if key not in new and not (prefix == ("f:metadata",) and key == "managedFields"):
-            fieldpath._walk(old_value, schema.field(key) or UNTYPED, (*prefix, "f:" + key), cmp.removed)
+    for key in old.keys() - new.keys():  # into a set: the order does not matter
+        if not (in_metadata and key == "managedFields"):
+            fieldpath._walk(old[key], schema.field(key) or UNTYPED, (*prefix, "f:" + key), cmp.removed)
+
+
+_CONTAINERS = (dict, list)
 
 
 def _diff_value(old: Any, new: Any, schema: PatchSchema, path: Path, cmp: Comparison) -> None:
+    if not isinstance(old, _CONTAINERS) and not isinstance(new, _CONTAINERS):
+        # Two different scalars: the field set of each is the path itself, and the value changed.
+        if old != new:
+            cmp.modified.add(path)
+        return
     if (isinstance(old, dict) and isinstance(new, dict) and old and new and schema.kind != "scalar"
             and schema.map_type != "atomic"):
         _diff_map(old, new, schema, path, cmp)

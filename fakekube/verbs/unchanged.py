@@ -18,6 +18,7 @@ from typing import Any
 from fakekube import decoding
 from fakekube.jsonvalues import decode_json_bytes, encode_json
 from fakekube.resources import ResourceType
+from fakekube.verbs.shared_fields import body_sends_stored, put_back, stored_entries, with_placeholder
 
 
 def same_as_stored(rt: ResourceType, stored: dict[str, Any] | None) -> bool:
@@ -40,11 +41,18 @@ def decode_update_body(rt: ResourceType, body: dict[str, Any], stored: dict[str,
                 unchanged[key] = text
                 continue
         changed[key] = value
-    if not unchanged:
+    entries = stored_entries(stored)
+    shared = entries is not None and "metadata" in changed and body_sends_stored(changed["metadata"], entries)
+    if shared:
+        changed["metadata"] = with_placeholder(changed)["metadata"]  # verbs.shared_fields
+    if not unchanged and not shared:
         decoded = decoding.decode_body(rt, body)
         return decoded.value, decoded.unknown
     decoded = decoding.decode_body(rt, changed)
     value = decoded.value
+    if shared:
+        assert entries is not None
+        put_back(value, entries)
     out = {}
     for key in body:  # the body's order, which the stored object keeps
         text = unchanged.get(key)

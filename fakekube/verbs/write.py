@@ -19,6 +19,12 @@ from fakekube.records import (
     record_key,
 )
 from fakekube.resources import ResourceType
+from fakekube.verbs.shared_fields import (
+    patch_leaves_managed_fields,
+    put_back,
+    stored_entries,
+    with_placeholder,
+)
 from fakekube.verbs.unchanged import decode_patched_fields, json_patch_fields, same_as_stored
 
 
@@ -231,9 +237,14 @@ class WriteVerbs:
                 return self._update_scale(rt, namespace, name, patched, entry, dry_run,
                                           self._manager(actor, field_manager))
             patch_doc, problems = decoding.read_patch(body, kind, report)
-            # The engines never mutate their input, so the stored object is patched without a copy first.
-            patched = apply_patch(self._view(rt)(record.obj), patch_doc, kind, schema=rt.patch_schema,
-                                  custom=rt.custom)
+            # The engines never mutate their input, so the stored object is patched without a copy first;
+            # its managedFields list is carried over, not copied, when the patch leaves it alone.
+            source = self._view(rt)(record.obj)
+            entries = stored_entries(source) if patch_leaves_managed_fields(patch_doc, kind) else None
+            patched = apply_patch(with_placeholder(source) if entries else source, patch_doc, kind,
+                                  schema=rt.patch_schema, custom=rt.custom)
+            if entries:
+                put_back(patched, entries)
             if not isinstance(patched.get("metadata"), dict):
                 raise errors.BadRequest("metadata must be an object")
             touched = json_patch_fields(patch_doc) if same_as_stored(rt, record.obj) else None

@@ -211,3 +211,35 @@ def test_node_name_changes_only_through_binding(kube: Store) -> None:
                                     'to node "node-1"')
     entry = kube.audit.entries[-1]
     assert (entry.verb, entry.subresource, entry.code) == ("create", "binding", 409)
+
+
+def test_a_remembered_container_is_checked_again_where_the_pod_or_its_use_differs(kube: Store) -> None:
+    # Valid containers are remembered (podvalidation._VALID_CONTAINERS): what depends on the pod still counts.
+    container = {"name": "abc", "image": " image ", "volumeMounts": [{"name": "data", "mountPath": "/data"}]}
+    volumes = [{"name": "data", "emptyDir": {}}]
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container], "volumes": volumes}}
+    kube.create("deployments", {"metadata": {"name": "web"}, "spec": {"selector": {"matchLabels": {"app": "web"}},
+                                                                      "template": template}}, "default")
+    # A template's image may have whitespace, a pod's may not.
+    assert _causes(_invalid(kube, pod(containers=[container], volumes=volumes))) == [
+        'spec.containers[0].image: Invalid value: " image ": must not have leading or trailing whitespace']
+    fine = {**container, "image": "image"}
+    kube.create("pods", pod("ok", containers=[fine], volumes=volumes), "default")
+    # The same container in a pod without its volume.
+    assert _causes(_invalid(kube, pod("other", containers=[fine]))) == [
+        'spec.containers[0].volumeMounts[0].name: Not found: "data"']
+    assert _causes(_invalid(kube, pod("third", containers=[{**fine, "imagePullPolicy": "Sometimes"}],
+                                      volumes=volumes))) == [
+        'spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        '"IfNotPresent", "Never"']
+
+
+def test_the_qos_class_follows_each_pods_resources(kube: Store) -> None:
+    def qos(name: str, resources: dict[str, Any]) -> str:
+        answer = kube.create("pods", pod(name, containers=[{"name": "c", "image": "i", "resources": resources}]),
+                             "default")
+        return answer["status"]["qosClass"]
+
+    both = {"cpu": "1", "memory": "1Gi"}
+    assert [qos("a", {}), qos("b", {"limits": both}), qos("c", {"requests": both}), qos("d", {}),
+            qos("e", {"limits": both})] == ["BestEffort", "Guaranteed", "Burstable", "BestEffort", "Guaranteed"]

@@ -117,3 +117,11 @@ def test_trees_another_writer_could_send_are_decoded_and_written_again() -> None
     (entry,) = entries.values()
     assert entry.encode()["fieldsV1"] == {"f:spec": {"f:a": {}, "f:b": {}}}
     assert list(entry.encode()["fieldsV1"]["f:spec"]) == ["f:a", "f:b"]
+
+
+def test_a_remembered_canonical_tree_does_not_vouch_for_a_reordered_or_retyped_one() -> None:
+    tree = {"f:metadata": {"f:labels": {".": {}, "f:a": {}}}, "f:spec": {}}
+    assert fp.is_canonical_tree(tree) and fp.is_canonical_tree(json.loads(json.dumps(tree)))
+    assert not fp.is_canonical_tree({"f:spec": {}, "f:metadata": {"f:labels": {".": {}, "f:a": {}}}})
+    assert not fp.is_canonical_tree({"f:metadata": {"f:labels": {"f:a": {}, ".": {}}}, "f:spec": {}})
+    assert not fp.is_canonical_tree({"f:metadata": {"f:labels": {".": {}, "f:a": []}}, "f:spec": {}})

@@ -75,3 +75,34 @@ def test_two_way_strategic_patch_gives_the_target(a, b):
     patch = create_strategic_merge_patch(a, b, schema)
     out = apply_patch(a, json.dumps(patch), STRATEGIC_MERGE_PATCH, schema=schema)
     assert out == b
+
+
+def _compare_by_definition(old: dict, new: dict, schema) -> tuple[set, set, set]:
+    """What ``managed_fields.compare`` must find, from the two whole field sets."""
+    from fakekube.patch import fieldpath
+
+    before, after = fieldpath.field_set(old, schema), fieldpath.field_set(new, schema)
+    modified = set()
+    for path in before & after:
+        value = fieldpath.get_path(new, path)
+        if fieldpath.get_path(old, path) != value and not isinstance(value, dict):
+            modified.add(path)
+    return after - before, before - after, modified
+
+
+scalar_changes = st.fixed_dictionaries({}, optional={
+    "restartPolicy": st.sampled_from(["Always", "Never"]), "priority": st.sampled_from([0, 1, 1.0, True]),
+    "nodeSelector": st.dictionaries(names, st.sampled_from(["1", "2", 1]), max_size=2)})
+
+
+@settings(max_examples=200, deadline=None)
+@given(pods, pods, scalar_changes, scalar_changes)
+def test_the_managed_fields_comparison_is_the_field_set_definition(a, b, extra_a, extra_b):
+    from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
+    from fakekube.patch.managed_fields import compare
+
+    schema = builtin_schema("", "Pod")
+    a["spec"].update(extra_a)
+    b["spec"].update(extra_b)
+    found = compare(a, b, schema)
+    assert (found.added, found.removed, found.modified) == _compare_by_definition(a, b, schema)
