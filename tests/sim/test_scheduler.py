@@ -104,3 +104,52 @@ def test_datetime_now_follows_virtual_time_during_run():
     assert seen[1] - seen[0] == timedelta(seconds=90)
     assert seen[0] == dt.datetime(2026, 1, 1)
     assert dt.datetime.now() != seen[1]  # time is released after run()
+
+
+def test_frozen_time_is_read_from_the_clock_at_every_instant():
+    # fakekube.sim.frozen computes the frozen time when read: reads at several instants, repeated reads at
+    # one instant, time.time() and a value assigned through freezegun's factory (held until the clock moves).
+    import datetime as dt
+    import time as t
+    from datetime import timedelta
+
+    sim = Simulation(seed=1)
+    seen: list[tuple[float, dt.datetime, float]] = []
+
+    async def clocky():
+        for delay in (0.0, 0.000_001, 0.25, 3.5, 0.000_001):
+            await sim.sleep(delay)
+            seen.append((sim.now, dt.datetime.now(), t.time()))
+            assert dt.datetime.now() == seen[-1][1]
+        sim._frozen.time_to_freeze = dt.datetime(2030, 1, 1)
+        assert dt.datetime.now() == dt.datetime(2030, 1, 1)
+        await sim.sleep(0)  # the clock does not move: the assigned time stays
+        assert dt.datetime.now() == dt.datetime(2030, 1, 1)
+        await sim.sleep(1)
+        seen.append((sim.now, dt.datetime.now(), t.time()))
+
+    sim.spawn(clocky())
+    sim.run()
+    start = dt.datetime(2026, 1, 1)
+    assert [s[1] for s in seen] == [start + timedelta(seconds=s[0]) for s in seen]
+    assert [s[2] for s in seen] == [(start + timedelta(seconds=s[0])).replace(tzinfo=dt.UTC).timestamp()
+                                    for s in seen]
+    assert seen[-1][0] == 4.750002
+
+
+def test_frozen_time_resumes_from_the_clock_on_a_second_run():
+    import datetime as dt
+    from datetime import timedelta
+
+    sim = Simulation(seed=1)
+    seen = []
+
+    async def clocky():
+        await sim.sleep(2)
+        seen.append(dt.datetime.now())
+
+    sim.spawn(clocky())
+    sim.run()
+    sim.spawn(clocky())
+    sim.run()
+    assert seen == [dt.datetime(2026, 1, 1) + timedelta(seconds=2), dt.datetime(2026, 1, 1) + timedelta(seconds=4)]
