@@ -151,15 +151,17 @@ class Scheduler:
         return self._heap[0][0] if self._heap else None
 
     def run(self, until: float | None = None, stop_when: Callable[[], bool] | None = None,
-            check_every: int = 1, advance: bool = False) -> None:
-        """Process entries in order until the heap is empty, ``until`` is reached or ``stop_when()``."""
+            check_every: int = 1, advance: bool = False, stop_on_error: bool = False) -> None:
+        """Process entries in order until the heap is empty, ``until`` is reached or ``stop_when()``; with
+        ``stop_on_error``, also as soon as a task has failed (``task_errors``), without a check per step."""
         heap = self._heap
         pop = heapq.heappop
         push = heapq.heappush
         clock = self.clock
         listeners = self.time_listeners
         counter = 0
-        while heap:
+        stopped = stop_on_error and bool(self.task_errors)  # an earlier failure: no step at all
+        while heap and not stopped:
             when = heap[0][0]
             if until is not None and when > until:
                 break
@@ -197,6 +199,8 @@ class Scheduler:
                 if task._future is not None:
                     task._future.set_exception(error)
                 self.task_errors.append((task, error))
+                if stop_on_error:
+                    break
                 continue
             finally:
                 self.current = None

@@ -199,7 +199,7 @@ class Simulation:
             self.scheduler.time_listeners.append(listener)
         self._start_freeze()
         try:
-            self.scheduler.run(until=until, stop_when=self._stopper(stop_when),
+            self.scheduler.run(until=until, stop_when=stop_when, stop_on_error=True,
                                advance=not until_idle and not self.scheduler.task_errors)
         finally:
             self._stop_freeze()
@@ -222,12 +222,6 @@ class Simulation:
         if task.exception is not None:
             raise task.exception
         return task.result
-
-    def _stopper(self, stop_when: Callable[[], bool] | None) -> Callable[[], bool] | None:
-        errors = self.scheduler.task_errors
-        if stop_when is None:
-            return lambda: bool(errors)
-        return lambda: bool(errors) or stop_when()
 
     def _raise_task_errors(self) -> None:
         errors = self.scheduler.task_errors

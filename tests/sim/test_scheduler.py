@@ -153,3 +153,32 @@ def test_frozen_time_resumes_from_the_clock_on_a_second_run():
     sim.spawn(clocky())
     sim.run()
     assert seen == [dt.datetime(2026, 1, 1) + timedelta(seconds=2), dt.datetime(2026, 1, 1) + timedelta(seconds=4)]
+
+
+def test_stop_on_error_stops_at_the_failing_step():
+    def scheduler_with_a_failure() -> tuple[Scheduler, list[float]]:
+        scheduler = Scheduler()
+        ran: list[float] = []
+
+        async def fails():
+            await scheduler.sleep(1)
+            raise ValueError("boom")
+
+        async def ticks():
+            for _ in range(4):
+                await scheduler.sleep(0.5)
+                ran.append(scheduler.now)
+
+        scheduler.spawn(fails())
+        scheduler.spawn(ticks())
+        return scheduler, ran
+
+    scheduler, ran = scheduler_with_a_failure()
+    scheduler.run(stop_on_error=True, until=10, advance=True)
+    # the tick due at 1.0 was scheduled after the failing task's wake-up, so it has not run
+    assert ran == [0.5] and scheduler.now == 1.0 and len(scheduler.task_errors) == 1
+    scheduler.run(stop_on_error=True)  # an earlier failure: not a step more
+    assert ran == [0.5]
+    scheduler, ran = scheduler_with_a_failure()
+    scheduler.run()
+    assert ran == [0.5, 1.0, 1.5, 2.0] and len(scheduler.task_errors) == 1
