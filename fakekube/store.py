@@ -45,6 +45,7 @@ from fakekube.verbs.delete import DeleteVerbs
 from fakekube.verbs.eviction import EvictionVerbs
 from fakekube.verbs.read import ReadVerbs
 from fakekube.verbs.scale import ScaleVerbs
+from fakekube.verbs.unchanged import decode_update_body, same_as_stored
 from fakekube.verbs.watching import WatchVerbs
 from fakekube.verbs.write import WriteVerbs
 from fakekube.watch import ADDED, DELETED, MODIFIED, Change, Hub
@@ -426,9 +427,11 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
 
-    def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None) -> dict[str, Any]:
+    def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None,
+                    stored: dict[str, Any] | None = None) -> dict[str, Any]:
         """The store's copy of a create or update body, decoded as the real server decodes it (fakekube.decoding):
-        wrong JSON types are a 400, unknown fields are dropped and reported to ``report`` (fieldValidation)."""
+        wrong JSON types are a 400, unknown fields are dropped and reported to ``report`` (fieldValidation).
+        ``stored``: the object an update replaces, whose unchanged fields need no decoding (verbs.unchanged)."""
         if not isinstance(body, dict):
             raise errors.BadRequest(
                 f"the body of the request must be a JSON object describing a {rt.kind}, not {type(body).__name__}"
@@ -437,7 +440,10 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         api_version = body.get("apiVersion")
         kind = body.get("kind")
         duplicates = list(getattr(body, "duplicate_fields", ()))
-        if rt.model is not None:
+        if same_as_stored(rt, stored):
+            assert stored is not None
+            obj, unknown = decode_update_body(rt, body, stored)
+        elif rt.model is not None:
             decoded = decoding.decode_body(rt, body)
             obj, unknown = decoded.value, decoded.unknown
         else:

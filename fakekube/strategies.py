@@ -89,6 +89,10 @@ class Strategy:
     returns_deleted_object = False
     # after_delete does something: the store builds a context for it only then.
     releases_on_delete = False
+    # The top-level fields ``default`` reads and writes, when it reads nothing else (None: not known). An update
+    # whose values there equal the stored object's skips defaulting: the stored values were defaulted when they
+    # were written, and defaulting what is already defaulted changes nothing.
+    defaulted_fields: tuple[str, ...] | None = None
     # A create the kind answers instead of storing (upstream: a ``rest.Creater`` with no storage behind it, as
     # SubjectAccessReview and TokenReview are): the store decodes the body, checks its apiVersion and kind and
     # runs ``default``, then returns ``answer(obj, request)`` with 201. Nothing is stored: no resourceVersion,

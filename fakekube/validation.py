@@ -147,8 +147,29 @@ def is_dns1035_label(value: str) -> list[str]:
     return errs
 
 
+# Strings known to pass a check: label keys and values repeat on every write of an object and across objects,
+# and a regular expression costs more than a set lookup. Bounded; only valid strings are remembered.
+_VALID_QUALIFIED_NAMES: set[str] = set()
+_VALID_LABEL_VALUES: set[str] = set()
+_MAX_REMEMBERED = 50_000
+
+
+def _remember_valid(known: set[str], value: str, errs: list[str]) -> list[str]:
+    if not errs and type(value) is str:
+        if len(known) >= _MAX_REMEMBERED:
+            known.clear()
+        known.add(value)
+    return errs
+
+
 def is_qualified_name(value: str) -> list[str]:
     """Label keys, annotation keys and finalizers: ``[prefix/]name``, prefix a DNS subdomain."""
+    if type(value) is str and value in _VALID_QUALIFIED_NAMES:
+        return []
+    return _remember_valid(_VALID_QUALIFIED_NAMES, value, _qualified_name_errors(value))
+
+
+def _qualified_name_errors(value: str) -> list[str]:
     errs: list[str] = []
     parts = value.split("/")
     if len(parts) == 1:
@@ -176,12 +197,14 @@ def is_qualified_name(value: str) -> list[str]:
 
 def is_valid_label_value(value: str) -> list[str]:
     """Label values: empty, or at most 63 alphanumerics/``-_.`` starting and ending alphanumeric."""
+    if type(value) is str and value in _VALID_LABEL_VALUES:
+        return []
     errs: list[str] = []
     if _byte_len(value) > 63:
         errs.append(_max_len_bytes(63))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(_LABEL_VALUE_REGEX_ERR)
-    return errs
+    return _remember_valid(_VALID_LABEL_VALUES, value, errs)
 
 
 # ------------------------------------------------------------------------------------ name functions

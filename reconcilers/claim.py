@@ -205,7 +205,9 @@ class ClaimReconciler:
         if summary is None or cache_informer(c, keys.SANDBOXES) is not summary.informer:
             labelled = await shared_list(c, keys.SANDBOXES, ns, labels={keys.TEMPLATE_REF_HASH: template_hash})
             return await self._scan_candidates(claim, [*owned, *labelled], template_hash)
-        await c.cache_read()  # the label-selected LIST, answered by the summary unless a rare case needs it
+        # The LIST, answered by the summary unless a rare case needs it; upstream's copies every sandbox of
+        # the namespace out of the cache (r.List with only InNamespace), which is what it costs the CPU.
+        await c.cache_read(items=len(summary.informer.by_ns.get(ns) or ()))
         if not summary.exact or _owns_labelled(summary.informer, ns, claim_uid, template_hash):
             labelled = list_now(summary.informer, ns, labels={keys.TEMPLATE_REF_HASH: template_hash})
             return await self._scan_candidates(claim, [*owned, *labelled], template_hash)

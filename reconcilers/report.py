@@ -121,6 +121,12 @@ def _summarize(run: Any) -> dict[str, Any]:
         "simulated_seconds": round(sim.now, 3),
         "wall": {"seconds": round(run.wall_seconds, 3)},
     }
+    cpu = run.env.manager.cpu
+    if cpu is not None:  # the controller process's CPU model (fakekube/sim/cpu.py), when one is on
+        stats = cpu.stats()
+        result["cpu"] = {"cores": cpu.cores, "cpu_seconds": round(stats["cpu_seconds"], 3),
+                         "mean_wait_ms": round(stats["mean_wait"] * 1000, 3),
+                         "max_wait_ms": round(stats["max_wait"] * 1000, 3)}
     return result
 
 

@@ -68,6 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, metavar="FILE",
                         help="timing model JSON (from `fakekube fit`); default: the one fitted from PR #508's "
                              "first table")
+    parser.add_argument("--cpu-cores", type=int, default=None, metavar="N",
+                        help="model the controller process's CPU: N cores and published per-operation costs "
+                             "(reconcilers/cpumodel.py); default: off (work costs no time)")
     parser.add_argument("--expected", default=None, metavar="TABLE",
                         help="a PR-style table to align the claim's timeline with (seed-timeline); prints both "
                              "timelines with the unmatched steps and the cadence ratio")
@@ -109,6 +112,13 @@ def run(args: argparse.Namespace) -> int:
 
     scenario = SCENARIOS[args.scenario].with_overrides(**{n: getattr(args, n, None) for n, _, _ in _PARAMS})
     model = ClusterModel.load(args.model) if args.model else None
+    if args.cpu_cores is not None:
+        from reconcilers.cpumodel import pr508_cpu
+        from reconcilers.env import default_model
+
+        if args.cpu_cores < 1:
+            raise SystemExit("fakekube simulate: --cpu-cores needs at least 1")
+        model = (model or default_model()).with_changes(cpu=pr508_cpu(args.cpu_cores))
     expected = _expected(args) if args.expected else None
     if expected is not None and not scenario.timeline:
         raise SystemExit("fakekube simulate: --expected aligns one claim's timeline: use --scenario seed-timeline")
@@ -185,6 +195,10 @@ def render_text(results: list[dict[str, Any]]) -> str:
             ("API requests", str(r["api_requests"]["total"])),
             ("simulated time", f"{r['simulated_seconds']:.1f} s"),
         ]
+        if "cpu" in r:
+            c = r["cpu"]
+            rows.append(("controller CPU", f"{c['cores']} cores, {c['cpu_seconds']:.1f} CPU-s, queued jobs wait "
+                                           f"{c['mean_wait_ms']:.2f} ms mean, {c['max_wait_ms']:.1f} ms max"))
         if "wall" in r:
             rows.append(("wall clock", f"{r['wall']['seconds']:.2f} s"))
         if r["timed_out"]:

@@ -66,7 +66,10 @@ class WarmPoolReconciler:
         counts: tuple[int, int] | None = None
         members: list[Obj] = []
         if summary is not None and cache_informer(c, keys.SANDBOXES) is summary.informer:
-            await c.cache_read()  # the members LIST, answered by the summary when nothing needs the scan
+            # The members LIST, answered by the summary when nothing needs the scan; upstream copies each
+            # member out of the cache, which is what it costs the CPU.
+            group = summary.group(pm["namespace"], pool_hash)
+            await c.cache_read(items=len(group.members) if group is not None else 0)
             counts = self._active_from_summary(summary, pm, pool_hash)
             if counts is None:
                 members = list_now(summary.informer, pm["namespace"], selector)  # the LIST's answer, same instant

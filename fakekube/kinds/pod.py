@@ -28,6 +28,7 @@ class PodStrategy(BuiltinStrategy):
     status_keeps = ("ownerReferences",)
     graceful_delete = True
     returns_deleted_object = True
+    defaulted_fields = ("spec",)  # default_pod reads and writes the spec alone
 
     def default(self, obj: dict[str, Any]) -> None:
         default_pod(obj)

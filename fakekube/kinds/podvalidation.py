@@ -287,6 +287,10 @@ def validate_pod_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
     elif old_deadline is not None:
         errs.append(invalid("spec.activeDeadlineSeconds", None, "must not update from a positive integer to nil "
                                                                 "value"))
+    if spec == old_spec:
+        # Nothing in the spec changed: the stored spec passed these checks when it was written, and they
+        # depend on the two specs alone.
+        return errs
     tolerations, old_tolerations = seq(spec.get("tolerations")), seq(old_spec.get("tolerations"))
     # validateOnlyAddedTolerations: every stored toleration is still there (its tolerationSeconds may change).
     without_seconds = [{k: v for k, v in mapping(t).items() if k != "tolerationSeconds"} for t in tolerations]

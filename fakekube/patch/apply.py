@@ -16,14 +16,13 @@ from typing import Any
 import yaml
 
 from fakekube import errors
-from fakekube.jsonvalues import json_copy
+from fakekube.jsonvalues import encode_json, json_copy
 from fakekube.patch import fieldpath, typed
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.managed_fields import (
     ManagerEntry,
     decode_managed_fields,
     encode_managed_fields,
-    without_managed_fields,
 )
 from fakekube.patch.schema import UNTYPED, PatchSchema
 
@@ -111,7 +110,7 @@ def server_side_apply(
         raise errors.BadRequest("metadata.managedFields must be nil")
     schema = schema or UNTYPED
     managers = decode_managed_fields(live)
-    live_body = without_managed_fields(live)
+    live_body = _without_managed_fields_view(live)  # merge and compare only read it
     merged = typed.merge(live_body, config, schema)
     if not isinstance(merged, dict):
         merged = {}
@@ -133,7 +132,7 @@ def server_side_apply(
     for ident, other in managers.items():
         if ident == key:
             continue
-        clash = other.fields & changed
+        clash = other.owned(changed)
         if clash:
             conflicts[ident] = clash
     if conflicts and not force:
@@ -141,17 +140,33 @@ def server_side_apply(
     for ident, other in managers.items():
         if ident == key:
             continue
-        other.fields -= conflicts.get(ident, set())
-        other.fields -= cmp.removed
+        # The other managers' trees are edited, not rebuilt: only the paths they lose are touched.
+        other.lose(conflicts.get(ident, set()) | cmp.removed)
     if merged != live_body:
         # Only a write that changes the object moves the applier's timestamp (an identical re-apply
         # leaves managedFields byte-for-byte unchanged).
         entry.time = now
     entry.api_version = api_version
-    if not keep_nulls:
+    if not keep_nulls and has_null(merged):
         drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
     return merged
+
+
+def _without_managed_fields_view(live: dict | None) -> dict:
+    """``live`` without its managedFields, sharing everything else (for readers only)."""
+    if not live:
+        return {}
+    meta = live.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return live
+    return {**live, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+
+
+def has_null(value: Any) -> bool:
+    """Whether a JSON document holds a null anywhere (one C encode instead of a Python walk)."""
+    text = encode_json(value)
+    return text is None or b"null" in text
 
 
 def _prune(merged: dict, managers: dict[str, ManagerEntry], last: set[Path], schema: PatchSchema) -> dict:

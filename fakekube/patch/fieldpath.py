@@ -202,6 +202,43 @@ def to_fields_v1(paths: Iterable[Path]) -> dict:
     return tree
 
 
+def is_canonical_tree(tree: Any) -> bool:
+    """Whether ``tree`` is ``to_fields_v1(from_fields_v1(tree))`` (what this module writes): every level's
+    elements strictly sorted, ``"."`` first and only beside children. A manager's tree that is can be kept
+    and edited as it is instead of being decoded and encoded again."""
+    if type(tree) is not dict:
+        return False
+    previous: tuple[int, str] | None = None
+    first = True
+    for pe, child in tree.items():
+        if type(child) is not dict:
+            return False
+        if pe == ".":
+            if not first or child or len(tree) == 1:
+                return False
+        else:
+            if type(pe) is not str or not pe:
+                return False
+            key = _element_key(pe)
+            if previous is not None and key <= previous:
+                return False
+            previous = key
+            if child and not is_canonical_tree(child):
+                return False
+        first = False
+    return True
+
+
+def tree_has(tree: dict, path: Path) -> bool:
+    """Whether ``path`` is a member of the field set a canonical FieldsV1 ``tree`` encodes."""
+    node = tree
+    for pe in path:
+        node = node.get(pe)
+        if node is None:
+            return False
+    return not node or "." in node
+
+
 def from_fields_v1(tree: dict, prefix: Path = ()) -> set[Path]:
     out: set[Path] = set()
     for pe, sub in tree.items():

@@ -8,10 +8,9 @@ changed (taking them away from other managers) and every manager loses the field
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from fakekube.jsonvalues import json_copy
 from fakekube.patch import fieldpath
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.schema import UNTYPED, PatchSchema
@@ -19,14 +18,54 @@ from fakekube.patch.schema import UNTYPED, PatchSchema
 _MISSING: Any = object()
 
 
-@dataclass
 class ManagerEntry:
-    manager: str
-    operation: str
-    api_version: str
-    time: str | None
-    fields: set[Path] = field(default_factory=set)
-    subresource: str = ""
+    """One manager's entry. An entry read from an object keeps its FieldsV1 tree and decodes it into a field
+    set only when asked (``fields``); losing fields edits the tree (``fieldpath.tree_remove``), so an entry
+    that never needs its set costs neither decoding nor encoding, and one that lost nothing is written back
+    as it was read."""
+
+    __slots__ = ("manager", "operation", "api_version", "time", "subresource", "_fields", "_tree")
+
+    def __init__(self, manager: str, operation: str, api_version: str, time: str | None,
+                 fields: set[Path] | None = None, subresource: str = "", *, tree: dict | None = None) -> None:
+        self.manager = manager
+        self.operation = operation
+        self.api_version = api_version
+        self.time = time
+        self.subresource = subresource
+        # Exactly one of the two is the truth: the set once decoded (or given), else the canonical tree.
+        self._fields: set[Path] | None = set() if fields is None and tree is None else fields
+        self._tree = tree if fields is None else None
+
+    @property
+    def fields(self) -> set[Path]:
+        if self._fields is None:
+            self._fields = fieldpath.from_fields_v1(self._tree or {})
+            self._tree = None
+        return self._fields
+
+    @fields.setter
+    def fields(self, value: set[Path]) -> None:
+        self._fields, self._tree = value, None
+
+    def owned(self, paths: set[Path]) -> set[Path]:
+        """The members of ``paths`` this manager owns."""
+        if self._fields is not None:
+            return self._fields & paths
+        tree = self._tree or {}
+        return {p for p in paths if fieldpath.tree_has(tree, p)}
+
+    def lose(self, paths: set[Path]) -> None:
+        """Give up ``paths`` (those it does not own are ignored)."""
+        if not paths:
+            return
+        if self._fields is not None:
+            self._fields -= paths
+        else:
+            self._tree = fieldpath.tree_remove(self._tree or {}, paths)
+
+    def has_fields(self) -> bool:
+        return bool(self._fields) if self._fields is not None else bool(self._tree)
 
     @property
     def identifier(self) -> str:
@@ -43,7 +82,7 @@ class ManagerEntry:
         if self.time:
             entry["time"] = self.time
         entry["fieldsType"] = "FieldsV1"
-        entry["fieldsV1"] = fieldpath.to_fields_v1(self.fields)
+        entry["fieldsV1"] = self._tree if self._fields is None else fieldpath.to_fields_v1(self._fields)
         if self.subresource:
             entry["subresource"] = self.subresource
         return entry
@@ -55,13 +94,16 @@ Managers = dict[str, ManagerEntry]
 def decode_managed_fields(obj: dict | None) -> Managers:
     managers: Managers = {}
     for raw in ((obj or {}).get("metadata") or {}).get("managedFields") or []:
+        tree = raw.get("fieldsV1") or {}
+        canonical = fieldpath.is_canonical_tree(tree)
         entry = ManagerEntry(
             manager=raw.get("manager", ""),
             operation=raw.get("operation", "Update"),
             api_version=raw.get("apiVersion", ""),
             time=raw.get("time"),
-            fields=fieldpath.from_fields_v1(raw.get("fieldsV1") or {}),
+            fields=None if canonical else fieldpath.from_fields_v1(tree),
             subresource=raw.get("subresource", ""),
+            tree=tree if canonical else None,
         )
         managers[entry.identifier] = entry
     return managers
@@ -75,20 +117,12 @@ def _sort_key(entry: ManagerEntry) -> tuple:
 
 def encode_managed_fields(obj: dict, managers: Managers) -> None:
     """Write ``managers`` into ``obj["metadata"]["managedFields"]`` (removed when empty)."""
-    live = [m for m in managers.values() if m.fields]
+    live = [m for m in managers.values() if m.has_fields()]
     meta = obj.setdefault("metadata", {})
     if not live:
         meta.pop("managedFields", None)
         return
     meta["managedFields"] = [m.encode() for m in sorted(live, key=_sort_key)]
-
-
-def without_managed_fields(obj: dict | None) -> dict:
-    body = json_copy(obj) if obj else {}
-    meta = body.get("metadata")
-    if isinstance(meta, dict):
-        meta.pop("managedFields", None)
-    return body
 
 
 @dataclass

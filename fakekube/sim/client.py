@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
+from fakekube.jsonvalues import json_copy
 
 from .patches import Patch
 from .scheduler import _Sleep
@@ -89,13 +90,16 @@ class Client:
         """The informer this client's reads of ``resource`` come from; None for the API reader."""
         return None if self._live else self._informer(resource)
 
-    async def cache_read(self) -> None:
+    async def cache_read(self, items: int = 1) -> None:
         """Pay for one cache read without reading (an await point costing ``cache_read_latency``).
 
         For callers that answer a read from their own index over the cache (maintained from the informer's
         event handlers): the timing, and the seeded stream, stay those of the ``get``/``list`` it replaces.
+        ``items`` is how many objects the replaced read would copy out of the cache (the CPU model's
+        ``copy`` cost, when the manager has one).
         """
-        await _Sleep(self.manager.cache_read_delay())
+        manager = self.manager
+        await _Sleep(manager.cache_read_delay() + manager.cpu_delay("copy", items))
 
     def _rt(self, resource: str | ResourceType) -> ResourceType:
         return self.manager.sim.resolve(resource)
@@ -122,7 +126,9 @@ class Client:
         """Cached GET (NotFound if absent). ``copy=False``: the cache's shared object — read it only."""
         if not self._live:
             informer = self._informer(resource)
-            await _Sleep(self.manager.cache_read_delay())
+            manager = self.manager
+            # With a CPU model, the DeepCopy out of the cache takes the worker's core that long.
+            await _Sleep(manager.cache_read_delay() + manager.cpu_delay("copy"))
             obj = informer.get(namespace, name) if copy else informer.get_raw(namespace, name)
             if obj is None:
                 raise errors.NotFound(informer.rt.plural, informer.rt.group, name)
@@ -146,7 +152,13 @@ class Client:
                                     field_selector=field_selector or None, actor=self.actor)
             return answer["items"]
         informer = self._informer(resource)
-        await _Sleep(self.manager.cache_read_delay())
+        manager = self.manager
+        await _Sleep(manager.cache_read_delay())
+        if manager.cpu is not None:
+            # The answer is the cache as the LIST found it; copying its items takes the process's CPU.
+            found = informer.list_raw(namespace, labels, fields)
+            await _Sleep(manager.cpu_delay("copy", len(found)))
+            return [json_copy(o) for o in found] if copy else found
         if copy:
             return informer.list(namespace, labels, fields)
         return informer.list_raw(namespace, labels, fields)
@@ -209,7 +221,10 @@ class Client:
         manager = self.manager
         if isinstance(rt, str):
             rt = self._rt(rt)
+        cpu = manager.cpu
         before, after = manager.request_timing(call.__name__, rt, kwargs.get("subresource"))
+        if cpu is not None:
+            before += cpu.run_held("encode")  # the running caller builds the body before it is sent
         await _Sleep(before)
         sim = manager.sim
         try:
@@ -220,6 +235,9 @@ class Client:
                 extra, sim._fault_delay = extra + sim._fault_delay, 0.0
             if extra > 0:
                 await _Sleep(extra)
+            if cpu is not None:
+                # The answer wakes the caller from the network poller: it queues for a core, then decodes.
+                await _Sleep(cpu.run("decode"))
 
     def __repr__(self) -> str:
         return f"<Client {self.actor}{' live' if self._live else ''}>"

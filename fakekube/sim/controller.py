@@ -22,6 +22,7 @@ from fakekube.jsonvalues import json_copy
 from . import predicates as preds
 from .fifoqueue import FifoWorkQueue
 from .informer import InformerHandler
+from .scheduler import _Sleep
 from .workqueue import LOW_PRIORITY, WorkQueue
 
 if TYPE_CHECKING:
@@ -246,6 +247,7 @@ class Controller:
         queue = self.queue
         reconcile = self.reconcile
         sim = self.sim
+        cpu = self.manager.cpu
         while True:
             key = queue.try_get()
             if key is None:
@@ -256,6 +258,8 @@ class Controller:
             self.reconciles += 1
             priority = queue.priority_of(key)
             try:
+                if cpu is not None:  # the pass's own work (log lines, metrics, span), on the worker's core
+                    await _Sleep(cpu.run_held("pass_"))
                 result = await reconcile(key)
             except TerminalError as exc:
                 self._log_error(key, exc)

@@ -37,6 +37,7 @@ from .lag import Lag
 if TYPE_CHECKING:
     from fakekube.resources import ResourceType
 
+    from .cpu import Cpu
     from .scheduler import Scheduler
 
 Obj = dict[str, Any]
@@ -60,11 +61,12 @@ class InformerHandler:
 
 class Informer:
     def __init__(self, rt: ResourceType, scheduler: Scheduler, lag: Lag, rng: random.Random, actor: str,
-                 store: Any, *, handling: Lag | None = None) -> None:
+                 store: Any, *, handling: Lag | None = None, cpu: Cpu | None = None) -> None:
         self.rt = rt
         self.scheduler = scheduler
         self.lag = lag  # the distribution of this stream's transport delay
         self.handling = handling if handling is not None else Lag.zero()
+        self.cpu = cpu  # the process's cores (cpu.py): each event's decoding and handling queues for one
         self.rng = rng
         self.transport = 0.0  # this stream's transport delay, drawn when the watch starts
         self.actor = actor
@@ -129,11 +131,18 @@ class Informer:
                 if at > now:
                     self._arm(at)
                     return
-                if not handling.is_zero:
-                    cost = handling.sample(self.rng)
-                    if cost > 0:
-                        self._done_at = now + cost
-                        self._arm(self._done_at)
+                cpu = self.cpu
+                if not handling.is_zero or cpu is not None:
+                    cost = handling.sample(self.rng) if not handling.is_zero else 0.0
+                    if cpu is None:
+                        done = now + cost
+                    elif at == now:  # the consumer was idle: the network woke it, it queues for a core
+                        done = cpu.finish_at(cost + cpu.cost("event"))
+                    else:  # it was busy with the events before this one and goes on, on its core
+                        done = now + cpu.keep(cost + cpu.cost("event"))
+                    if done > now:
+                        self._done_at = done
+                        self._arm(done)
                         return
             elif done_at > now:
                 self._arm(done_at)

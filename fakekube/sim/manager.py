@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .client import Client
 from .controller import Controller, Reconcile
+from .cpu import Cpu, CpuModel
 from .informer import IndexFunc, Informer
 from .lag import Lag
 from .latency import RequestLatency
@@ -48,7 +49,8 @@ class Manager:
                  cache_read_latency: Lag | float | None = None, qps: float | None = None,
                  burst: int = 10, event_delay: Lag | float | None = None,
                  response_latency: Lag | float | None = None, latency: RequestLatency | None = None,
-                 handling: Lag | float | None = None, priority_queue: bool = True) -> None:
+                 handling: Lag | float | None = None, priority_queue: bool = True,
+                 cpu: CpuModel | None = None) -> None:
         self.sim = sim
         self.name = name
         self.cache_lag = Lag.coerce(cache_lag)
@@ -73,6 +75,8 @@ class Manager:
         self.clients: dict[str, Client] = {}
         self.recorders: dict[str, EventRecorder] = {}
         self.requests = 0
+        # The process's cores (fakekube/sim/cpu.py); None: its work costs no time, as before the model.
+        self.cpu = Cpu(sim.scheduler, cpu, sim.rng(name, "cpu")) if cpu is not None else None
 
     # -- caches ---------------------------------------------------------------------------------------
 
@@ -89,7 +93,7 @@ class Manager:
         informer = self.informers.get(key)
         if informer is None:
             informer = Informer(rt, self.sim.scheduler, self._lag_for(rt), self.sim.rng(self.name, "cache", key),
-                                self.name, self.sim.store, handling=self.handling)
+                                self.name, self.sim.store, handling=self.handling, cpu=self.cpu)
             self.informers[key] = informer
             informer.start()
         return informer
@@ -188,6 +192,12 @@ class Manager:
     def cache_read_delay(self) -> float:
         """The next cache read's cost (``cache_read_latency``, from this manager's seeded stream)."""
         return self.cache_read_latency.sample(self._cache_rng)
+
+    def cpu_delay(self, operation: str, count: int = 1) -> float:
+        """``operation`` by a running goroutine of this process (cpu.py, ``run_held``): how long it takes on
+        its core (0 without a CPU)."""
+        cpu = self.cpu
+        return cpu.run_held(operation, count) if cpu is not None else 0.0
 
     def __repr__(self) -> str:
         return f"<Manager {self.name}>"

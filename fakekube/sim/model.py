@@ -7,7 +7,10 @@ Every field is a delay in virtual seconds (a :class:`~fakekube.sim.Lag`):
 - ``cache_lag`` — a watch stream's transport delay, commit to the informer (drawn once per stream);
 - ``handling`` — what the informer's one consumer spends on each event (applying it, calling handlers);
 - ``event_delay`` — the event broadcaster's wait before it POSTs an Event;
-- ``cache_read_latency`` — the cost of a cache read (a pass's own CPU time between requests);
+- ``cache_read_latency`` — a fixed stand-in for a cache read's cost, the same idle and under load (a
+  sensitivity knob; ``cpu`` is the mechanism);
+- ``cpu`` — the controller process's cores and what its operations cost (:class:`~fakekube.sim.cpu.CpuModel`);
+  ``None`` (the default): work costs no time;
 - ``pod_scheduled`` … ``pod_ready`` — the kubelet's (and scheduler's) steps of a starting pod.
 
 ``source`` and ``derivation`` say where the numbers came from (``fakekube fit`` fills them in); they are
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .cpu import CpuModel
 from .lag import Lag
 from .latency import RequestLatency
 
@@ -42,6 +46,7 @@ class ClusterModel:
     pod_running: Lag = field(default_factory=lambda: Lag.uniform(0.050, 0.300))
     pod_containers_ready: Lag = field(default_factory=lambda: Lag.uniform(0.010, 0.100))
     pod_ready: Lag = field(default_factory=lambda: Lag.uniform(0.000, 0.005))
+    cpu: CpuModel | None = None
     source: str = ""
     derivation: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -52,9 +57,12 @@ class ClusterModel:
     # -- using it -------------------------------------------------------------------------------------
 
     def manager_options(self) -> dict[str, Any]:
-        """Keyword arguments for ``sim.manager(...)``: request timing, watch delay, handling, events."""
-        return {"latency": self.latency, "cache_lag": self.cache_lag, "handling": self.handling,
-                "event_delay": self.event_delay, "cache_read_latency": self.cache_read_latency}
+        """Keyword arguments for ``sim.manager(...)``: request timing, watch delay, handling, events, CPU."""
+        options: dict[str, Any] = {"latency": self.latency, "cache_lag": self.cache_lag, "handling": self.handling,
+                                   "event_delay": self.event_delay, "cache_read_latency": self.cache_read_latency}
+        if self.cpu is not None:
+            options["cpu"] = self.cpu
+        return options
 
     def kubelet_options(self) -> dict[str, Any]:
         """Keyword arguments for ``sim.kubelet(...)``: its steps, and the same API server and watch timing."""
@@ -69,6 +77,8 @@ class ClusterModel:
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"source": self.source, "latency": self.latency.to_dict()}
         data.update({name: getattr(self, name).to_dict() for name in _LAGS})
+        if self.cpu is not None:
+            data["cpu"] = self.cpu.to_dict()
         if self.derivation:
             data["derivation"] = self.derivation
         return data
@@ -85,6 +95,8 @@ class ClusterModel:
         values: dict[str, Any] = {name: Lag.from_dict(data[name]) for name in _LAGS if name in data}
         if "latency" in data:
             values["latency"] = RequestLatency.from_dict(data["latency"])
+        if data.get("cpu") is not None:
+            values["cpu"] = CpuModel.from_dict(data["cpu"])
         return cls(source=str(data.get("source", "")), derivation=dict(data.get("derivation") or {}), **values)
 
     @classmethod

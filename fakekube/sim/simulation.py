@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from fakekube.audit import Timeline
     from fakekube.resources import ResourceType
 
+    from .cpu import CpuModel
+
 # Packages freezegun must not scan when it starts: its scan calls getattr on every module attribute, and these
 # import submodules lazily from a module __getattr__ (defining pydantic models while datetime is half-patched).
 # They are client libraries, not reconciler code, so they keep real time.
@@ -129,14 +131,14 @@ class Simulation:
                 cache_read_latency: Lag | float | None = None, qps: float | None = None, burst: int = 10,
                 event_delay: Lag | float | None = None, response_latency: Lag | float | None = None,
                 latency: RequestLatency | None = None, handling: Lag | float | None = None,
-                priority_queue: bool = True) -> Manager:
+                priority_queue: bool = True, cpu: CpuModel | None = None) -> Manager:
         """A controller process; see :class:`fakekube.sim.manager.Manager` for the knobs."""
         if name in self.managers:
             raise ValueError(f"manager {name!r} already exists")
         mgr = Manager(self, name, cache_lag=cache_lag, per_kind_lag=per_kind_lag, api_latency=api_latency,
                       cache_read_latency=cache_read_latency, qps=qps, burst=burst, event_delay=event_delay,
                       response_latency=response_latency, latency=latency, handling=handling,
-                      priority_queue=priority_queue)
+                      priority_queue=priority_queue, cpu=cpu)
         self.managers[name] = mgr
         return mgr
 

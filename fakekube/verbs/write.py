@@ -19,6 +19,7 @@ from fakekube.records import (
     record_key,
 )
 from fakekube.resources import ResourceType
+from fakekube.verbs.unchanged import decode_patched_fields, json_patch_fields, same_as_stored
 
 
 class WriteVerbs:
@@ -48,7 +49,8 @@ class WriteVerbs:
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
             self._refuse_stale_put(rt, ns, name, body, entry, report)
-            obj = self._check_body(rt, body, report)
+            stored = self._bucket(rt).get(self._key(rt, ns, name)) if isinstance(name, str) else None
+            obj = self._check_body(rt, body, report, stored.obj if stored is not None else None)
             return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager))
 
         rv = meta.get("resourceVersion")
@@ -148,7 +150,9 @@ class WriteVerbs:
         else:
             meta.pop("generation", None)
         strategy = target.strategy
-        strategy.default(obj)
+        defaulted = strategy.defaulted_fields
+        if defaulted is None or any(obj.get(key) != old.get(key) for key in defaulted):
+            strategy.default(obj)
         ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
         try:
             result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx)
@@ -232,7 +236,8 @@ class WriteVerbs:
                                   custom=rt.custom)
             if not isinstance(patched.get("metadata"), dict):
                 raise errors.BadRequest("metadata must be an object")
-            self._decode_patched(rt, patched, kind, patch_doc, report, problems)
+            touched = json_patch_fields(patch_doc) if same_as_stored(rt, record.obj) else None
+            self._decode_patched(rt, patched, kind, patch_doc, report, problems, touched)
             return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
                                 self._manager(actor, field_manager), current=record)
 
@@ -243,15 +248,17 @@ class WriteVerbs:
         )
 
     def _decode_patched(self, rt: ResourceType, patched: dict[str, Any], patch_type: str, patch: Any,
-                        report: FieldReport, problems: list[str]) -> None:
+                        report: FieldReport, problems: list[str], touched: set[str] | None = None) -> None:
         """Decode a patch's result as the server decodes the patched document: wrong types are a 422 on
-        ``patch``; unknown fields are dropped and reported (a Strict 422 shows the unpruned document)."""
+        ``patch``; unknown fields are dropped and reported (a Strict 422 shows the unpruned document).
+        ``touched``: the only top-level fields that may differ from the stored object's (None: any)."""
         if not self._patch_may_need_decoding(rt, patch_type, patch):
             report.patch("", problems)
             return
         shown = decoding.shown_patch(patch_type, patched, patch) if report.directive == decoding.STRICT else ""
         if rt.model is not None:
-            unknown = decoding.decode_patched(rt, patched, lambda: decoding.shown_patch(patch_type, patched, patch))
+            unknown = decode_patched_fields(rt, patched, touched,
+                                            lambda: decoding.shown_patch(patch_type, patched, patch))
         else:
             unknown = self._prune_custom(rt, patched)
         report.patch(shown, problems + report.problems([], unknown))
@@ -281,7 +288,9 @@ class WriteVerbs:
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now())
         if rt.model is not None:
-            decoding.decode_patched(rt, result, lambda: json.dumps(result, separators=(",", ":")))
+            # What the configuration does not name comes from the live object, already decoded.
+            touched = set(config) if record is not None and same_as_stored(rt, record.obj) else None
+            decode_patched_fields(rt, result, touched, lambda: json.dumps(result, separators=(",", ":")))
         else:
             self._prune_custom(rt, result)
         if record is None:

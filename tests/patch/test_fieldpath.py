@@ -9,6 +9,7 @@ from hypothesis import given, settings
 
 from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
 from fakekube.patch import fieldpath as fp
+from fakekube.patch.managed_fields import ManagerEntry, decode_managed_fields
 
 POD = builtin_schema("", "Pod")
 NAMES = st.sampled_from(["a", "b", 'q"x', "c-1"])
@@ -70,3 +71,49 @@ def test_objects_with_one_spec_share_a_remembered_tree_that_edits_do_not_touch()
     fp.tree_remove(fp.tree_add(first, {("f:spec", "f:hostname")}), {("f:spec", 'k:{"name":"a"}', "f:image")})
     assert _encoded(second) == before
     assert _encoded(fp.object_tree({"spec": spec}, None)) == _encoded(fp.to_fields_v1(fp.field_set({"spec": spec}, None)))
+
+
+# -- a manager entry kept as its tree (server-side apply edits the other managers' trees in place of sets) --
+
+PATHS = st.lists(st.lists(st.sampled_from(["f:a", "f:b", 'k:{"name":"x"}', "v:1", "i:0"]), min_size=1,
+                          max_size=3).map(tuple), max_size=8).map(set)
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=PODS, lost=PATHS, probe=PATHS)
+def test_a_tree_kept_entry_answers_and_loses_like_its_field_set(before: dict, lost: set, probe: set) -> None:
+    owned = fp.field_set(before, POD)
+    lost = lost | set(list(owned)[: len(lost)])  # some paths it owns, some it does not
+    probe = probe | set(list(owned)[-len(probe):] if probe else ())
+    tree = fp.to_fields_v1(owned)
+    assert fp.is_canonical_tree(tree)
+    kept = ManagerEntry("m", "Update", "v1", None, tree=tree)
+    assert kept.owned(probe) == owned & probe
+    kept.lose(lost)
+    assert kept.encode()["fieldsV1"] == fp.to_fields_v1(owned - lost)
+    assert _encoded(kept.encode()["fieldsV1"]) == _encoded(fp.to_fields_v1(owned - lost))
+    assert kept.fields == owned - lost and kept.has_fields() == bool(owned - lost)
+    assert _encoded(tree) == _encoded(fp.to_fields_v1(owned))  # the tree read from the object is untouched
+
+
+@settings(max_examples=200, deadline=None)
+@given(obj=PODS)
+def test_only_trees_this_module_writes_are_canonical(obj: dict) -> None:
+    tree = fp.to_fields_v1(fp.field_set(obj, POD))
+    assert fp.is_canonical_tree(tree)
+    assert fp.is_canonical_tree(fp.object_tree(obj, POD))
+    for pe in list(tree)[1:]:  # any level out of order is not
+        shuffled = {pe: tree[pe], **{k: v for k, v in tree.items() if k != pe}}
+        assert not fp.is_canonical_tree(shuffled)
+
+
+def test_trees_another_writer_could_send_are_decoded_and_written_again() -> None:
+    for odd in ({"f:b": {}, "f:a": {}}, {"f:a": {".": {}}}, {"f:a": {"f:x": {}, ".": {}}}, {"f:a": 1},
+                {".": {}}, {"f:a": {".": {"f:z": {}}, "f:x": {}}}, {"": {}}):
+        assert not fp.is_canonical_tree(odd)
+    entries = decode_managed_fields({"metadata": {"managedFields": [
+        {"manager": "m", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:b": {}, "f:a": {".": {}}}}}]}})
+    (entry,) = entries.values()
+    assert entry.encode()["fieldsV1"] == {"f:spec": {"f:a": {}, "f:b": {}}}
+    assert list(entry.encode()["fieldsV1"]["f:spec"]) == ["f:a", "f:b"]

@@ -77,3 +77,26 @@ def test_every_claim_ready_pool_refilled_no_double_ownership(runs, mode) -> None
     assert summary["warm_pool"]["ready"] == summary["warm_pool"]["size"] == 600
     assert summary["sandboxes_held_by_two_claims"] == 0
     assert not summary["timed_out"]
+
+
+def _claims_that_collided(run) -> set[str]:
+    return {e.name for e in run.env.store.audit.entries
+            if e.conflict and e.resource == "sandboxclaims" and e.subresource == "status"}
+
+
+def test_with_the_controllers_cpu_modelled_some_claims_win_the_race(runs) -> None:
+    # One run with the CPU model (2 cores, published per-operation costs: reconcilers/cpumodel.py). A
+    # response that finds the cores busy waits for one, so some re-queued passes read the claim after its
+    # status event was applied and do not collide. What is asserted is the direction, not a count.
+    from reconcilers.cpumodel import pr508_cpu
+    from reconcilers.env import default_model
+
+    cpu_run = run_scenario("seed-load", WriteStrategies("update"), seed=1,
+                           model=default_model().with_changes(cpu=pr508_cpu(2)))
+    summary = summarize(cpu_run)
+    baseline_run, baseline = runs["update"]
+    assert summary["claims"]["ready"] == 1500 and not summary["timed_out"]
+    assert 0 < summary["conflicts"]["claim_status"] < baseline["conflicts"]["claim_status"]
+    won = 1500 - len(_claims_that_collided(cpu_run))
+    assert won > 1500 - len(_claims_that_collided(baseline_run))
+    assert summary["cpu"]["mean_wait_ms"] > 0.1  # the cores were contended: jobs queued

@@ -84,7 +84,7 @@ def request(url: str, method: str, path: str, body: bytes | str | dict | list | 
             headers: dict[str, str] | None = None) -> Response:
     """One raw HTTP request on a fresh connection (no client library in between)."""
     parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)  # generous: CI machines are shared
     try:
         data = json.dumps(body).encode() if isinstance(body, dict | list) else body
         if isinstance(data, str):

@@ -199,3 +199,14 @@ def test_a_scheduler_binds_a_pod_in_protobuf(api, kube_server):
     resp = api("POST", "/api/v1/namespaces/default/pods/p/binding", CODEC.encode(binding), PB)
     assert resp.status == 201, resp.body
     assert kube_server.store.get("pods", "p", "default")["spec"]["nodeName"] == "node-1"
+
+
+def test_quantities_in_a_protobuf_body_are_stored_canonical_as_from_json(api, kube_server):
+    resources = {"requests": {"cpu": "1000m", "memory": "2048Ki"}, "limits": {"cpu": "1.5"}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q"},
+           "spec": {"containers": [{"name": "c", "image": "nginx", "resources": resources}]}}
+    resp = api("POST", "/api/v1/namespaces/default/pods", CODEC.encode(pod), PB)
+    assert resp.status == 201, resp.body
+    stored = kube_server.store.get("pods", "q", "default")["spec"]["containers"][0]["resources"]
+    assert stored == {"requests": {"cpu": "1", "memory": "2Mi"}, "limits": {"cpu": "1500m"}}
+    assert CODEC.decode(resp.body)["spec"]["containers"][0]["resources"] == stored

@@ -1,0 +1,89 @@
+"""Decoding only what a write changed: the top-level fields of a body or a patch's result that are not the
+stored object's own.
+
+A stored object of a built-in kind decoded cleanly when it was written (and defaulting adds only declared
+fields), so a field of a write that is, type for type, the stored field decodes to itself with nothing to
+report: the typed decoder would walk it only to copy it. These helpers hand the decoder the other fields
+alone — in document order, under the same root type, so a value of the wrong type or an unknown field is
+found and named exactly as a whole-object decode names it — and copy the unchanged ones in C.
+
+Only a kind served in its storage version takes this path (a conversion could make a stored field read
+differently through another version).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube import decoding
+from fakekube.jsonvalues import decode_json_bytes, encode_json
+from fakekube.resources import ResourceType
+
+
+def same_as_stored(rt: ResourceType, stored: dict[str, Any] | None) -> bool:
+    """Whether ``stored`` can stand for already-decoded fields of a write through ``rt``."""
+    return (stored is not None and rt.model is not None and rt.to_storage is None and rt.from_storage is None
+            and stored.get("apiVersion") == rt.api_version)
+
+
+def decode_update_body(rt: ResourceType, body: dict[str, Any], stored: dict[str, Any]) -> tuple[dict[str, Any],
+                                                                                                  list[str]]:
+    """``decoding.decode_body(rt, body)`` (the copy and its unknown fields) for a PUT over ``stored``."""
+    unchanged: dict[str, Any] = {}
+    changed: dict[str, Any] = {}
+    for key, value in body.items():
+        old = stored.get(key, _MISSING)
+        if old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
+            text = encode_json(value)
+            # Equal bytes: equal keys in the same order and the same JSON literals (``1`` is not ``1.0``).
+            if text is not None and text == encode_json(old):
+                unchanged[key] = text
+                continue
+        changed[key] = value
+    if not unchanged:
+        decoded = decoding.decode_body(rt, body)
+        return decoded.value, decoded.unknown
+    decoded = decoding.decode_body(rt, changed)
+    value = decoded.value
+    out = {}
+    for key in body:  # the body's order, which the stored object keeps
+        text = unchanged.get(key)
+        if text is not None:
+            out[key] = decode_json_bytes(text)
+        elif key in value:
+            out[key] = value[key]
+    return out, decoded.unknown
+
+
+def decode_patched_fields(rt: ResourceType, patched: dict[str, Any], touched: set[str] | None,
+                          shown: Any) -> list[str]:
+    """``decoding.decode_patched`` for a patch's result whose top-level fields other than ``touched`` are
+    the stored object's (``None``: any field may have changed, decode it all)."""
+    if touched is None:
+        return decoding.decode_patched(rt, patched, shown)
+    part = {key: value for key, value in patched.items() if key in touched}
+    unknown = decoding.decode_patched(rt, part, shown)
+    for key in touched:  # an unknown top-level field was dropped from the part, not from the result
+        if key in patched and key not in part:
+            del patched[key]
+    return unknown
+
+
+def json_patch_fields(patch: Any) -> set[str] | None:
+    """The top-level fields a JSON patch writes to (``None`` when that cannot be told: the whole document,
+    an operation that is not an object or a path that is not a pointer)."""
+    if not isinstance(patch, list):
+        return None
+    touched: set[str] = set()
+    for op in patch:
+        if not isinstance(op, dict):
+            return None
+        path = op.get("path")
+        if not isinstance(path, str) or not path.startswith("/") or len(path) < 2:
+            return None
+        head = path[1:].split("/", 1)[0]
+        touched.add(head.replace("~1", "/").replace("~0", "~"))
+    return touched
+
+
+_MISSING: Any = object()

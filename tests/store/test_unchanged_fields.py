@@ -1,0 +1,97 @@
+"""Writes that decode, default and validate only what changed (fakekube/verbs/unchanged.py, the pod strategy's
+``defaulted_fields``) answer as a whole-object write does, and never share data with the caller."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from fakekube import decoding, errors
+from fakekube.store import Store
+from fakekube.verbs.unchanged import decode_update_body, json_patch_fields
+
+POD = {"metadata": {"name": "p", "labels": {"a": "1"}},
+       "spec": {"containers": [{"name": "c", "image": "i:1", "env": [{"name": "E", "value": "1"}]}]}}
+
+
+@pytest.fixture()
+def stored(kube: Store) -> dict:
+    return kube.create("pods", copy.deepcopy(POD), "default")
+
+
+def test_a_put_that_keeps_the_spec_shares_nothing_with_the_caller(kube: Store, stored: dict) -> None:
+    stored["metadata"]["labels"]["a"] = "2"
+    answer = kube.update("pods", stored, "default")
+    before = kube.get("pods", "p", "default")
+    for mutated in (stored, answer):  # the body sent and the answer got
+        mutated["spec"]["containers"][0]["env"][0]["value"] = "changed"
+        mutated["spec"]["tolerations"].clear()
+        mutated["metadata"]["managedFields"][0]["fieldsV1"].clear()
+        mutated["status"]["phase"] = "changed"
+    assert kube.get("pods", "p", "default") == before
+    assert before["spec"]["containers"][0]["env"][0]["value"] == "1"
+
+
+@pytest.mark.parametrize("change", [
+    lambda spec: spec["containers"][0].__setitem__("image", 5),  # wrong type: 400
+    lambda spec: spec.__setitem__("bogus", 1),  # unknown: dropped, warned
+    lambda spec: spec["containers"][0].__setitem__("ports", [{"containerPort": "80"}]),
+])
+def test_decoding_a_put_over_the_stored_object_finds_what_a_whole_decode_finds(kube: Store, stored: dict,
+                                                                               change) -> None:
+    rt = kube.resolve("pods")
+    record = kube._data[rt.storage][("default", "p")].obj
+    body = json.loads(json.dumps(stored))
+    body["metadata"]["bogus"] = 1
+    change(body["spec"])
+    try:
+        whole = decoding.decode_body(rt, body)
+    except errors.ApiError as exc:
+        with pytest.raises(type(exc)) as info:
+            decode_update_body(rt, body, record)
+        assert info.value.status == exc.status
+        return
+    value, unknown = decode_update_body(rt, body, record)
+    assert (json.dumps(value), unknown) == (json.dumps(whole.value), whole.unknown)
+
+
+def test_fields_equal_only_as_python_values_are_decoded(kube: Store, stored: dict) -> None:
+    """``True == 1`` in Python, not in JSON: a field that differs only so is still checked."""
+    rt = kube.resolve("pods")
+    record = kube._data[rt.storage][("default", "p")].obj
+    body = json.loads(json.dumps(stored))
+    body["spec"]["terminationGracePeriodSeconds"] = 30.0
+    with pytest.raises(errors.BadRequest, match="terminationGracePeriodSeconds"):
+        decode_update_body(rt, body, record)
+
+
+def test_a_put_without_a_default_the_stored_spec_has_is_defaulted_again(kube: Store, stored: dict) -> None:
+    del stored["spec"]["dnsPolicy"]
+    assert kube.update("pods", stored, "default")["spec"]["dnsPolicy"] == "ClusterFirst"
+
+
+def test_a_put_that_changes_a_forbidden_spec_field_is_still_refused(kube: Store, stored: dict) -> None:
+    stored["spec"]["restartPolicy"] = "Never"
+    with pytest.raises(errors.Invalid, match="pod updates may not change fields"):
+        kube.update("pods", stored, "default")
+
+
+def test_json_patches_name_the_top_level_fields_they_write() -> None:
+    assert json_patch_fields([{"op": "add", "path": "/metadata/labels/a", "value": "1"},
+                              {"op": "replace", "path": "/a~1b~0c", "value": 1}]) == {"metadata", "a/b~c"}
+    for unknown in ([{"op": "replace", "path": "", "value": {}}], [{"op": "add", "path": "/"}], ["x"], {},
+                    [{"op": "add", "path": 1}]):
+        assert json_patch_fields(unknown) is None
+
+
+def test_a_json_patch_that_adds_unknown_top_level_fields_drops_and_reports_them(kube: Store, stored: dict) -> None:
+    patched = kube.patch("pods", "p", [{"op": "add", "path": "/bogus", "value": 1},
+                                       {"op": "add", "path": "/spec/bogus", "value": 1}], "default",
+                         patch_type="application/json-patch+json")
+    assert "bogus" not in patched and "bogus" not in patched["spec"]
+    assert kube.last_request().warnings == ['unknown field "spec.bogus"', 'unknown field "bogus"']  # document order
+    with pytest.raises(errors.Invalid, match="cannot unmarshal number into Go struct field Container"):
+        kube.patch("pods", "p", [{"op": "add", "path": "/spec/containers/0/image", "value": 1}], "default",
+                   patch_type="application/json-patch+json")
