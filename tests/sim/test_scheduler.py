@@ -182,3 +182,51 @@ def test_stop_on_error_stops_at_the_failing_step():
     scheduler, ran = scheduler_with_a_failure()
     scheduler.run()
     assert ran == [0.5, 1.0, 1.5, 2.0] and len(scheduler.task_errors) == 1
+
+
+def test_every_step_runs_the_earliest_pending_entry_in_time_then_scheduling_order():
+    # Zero sleeps, tiny sleeps (now + d == now) and callbacks due now, mixed: whichever internal queue an entry
+    # sits in, the next one to run is the pending entry with the smallest (time, order scheduled).
+    import random
+
+    sched = Scheduler(VirtualClock())
+    rng = random.Random(5)
+    counter = [0]
+    pending: dict[int, float] = {}  # scheduling order -> due time
+    ran: list[tuple[float, int]] = []
+
+    def scheduled(due: float) -> int:
+        counter[0] += 1
+        pending[counter[0]] = due
+        return counter[0]
+
+    def step(order: int) -> None:
+        due = pending.pop(order)
+        assert due == sched.now
+        assert all((due, order) < (t, o) for o, t in pending.items())
+        ran.append((due, order))
+
+    def callback(order: int) -> None:
+        step(order)
+
+    async def task() -> None:
+        for _ in range(40):
+            choice = rng.random()
+            if choice < 0.3:
+                delay = 0.0
+            elif choice < 0.4:
+                delay = 1e-30 if sched.now > 0 else 0.0  # lost to rounding once time is not 0
+            elif choice < 0.5:
+                order = scheduled(sched.now)
+                sched.call_later(0, lambda order=order: callback(order))
+                continue
+            else:
+                delay = rng.choice([0.001, 0.002, 0.5])
+            order = scheduled(sched.now + delay)
+            await sched.sleep(delay)
+            step(order)
+
+    for _ in range(8):
+        sched.spawn(task())
+    sched.run()
+    assert not pending and len(ran) > 250 and sched.idle
