@@ -135,7 +135,7 @@ _ABSENT: Any = object()
 def _omitted(value: Any) -> bool:
     """Whether Go's ``omitempty`` drops ``value``: a zero scalar, an empty list, a map of omitted values."""
     if isinstance(value, dict):
-        return all(_omitted(v) for v in value.values())
+        return all(map(_omitted, value.values()))
     if isinstance(value, list):
         return not value
     return value in _ZERO
@@ -148,12 +148,15 @@ def _equal_omitting_empty(a: Any, b: Any) -> bool:
             return False
         for k, v in a.items():
             w = b.get(k, _ABSENT)
+            if v == w:
+                continue  # equal values are equal once dropped too
             if w is _ABSENT or _omitted(w):
                 if not _omitted(v):
                     return False
             elif _omitted(v) or not _equal_omitting_empty(v, w):
                 return False
-        return all(k in a or _omitted(w) for k, w in b.items())
+        extra = b.keys() - a.keys()  # usually empty: no walk at all
+        return not extra or all(_omitted(b[k]) for k in extra)
     if isinstance(a, list):
         return isinstance(b, list) and len(a) == len(b) and all(map(_equal_omitting_empty, a, b))
     if isinstance(b, dict | list):
