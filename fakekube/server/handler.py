@@ -21,6 +21,7 @@ from fakekube.server.replies import Encoder
 
 if TYPE_CHECKING:
     from fakekube.server.app import ApiServer
+    from fakekube.store import Store
 
 logger = logging.getLogger("fakekube.server")
 
@@ -183,7 +184,8 @@ class ApiHandler(BaseHTTPRequestHandler):
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
             self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))
             return
-        self._send_document(code, result.body)
+        # What a read returns is the store's objects as they are: their protobuf messages can be reused.
+        self._send_document(code, result.body, store=store if verb in ("get", "list") else None)
 
     def _endpoint(self, route: routing.Endpoint) -> None:
         d = self.server.discovery
@@ -326,10 +328,10 @@ class ApiHandler(BaseHTTPRequestHandler):
             return
         self._send_document(exc.code, exc.status)
 
-    def _send_document(self, code: int, document: Any) -> None:
+    def _send_document(self, code: int, document: Any, store: Store | None = None) -> None:
         """A response object in the negotiated media type (JSON unless the request negotiated another)."""
         encoder = getattr(self, "_encoder", Encoder.JSON)
-        body, content_type = encoder.encode(document, pretty=self._pretty())
+        body, content_type = encoder.encode(document, pretty=self._pretty(), store=store)
         self._write_reply(code, body, content_type)
 
     def _send_json(self, code: int, document: Any) -> None:

@@ -10,6 +10,8 @@ decodes by the response's Content-Type, and logged.
 from __future__ import annotations
 
 import logging
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -18,8 +20,9 @@ import yaml
 from fakekube.resources import ResourceType
 from fakekube.server import bodies, encoding
 from fakekube.server.negotiation import JSON, PROTOBUF, YAML
-from fakekube.server.protobuf import WATCH_MEDIA_TYPE, CodecError, default_codec
+from fakekube.server.protobuf import WATCH_MEDIA_TYPE, CodecError, EncodedObjects, default_codec
 from fakekube.server.watchstream import encode_event
+from fakekube.store import Store
 from fakekube.watch import WatchEvent
 
 logger = logging.getLogger("fakekube.server")
@@ -47,13 +50,17 @@ class Encoder:
     def for_media_type(cls, media_type: str) -> Encoder:
         return {JSON: cls.JSON, YAML: cls.YAML, PROTOBUF: cls.PROTOBUF}[media_type]
 
-    def encode(self, document: Any, *, pretty: bool = False) -> tuple[bytes, str]:
-        """(body, Content-Type) of one response object; ``pretty`` indents JSON (``?pretty=true``)."""
+    def encode(self, document: Any, *, pretty: bool = False, store: Store | None = None) -> tuple[bytes, str]:
+        """(body, Content-Type) of one response object; ``pretty`` indents JSON (``?pretty=true``).
+
+        ``store``: the document is an object or a list exactly as that store's read returned it, so protobuf
+        messages of its objects may be reused from the store's cache of encoded objects.
+        """
         if self.media_type == PROTOBUF and isinstance(document, dict):
             codec = default_codec()
             if codec.message_for(document.get("apiVersion") or "", document.get("kind") or "") is not None:
                 try:
-                    return codec.encode(document), PROTOBUF
+                    return codec.encode(document, encoded_objects(store) if store is not None else None), PROTOBUF
                 except CodecError as exc:
                     logger.warning("answering in JSON: %s %s has no protobuf form: %s",
                                    document.get("kind"), (document.get("metadata") or {}).get("name"), exc)
@@ -66,6 +73,19 @@ class Encoder:
         if self.media_type != PROTOBUF or render is not None:
             return encode_event(event, render)
         return default_codec().encode_event(event.type, event.raw)
+
+
+_ENCODED: weakref.WeakKeyDictionary[Store, EncodedObjects] = weakref.WeakKeyDictionary()
+_ENCODED_LOCK = threading.Lock()
+
+
+def encoded_objects(store: Store) -> EncodedObjects:
+    """The protobuf messages of a store's objects the server has answered, which live as long as the store."""
+    cache = _ENCODED.get(store)
+    if cache is None:
+        with _ENCODED_LOCK:
+            cache = _ENCODED.setdefault(store, EncodedObjects())
+    return cache
 
 
 Encoder.JSON = Encoder(JSON)

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube.server.protobuf.cache import EncodedObjects
 from fakekube.server.protobuf.decode import Decoder
-from fakekube.server.protobuf.encode import encode_message
+from fakekube.server.protobuf.encode import encode_message, encode_stored
 from fakekube.server.protobuf.envelope import frame, length_delimited, read_frames, unwrap, wrap
 from fakekube.server.protobuf.schema import Message, Schema, default_schema
 from fakekube.server.protobuf.wire import CodecError
 
-__all__ = ["Codec", "CodecError", "MEDIA_TYPE", "WATCH_MEDIA_TYPE", "UnknownKind", "frame", "read_frames",
-           "default_codec"]
+__all__ = ["Codec", "CodecError", "EncodedObjects", "MEDIA_TYPE", "WATCH_MEDIA_TYPE", "UnknownKind", "frame",
+           "read_frames", "default_codec"]
 
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
 WATCH_MEDIA_TYPE = MEDIA_TYPE + ";stream=watch"
@@ -70,13 +71,18 @@ class Codec:
         except (IndexError, RecursionError) as exc:  # a defect guard: malformed input is a CodecError
             raise CodecError(f"malformed protobuf message: {type(exc).__name__}") from None
 
-    def encode(self, obj: dict[str, Any]) -> bytes:
-        """A JSON object with ``apiVersion`` and ``kind`` → the enveloped body."""
+    def encode(self, obj: dict[str, Any], stored: EncodedObjects | None = None) -> bytes:
+        """A JSON object with ``apiVersion`` and ``kind`` → the enveloped body.
+
+        ``stored``: the object (or every item of a list) is as a store returned it, so its message may be
+        reused from that cache of the store's encoded objects (see ``cache.py``). The bytes are the same.
+        """
         api_version, kind = obj.get("apiVersion") or "", obj.get("kind") or ""
         message = self.schema.kind(api_version, kind)
         if message is None:
             raise UnknownKind(api_version, kind)
-        return wrap(api_version, kind, encode_message(message, obj))
+        raw = encode_message(message, obj) if stored is None else encode_stored(message, obj, stored)
+        return wrap(api_version, kind, raw)
 
     # -- watch events -------------------------------------------------------------------------------------
 

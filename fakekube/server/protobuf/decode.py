@@ -37,6 +37,7 @@ from fakekube.server.protobuf.wire import (
 )
 
 MAGIC = b"k8s\x00"
+_scan = json.JSONDecoder().scan_once  # what json.loads runs, without its whitespace and trailing-data checks
 _MAX_DEPTH = 100
 _MISSING = object()
 _IMMUTABLE = frozenset({"time", "microtime", "duration", "quantity", "intorstring"})
@@ -63,9 +64,10 @@ class Decoder:
 
     def message(self, msg: Message, data: bytes, pos: int, end: int, depth: int = 0) -> Any:
         """The JSON value of a message occupying data[pos:end]."""
-        if msg.special is not None:
-            if msg.special in _IMMUTABLE:  # strings and numbers: the same bytes give the same value
-                key = (msg.special, data[pos:end])
+        special = msg.special
+        if special is not None:
+            if special in _IMMUTABLE:  # strings and numbers: the same bytes give the same value
+                key = (special, data[pos:end])
                 value = self._values.get(key, _MISSING)
                 if value is _MISSING:
                     value = self._special(msg, data, pos, end, depth)
@@ -83,81 +85,130 @@ class Decoder:
     def message_into(self, msg: Message, data: bytes, pos: int, end: int, out: dict[str, Any], depth: int) -> None:
         if depth > _MAX_DEPTH:
             raise CodecError("proto: message nested too deeply")
-        by_number = msg.by_number
+        plan: _Plan = msg.decode_plan or _compile(msg)
+        by_tag = plan.by_tag
         while pos < end:
-            b = data[pos]
-            if b < 0x80:
-                tag = b
+            tag = data[pos]
+            if tag < 0x80:
                 pos += 1
             else:
                 tag, pos = read_varint(data, pos, end)
-            number = tag >> 3
-            wire = tag & 7
-            f = by_number.get(number)
-            if f is None:
-                if number == 0:
-                    raise CodecError(f"proto: {msg.name.rpartition('.')[2]}: illegal tag 0 (wire type {wire})")
-                pos = skip(data, pos, end, wire)
+            step = by_tag.get(tag)
+            if step is None:  # unknown, mismatched wire type, or packed: the general path
+                pos = self._unplanned(msg, tag, data, pos, end, out, depth)
                 continue
-            if wire != f.wire:
-                if wire == LENGTH and f.packable:
-                    start, pos = read_length(data, pos, end)
-                    items = out.setdefault(f.name, [])
-                    while start < pos:
-                        value, start = self._scalar(f, data, start, pos)
-                        items.append(value)
-                    continue
-                raise CodecError(f"proto: wrong wireType = {wire} for field {go_name(f)}")
-            if wire == LENGTH:
-                if pos >= end:
+            kind = step[0]
+            if kind >= _GENERIC:
+                pos = self._field(step[1], data, pos, end, out, depth)
+                continue
+            # a length-delimited value: data[start:pos]
+            if pos >= end:
+                raise CodecError("unexpected EOF")
+            start = data[pos]
+            if start < 0x80:
+                pos += 1
+                start, pos = pos, pos + start
+                if pos > end:
                     raise CodecError("unexpected EOF")
-                start = data[pos]
-                if start < 0x80:
-                    pos += 1
-                    start, pos = pos, pos + start
-                    if pos > end:
-                        raise CodecError("unexpected EOF")
-                else:
-                    start, pos = read_length(data, pos, end)
-                sub = f.message
-                if sub is None and f.map_key is None:
-                    if f.type == "string":
-                        value = data[start:pos].decode("utf-8", "replace")
-                    else:  # bytes: JSON shows []byte as base64
-                        value = base64.b64encode(data[start:pos]).decode("ascii")
-                elif f.map_key is not None:
-                    key, value = _string_entry(data, start, pos) if f.string_map else \
-                        self._map_entry(f, data, start, pos, depth)
-                    entries = out.get(f.name)
-                    if entries is None:
-                        entries = out[f.name] = {}
-                    entries[key] = value
-                    continue
-                elif f.repeated:
-                    items = out.get(f.name)
-                    if items is None:
-                        items = out[f.name] = []
-                    items.append(self.message(sub, data, start, pos, depth + 1))
-                    continue
-                elif f.inline:
-                    self.message_into(sub, data, start, pos, out, depth + 1)
-                    continue
-                else:
-                    previous = out.get(f.name)
-                    if previous.__class__ is dict and sub.special is None and not sub.list_wrapper:
-                        self.message_into(sub, data, start, pos, previous, depth + 1)  # proto merges repeats
-                    else:
-                        out[f.name] = self.message(sub, data, start, pos, depth + 1)
-                    continue
             else:
-                value, pos = self._scalar(f, data, pos, end)
-            if f.repeated:
-                out.setdefault(f.name, []).append(value)
-            elif f.omit_zero and not value:
-                out.pop(f.name, None)
-            else:
-                out[f.name] = value
-        self._fill_defaults(msg, out, depth)
+                start, pos = read_length(data, pos, end)
+            if kind == _STRING:
+                value = data[start:pos].decode("utf-8", "replace")
+                if step[2] and not value:
+                    out.pop(step[1], None)
+                else:
+                    out[step[1]] = value
+            elif kind == _STRING_MAP:
+                key, value = _string_entry(data, start, pos)
+                entries = out.get(step[1])
+                if entries is None:
+                    entries = out[step[1]] = {}
+                entries[key] = value
+            elif kind == _STRUCT:
+                previous = out.get(step[1])
+                if previous.__class__ is dict:
+                    self.message_into(step[2], data, start, pos, previous, depth + 1)  # proto merges repeats
+                else:
+                    value = {}
+                    self.message_into(step[2], data, start, pos, value, depth + 1)
+                    out[step[1]] = value
+            elif kind == _STRUCTS:
+                value = {}
+                self.message_into(step[2], data, start, pos, value, depth + 1)
+                items = out.get(step[1])
+                if items is None:
+                    out[step[1]] = [value]
+                else:
+                    items.append(value)
+            elif kind == _VALUE:
+                out[step[1]] = self.message(step[2], data, start, pos, depth + 1)
+            elif kind == _JSON:  # FieldsV1, RawExtension: usually one field 1 holding JSON text
+                text = _json_text(data, start, pos)
+                if text is not None:
+                    out[step[1]] = self._embedded(text, depth + 1)
+                else:
+                    out[step[1]] = self.message(step[2], data, start, pos, depth + 1)
+            else:  # _STRINGS
+                value = data[start:pos].decode("utf-8", "replace")
+                items = out.get(step[1])
+                if items is None:
+                    out[step[1]] = [value]
+                else:
+                    items.append(value)
+        if plan.defaults:
+            self._fill_defaults(msg, out, depth)
+
+    def _unplanned(self, msg: Message, tag: int, data: bytes, pos: int, end: int, out: dict[str, Any],
+                   depth: int) -> int:
+        """A tag the plan does not have: an unknown field (skipped), a packed repeated number, or an error."""
+        number = tag >> 3
+        wire = tag & 7
+        f = msg.by_number.get(number)
+        if f is None:
+            if number == 0:
+                raise CodecError(f"proto: {msg.name.rpartition('.')[2]}: illegal tag 0 (wire type {wire})")
+            return skip(data, pos, end, wire)
+        if wire == LENGTH and f.packable:
+            start, pos = read_length(data, pos, end)
+            items = out.setdefault(f.name, [])
+            while start < pos:
+                value, start = self._scalar(f, data, start, pos)
+                items.append(value)
+            return pos
+        raise CodecError(f"proto: wrong wireType = {wire} for field {go_name(f)}")
+
+    def _field(self, f: Field, data: bytes, pos: int, end: int, out: dict[str, Any], depth: int) -> int:
+        """One field of the kinds the plan leaves to the general code (numbers, bytes, maps, inline structs)."""
+        if f.wire == LENGTH:
+            start, pos = read_length(data, pos, end)
+            sub = f.message
+            if f.map_key is not None:
+                key, value = self._map_entry(f, data, start, pos, depth)
+                entries = out.get(f.name)
+                if entries is None:
+                    entries = out[f.name] = {}
+                entries[key] = value
+                return pos
+            if sub is None:  # bytes: JSON shows []byte as base64
+                value = base64.b64encode(data[start:pos]).decode("ascii")
+            elif f.inline:
+                self.message_into(sub, data, start, pos, out, depth + 1)
+                return pos
+            else:  # a repeated self-marshalling type or named slice
+                items = out.get(f.name)
+                if items is None:
+                    items = out[f.name] = []
+                items.append(self.message(sub, data, start, pos, depth + 1))
+                return pos
+        else:
+            value, pos = self._scalar(f, data, pos, end)
+        if f.repeated:
+            out.setdefault(f.name, []).append(value)
+        elif f.omit_zero and not value:
+            out.pop(f.name, None)
+        else:
+            out[f.name] = value
+        return pos
 
     def _scalar(self, f: Field, data: bytes, pos: int, end: int) -> tuple[Any, int]:
         wire = f.wire
@@ -224,16 +275,14 @@ class Decoder:
     # -- Go zero values -----------------------------------------------------------------------------------
 
     def _fill_defaults(self, msg: Message, out: dict[str, Any], depth: int) -> None:
-        defaults = msg.defaults
-        if defaults is None:
-            defaults = msg.defaults = [f for f in msg.fields if _has_default(f)]
-        for f in defaults:
-            if f.inline:
-                if f.message is not None and not any(g.name in out for g in f.message.fields):
-                    self.message_into(f.message, b"", 0, 0, out, depth + 1)
-                continue
-            if f.name not in out:
-                out[f.name] = self._zero(f, depth)
+        """The fields Go's JSON shows although the wire did not carry them (message_into's last step)."""
+        plan: _Plan = msg.decode_plan or _compile(msg)
+        for name, zero, sub in plan.defaults:
+            if name is None:  # an embedded struct none of whose fields came: its own defaults
+                if zero.isdisjoint(out):
+                    self.message_into(sub, b"", 0, 0, out, depth + 1)
+            elif name not in out:
+                out[name] = zero if sub is None else self.message(sub, b"", 0, 0, depth + 1)
 
     def _zero(self, f: Field, depth: int) -> Any:
         """What encoding/json shows for a Go field left at its zero value (only asked when it shows)."""
@@ -282,6 +331,14 @@ class Decoder:
             out: dict[str, Any] = {"kind": kind, "apiVersion": api_version}
             self.message_into(message, body, 0, len(body), out, depth + 1)
             return out
+        if raw.startswith(b'{"'):  # UTF-8 for certain: the C scanner alone, json.loads below for any error
+            try:
+                text = raw.decode("utf-8", "surrogatepass")
+                value, stop = _scan(text, 0)
+                if stop == len(text):
+                    return value
+            except (ValueError, UnicodeDecodeError, StopIteration):
+                pass
         try:
             return json.loads(raw)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -304,6 +361,76 @@ class Decoder:
                 out[number] = chunk.decode("utf-8", "replace") if f.type == "string" else bytes(chunk)
             else:
                 out[number], pos = self._scalar(f, data, pos, end)
+
+
+# What message_into does with a planned tag; kinds below _GENERIC are length-delimited.
+_STRING, _STRING_MAP, _STRUCT, _STRUCTS, _VALUE, _JSON, _STRINGS, _GENERIC = range(8)
+
+
+class _Plan:
+    """A message's decoding table, built once: what each expected tag means, and the defaults Go shows."""
+
+    __slots__ = ("by_tag", "defaults")
+
+    def __init__(self, by_tag: dict[int, tuple[Any, ...]], defaults: list[tuple[Any, Any, Message | None]]) -> None:
+        self.by_tag = by_tag
+        self.defaults = defaults
+
+
+def _compile(msg: Message) -> _Plan:
+    by_tag: dict[int, tuple[Any, ...]] = {}
+    defaults: list[tuple[Any, Any, Message | None]] = []
+    for f in msg.fields:
+        tag = f.number << 3 | f.wire
+        sub = f.message
+        if f.map_key is not None:
+            by_tag[tag] = (_STRING_MAP, f.name) if f.string_map else (_GENERIC, f)
+        elif sub is None:
+            if f.type == "string":
+                by_tag[tag] = (_STRINGS, f.name) if f.repeated else (_STRING, f.name, f.omit_zero)
+            else:
+                by_tag[tag] = (_GENERIC, f)
+        elif f.inline or (f.repeated and (sub.special is not None or sub.list_wrapper)):
+            by_tag[tag] = (_GENERIC, f)
+        elif f.repeated:
+            by_tag[tag] = (_STRUCTS, f.name, sub)
+        elif sub.special in ("fieldsv1", "rawextension"):
+            by_tag[tag] = (_JSON, f.name, sub)
+        elif sub.special is not None or sub.list_wrapper:
+            by_tag[tag] = (_VALUE, f.name, sub)
+        else:
+            by_tag[tag] = (_STRUCT, f.name, sub)
+        if not _has_default(f):
+            continue
+        if f.inline:
+            if sub is not None:
+                defaults.append((None, frozenset(g.name for g in sub.fields), sub))
+        elif f.repeated or f.map_key is not None or f.pointer or f.type == "bytes":
+            defaults.append((f.name, None, None))
+        elif sub is not None:
+            defaults.append((f.name, None, sub))
+        else:
+            defaults.append((f.name, values_zero(f.type), None))
+    plan = msg.decode_plan = _Plan(by_tag, defaults)
+    return plan
+
+
+def _json_text(data: bytes, pos: int, end: int) -> bytes | None:
+    """The JSON object text of a FieldsV1/RawExtension occupying data[pos:end] when it is exactly one field 1
+    with a length of one or two bytes (what every writer makes); None for anything else."""
+    if end - pos < 3 or data[pos] != 0x0A:
+        return None
+    length = data[pos + 1]
+    start = pos + 2
+    if length >= 0x80:
+        high = data[start]
+        if high >= 0x80:
+            return None
+        length = (length & 0x7F) | high << 7
+        start += 1
+    if start + length != end or data[start] != 0x7B:  # "{"
+        return None
+    return data[start:end]
 
 
 def _string_entry(data: bytes, pos: int, end: int) -> tuple[str, str]:

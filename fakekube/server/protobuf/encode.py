@@ -12,9 +12,12 @@ import base64
 import binascii
 import json
 import struct
+from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from fakekube.server.protobuf import values
+from fakekube.server.protobuf.cache import EncodedObjects, identity
 from fakekube.server.protobuf.envelope import length_delimited
 from fakekube.server.protobuf.schema import Field, Message
 from fakekube.server.protobuf.wire import CodecError, varint
@@ -55,59 +58,165 @@ def _message(msg: Message, obj: Any) -> bytes:
         obj = {"items": obj}
     if obj.__class__ is not dict:
         raise _PathError("", f"expected object, got {_type_name(obj)}")
-    if msg.has_inline or len(msg.fields) <= 2 * len(obj):
+    plan: _Plan = msg.encode_plan or _compile(msg)
+    if plan.scan_fields or len(plan.steps) <= 2 * len(obj):
         get = obj.get
-        present = [(f, obj if f.inline else get(f.name)) for f in msg.fields]
+        present = [(step, obj if step[0] == _INLINE else get(step[1])) for step in plan.steps]
     else:
-        by_name = msg.by_name
-        present = [(f, v) for k, v in obj.items() if (f := by_name.get(k)) is not None]
+        by_name = plan.by_name
+        present = [(step, v) for k, v in obj.items() if (step := by_name.get(k)) is not None]
         present.sort(key=_number)
-    parts = []
+    parts: list[bytes] = []
     append = parts.append
-    for f, value in present:
+    for step, value in present:
         if value is None:
             continue
+        kind = step[0]
         try:
-            if f.message is None and f.map_key is None and not f.repeated:
-                if f.type == "string" and value.__class__ is str:
-                    data = value.encode("utf-8", "surrogatepass")
-                    append(f.tag + varint(len(data)) + data)
-                else:
-                    append(f.tag + scalar(f.type, value, ""))
-            elif f.inline:
-                inner = _message(f.message, value)  # type: ignore[arg-type]
-                append(f.tag + varint(len(inner)) + inner)
-            elif f.map_key is not None:
-                if value.__class__ is not dict:
-                    raise _PathError("", f"expected object, got {_type_name(value)}")
+            if kind == _STRING and value.__class__ is str:
+                data = value.encode("utf-8", "surrogatepass")
+                size = len(data)
+                append(step[2] + (_SMALL[size] if size < 128 else varint(size)) + data)
+            elif kind == _STRUCT:
+                inner = _message(step[3], value)
+                size = len(inner)
+                append(step[2] + (_SMALL[size] if size < 128 else varint(size)) + inner)
+            elif kind == _STRING_MAP and value.__class__ is dict:
+                tag = step[2]
                 for key in sorted(value):
-                    try:
-                        entry = _map_entry(f, key, value[key])
-                    except _PathError as exc:
-                        exc.path = f".{key}{exc.path}"
-                        raise
-                    append(f.tag + varint(len(entry)) + entry)
-            elif f.repeated:
-                if value.__class__ is not list:
-                    raise _PathError("", f"expected array, got {_type_name(value)}")
+                    item = value[key]
+                    if key.__class__ is str and item.__class__ is str:
+                        k = key.encode("utf-8", "surrogatepass")
+                        v = item.encode("utf-8", "surrogatepass")
+                        k_size = varint(len(k))
+                        v_size = varint(len(v))
+                        size = 2 + len(k_size) + len(k) + len(v_size) + len(v)
+                        append(b"".join((tag, varint(size), b"\x0a", k_size, k, b"\x12", v_size, v)))
+                    else:
+                        append(_map_field(step[4], key, item))
+            elif kind == _STRUCTS and value.__class__ is list:
+                sub = step[3]
+                tag = step[2]
                 for i, item in enumerate(value):
                     try:
-                        if item is None and f.message is None:
-                            raise _PathError("", f"expected {f.type}, got null")
-                        append(_field(f, item))
+                        inner = _message(sub, item) if item is not None else b""
                     except _PathError as exc:
                         exc.path = f"[{i}]{exc.path}"
                         raise
+                    append(tag + varint(len(inner)) + inner)
             else:
-                append(_field(f, value))
+                _field_into(step[4], value, append)
         except _PathError as exc:
-            exc.path = f".{f.name}{exc.path}"
+            exc.path = f".{step[1]}{exc.path}"
             raise
     return b"".join(parts)
 
 
-def _number(item: tuple[Field, Any]) -> int:
-    return item[0].number
+def _field_into(f: Field, value: Any, append: Any) -> None:
+    """The general path: one present field of any kind (the plan's fast cases are handled by the caller)."""
+    if f.message is None and f.map_key is None and not f.repeated:
+        append(f.tag + scalar(f.type, value, ""))
+    elif f.inline:
+        inner = _message(f.message, value)  # type: ignore[arg-type]
+        append(f.tag + varint(len(inner)) + inner)
+    elif f.map_key is not None:
+        if value.__class__ is not dict:
+            raise _PathError("", f"expected object, got {_type_name(value)}")
+        for key in sorted(value):
+            append(_map_field(f, key, value[key]))
+    elif f.repeated:
+        if value.__class__ is not list:
+            raise _PathError("", f"expected array, got {_type_name(value)}")
+        for i, item in enumerate(value):
+            try:
+                if item is None and f.message is None:
+                    raise _PathError("", f"expected {f.type}, got null")
+                append(_field(f, item))
+            except _PathError as exc:
+                exc.path = f"[{i}]{exc.path}"
+                raise
+    else:
+        append(_field(f, value))
+
+
+def _map_field(f: Field, key: Any, value: Any) -> bytes:
+    try:
+        entry = _map_entry(f, key, value)
+    except _PathError as exc:
+        exc.path = f".{key}{exc.path}"
+        raise
+    return f.tag + varint(len(entry)) + entry
+
+
+# The encoder's plan: per field (kind, JSON name, tag bytes, value message, Field), in field-number order.
+_STRING, _STRING_MAP, _STRUCT, _STRUCTS, _INLINE, _GENERIC = range(6)
+_SMALL = [bytes((i,)) for i in range(128)]
+
+
+class _Plan:
+    __slots__ = ("steps", "by_name", "scan_fields", "items")
+
+    def __init__(self, steps: list[tuple[Any, ...]], scan_fields: bool) -> None:
+        self.steps = steps
+        self.by_name = {step[1]: step for step in steps}
+        self.scan_fields = scan_fields  # an inline struct takes its fields from the whole object
+        # A list kind's repeated ``items``, when it is the last field (so its bytes come last)
+        last = max(steps, key=lambda step: step[4].number, default=None)
+        self.items = last if last is not None and last[1] == "items" and last[0] == _STRUCTS else None
+
+
+def _compile(msg: Message) -> _Plan:
+    steps = []
+    for f in msg.fields:
+        sub = f.message
+        if f.inline:
+            kind = _INLINE
+        elif f.map_key is not None:
+            kind = _STRING_MAP if f.string_map else _GENERIC
+        elif sub is None:
+            kind = _STRING if f.type == "string" and not f.repeated else _GENERIC
+        elif sub.special is not None or sub.list_wrapper:
+            kind = _GENERIC
+        else:
+            kind = _STRUCTS if f.repeated else _STRUCT
+        steps.append((kind, f.name, f.tag, sub, f))
+    plan = msg.encode_plan = _Plan(steps, msg.has_inline)
+    return plan
+
+
+def encode_stored(msg: Message, obj: Any, cache: EncodedObjects) -> bytes:
+    """``encode_message``'s bytes for an object as the store returned it, or a list of them: an object's
+    message is taken from ``cache`` when its uid and resourceVersion are there, and put there otherwise."""
+    return _stored(msg, obj, cache)
+
+
+def _stored(msg: Message, obj: Any, cache: EncodedObjects) -> bytes:
+    key = identity(msg.name, obj)
+    if key is not None:
+        raw = cache.get(key)
+        if raw is None:
+            raw = _message(msg, obj)
+            cache.put(key, raw)
+        return raw
+    plan: _Plan = msg.encode_plan or _compile(msg)
+    items = obj.get("items") if obj.__class__ is dict else None
+    if plan.items is None or items.__class__ is not list:
+        return _message(msg, obj)
+    # items is the last field: the other fields' bytes, then each item's
+    parts = [_message(msg, {k: v for k, v in obj.items() if k != "items"})]
+    _, name, tag, sub, _ = plan.items
+    for i, item in enumerate(items):
+        try:
+            inner = _stored(sub, item, cache) if item is not None else b""
+        except _PathError as exc:
+            exc.path = f".{name}[{i}]{exc.path}"
+            raise
+        parts.append(tag + varint(len(inner)) + inner)
+    return b"".join(parts)
+
+
+def _number(item: tuple[tuple[Any, ...], Any]) -> int:
+    return item[0][4].number
 
 
 def _field(f: Field, value: Any) -> bytes:
@@ -200,8 +309,20 @@ def _special(msg: Message, value: Any) -> bytes:
             return b"\x08\x00\x10" + scalar("int32", value, "") + b"\x1a\x00"
         return b"\x08\x01\x10\x00" + length_delimited(b"\x1a", value.encode("utf-8", "surrogatepass"))
     # rawextension, fieldsv1: the JSON they hold
-    raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    raw = _json_text(value).encode("utf-8", "surrogatepass")
     return b"\x0a" + varint(len(raw)) + raw
+
+
+def _json_text(value: Any) -> str:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False)`` without building a JSONEncoder each time."""
+    if _c_make_encoder is None:  # pragma: no cover - CPython always has the C accelerator
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    # A fresh markers dict per call keeps json.dumps's circular-reference check as it is.
+    encode = _c_make_encoder({}, _DEFAULT.default, encode_basestring, None, ":", ",", False, False, True)
+    return "".join(encode(value, 0))
+
+
+_DEFAULT = json.JSONEncoder()
 
 
 def _checked(parse: Any, value: Any) -> Any:

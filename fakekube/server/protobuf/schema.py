@@ -71,7 +71,9 @@ class Message:
     special: str | None = None
     list_wrapper: bool = False  # a Go named slice (ExtraValue, Verbs): JSON shows the items array itself
     has_inline: bool = False
-    defaults: list[Field] | None = None  # the decoder's: fields Go's JSON shows even when absent
+    # Compiled on first use by the decoder and the encoder (decode.py, encode.py): their per-field tables.
+    decode_plan: Any = None
+    encode_plan: Any = None
 
 
 @dataclass(eq=False)
