@@ -4,11 +4,13 @@ Issue 4's benchmark: 10k objects, one controller with 100 workers, each reconcil
 (alternating PUT and merge PATCH) until every object has been bumped ``rounds`` times; watch lag and API
 latency on, as in a real run. "Requests" counts every client call (cache reads included, as each is an
 await point of the reconciler); the store-only figures are reported next to it. Setup (creating the
-objects) is not timed.
+objects) is not timed. ``cpu_seconds`` (process time) and the load average are reported next to the wall time:
+the machine is shared, and its other work shows in the wall clock, much less in the process time.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -53,15 +55,16 @@ def _scenario(objects: int = 10_000, workers: int = 100, rounds: int = 3, seed: 
                                             "data": {"key": "value", "other": "x" * 64}}, "default", actor="setup")
     audit_before = len(sim.audit)
     with quiet_gc():
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         sim.run()
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     requests = counts["gets"] + counts["writes"]
     store_requests = len(sim.audit) - audit_before
     return {
         "objects": objects,
         "workers": workers,
         "wall_seconds": round(wall, 3),
+        "cpu_seconds": round(cpu, 3),
         "virtual_seconds": round(sim.now, 3),
         "client_requests": requests,
         "client_requests_per_second": round(requests / wall),
@@ -70,16 +73,21 @@ def _scenario(objects: int = 10_000, workers: int = 100, rounds: int = 3, seed: 
         "conflicts": len(sim.audit.conflicts()),
         "scheduler_steps": sim.scheduler.steps,
         "us_per_client_request": round(wall / requests * 1e6, 1),
+        "client_requests_per_cpu_second": round(requests / cpu),
     }
+
+
+TARGET = 50_000  # client requests per wall second (issue 16)
 
 
 def run() -> dict[str, Any]:
-    result = {
+    result: dict[str, Any] = {
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "configmaps_10k_100_workers": _scenario(),
         "pods_2k_100_workers": _scenario(objects=2_000, pod_sized=True),
     }
-    result["target_client_requests_per_second"] = 20_000
-    result["meets_target"] = result["configmaps_10k_100_workers"]["client_requests_per_second"] >= 20_000
+    result["target_client_requests_per_second"] = TARGET
+    result["meets_target"] = result["configmaps_10k_100_workers"]["client_requests_per_second"] >= TARGET
     return result
 
 

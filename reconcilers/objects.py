@@ -128,25 +128,47 @@ def set_status_condition(status: Obj, new: Obj, now: str) -> None:
     conditions.append(added)
 
 
-def _omit_empty(value: Any) -> Any:
+_ZERO = (None, "", 0, False)
+_ABSENT: Any = object()
+
+
+def _omitted(value: Any) -> bool:
+    """Whether Go's ``omitempty`` drops ``value``: a zero scalar, an empty list, a map of omitted values."""
     if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            v = _omit_empty(v)
-            if v in (None, "", 0, False, {}, []):
-                continue
-            out[k] = v
-        return out
+        return all(map(_omitted, value.values()))
     if isinstance(value, list):
-        return [_omit_empty(v) for v in value]
-    return value
+        return not value
+    return value in _ZERO
+
+
+def _equal_omitting_empty(a: Any, b: Any) -> bool:
+    """``a == b`` once every omitted field is dropped from both, without building the dropped copies."""
+    if isinstance(a, dict):
+        if not isinstance(b, dict):
+            return False
+        for k, v in a.items():
+            w = b.get(k, _ABSENT)
+            if v == w:
+                continue  # equal values are equal once dropped too
+            if w is _ABSENT or _omitted(w):
+                if not _omitted(v):
+                    return False
+            elif _omitted(v) or not _equal_omitting_empty(v, w):
+                return False
+        extra = b.keys() - a.keys()  # usually empty: no walk at all
+        return not extra or all(_omitted(b[k]) for k in extra)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_equal_omitting_empty, a, b))
+    if isinstance(b, dict | list):
+        return False
+    return a == b
 
 
 def semantic_equal(a: Obj | None, b: Obj | None) -> bool:
     """Equality of two Go structs decoded from these dicts: absent and zero-valued fields are the same."""
     if a == b:
         return True
-    return _omit_empty(a or {}) == _omit_empty(b or {})
+    return _equal_omitting_empty(a or {}, b or {})
 
 
 def apply_secure_pod_defaults(pod_spec: Obj, template_spec: Obj) -> None:

@@ -79,10 +79,10 @@ class SandboxReconciler:
         ann = m.get("annotations") or {}
         tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
         if tc and not ann.get(keys.TRACE_CONTEXT):
+            patch = MergeFrom(sandbox, copy=False)  # the cached object is never mutated: it is the base as is
             sandbox = json_copy(sandbox)
-            base = json_copy(sandbox)
             annotations(sandbox)[keys.TRACE_CONTEXT] = tc
-            await c.patch(keys.SANDBOXES, sandbox, MergeFrom(base))
+            await c.patch(keys.SANDBOXES, sandbox, patch)
 
         # spec.replicas nil means 1 (upstream sets it in memory only; _replicas() reads it that way).
         old_status = sandbox.get("status") or {}
@@ -281,8 +281,8 @@ class SandboxReconciler:
             wanted = {keys.SANDBOX_NAME_HASH: name_h, **(template_meta.get("labels") or {})}
             changed = any(current.get(k) != v for k, v in wanted.items()) or controller_of(pod) is None
             if changed:
+                before = pod if self.strategies.pod_metadata == "patch" else None  # the cached pod, unchanged
                 pod = json_copy(pod)
-                before = json_copy(pod) if self.strategies.pod_metadata == "patch" else None
                 pm = pod["metadata"]
                 pod_labels = pm.get("labels")
                 if pod_labels is None:
@@ -328,7 +328,7 @@ class SandboxReconciler:
                 await self._patch_annotations(sandbox, remove=keys.POD_NAME)
             raise ReconcileError(f'pod "{pod["metadata"]["name"]}" is owned by {ref.get("kind")}/{ref.get("name")} '
                                  f'(UID: {ref.get("uid")}), not by sandbox "{sm["name"]}"')
-        before = json_copy(pod) if self.strategies.pod_metadata == "patch" else None
+        before = pod if self.strategies.pod_metadata == "patch" else None  # the cached pod, never mutated
         # The cached pod is shared: copy what this pass changes (metadata, labels, owner references) and leave
         # spec and status shared — the store copies the body it is sent, and the answer replaces this dict.
         cached_meta = pod["metadata"]
@@ -343,11 +343,12 @@ class SandboxReconciler:
         return pod
 
     async def _write_pod(self, pod: Obj, before: Obj | None) -> None:
+        """PUT ``pod``, or merge-patch it from ``before``: the cached pod it was derived from, read-only."""
         if before is None:
             # PUT with the cached resourceVersion: collides with the kubelet's status patches.
             await self.client.update(keys.PODS, pod)
         else:
-            await self.client.patch(keys.PODS, pod, MergeFrom(before))
+            await self.client.patch(keys.PODS, pod, MergeFrom(before, copy=False))
 
     async def _ensure_pod_name_annotation(self, sandbox: Obj, pod_name: str) -> None:
         """#272 ``ensurePodNameAnnotation``: record the pod in the sandbox's annotation unless one is there."""
@@ -358,13 +359,14 @@ class SandboxReconciler:
     async def _patch_annotations(self, sandbox: Obj, *, set_: dict[str, str] | None = None,
                                  remove: str | None = None) -> None:
         """A merge patch of the sandbox's annotations; the in-memory sandbox becomes the server's answer."""
+        # ``sandbox`` is the base as is: it is left alone until the patch has been sent.
+        patch = MergeFrom(sandbox, copy=False)
         full = json_copy(sandbox)
-        base = json_copy(full)
         ann = annotations(full)
         if remove is not None:
             ann.pop(remove, None)
         ann.update(set_ or {})
-        await self.client.patch(keys.SANDBOXES, full, MergeFrom(base))
+        await self.client.patch(keys.SANDBOXES, full, patch)
         sandbox.clear()
         sandbox.update(full)  # the in-memory object is now the server's answer, as in Go
 
@@ -414,9 +416,10 @@ class SandboxReconciler:
         if self.strategies.sandbox_status == "update":
             await self.client.status_update(keys.SANDBOXES, sandbox)
             return
-        base = json_copy({k: v for k, v in sandbox.items() if k != "status"})
+        # A base for the purpose, sharing the sandbox's other fields: the client diffs it before any change.
+        base = {k: v for k, v in sandbox.items() if k != "status"}
         base["status"] = old_status
-        await self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base))
+        await self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base, copy=False))
 
 
 def _replicas(sandbox: Obj) -> int:

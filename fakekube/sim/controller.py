@@ -174,7 +174,11 @@ class Controller:
             if all(p.update(old, new) for p in filters):
                 # One add per distinct owner (upstream collects old and new owners in a map first): a second
                 # add of the same key would otherwise find it handed out already and mark it dirty.
-                for req in dict.fromkeys(owners(old) + owners(new)):
+                before, after = owners(old), owners(new)
+                if before == after and len(after) == 1:  # the usual event: one unchanged owner
+                    queue.add(after[0])
+                    return
+                for req in dict.fromkeys(before + after):
                     queue.add(req)
 
         def on_delete(obj: Obj) -> None:

@@ -49,13 +49,16 @@ class MergeFrom(Patch):
 
     ``optimistic_lock=True`` is ``MergeFromWithOptions(base, MergeFromWithOptimisticLock{})``: the body also
     carries base's resourceVersion, so a stale base gets 409.
+
+    The patch keeps a private copy of ``base``, since callers typically go on mutating the object they
+    derived it from. ``copy=False`` keeps ``base`` itself, as controller-runtime does: for a base nothing
+    mutates until the patch is sent — an informer cache's shared object, or one built for the purpose.
     """
 
     content_type = MERGE_PATCH
 
-    def __init__(self, base: Obj, optimistic_lock: bool = False) -> None:
-        # Keep a private copy: callers typically go on mutating the object they derived base from.
-        self.base = json_copy(base)
+    def __init__(self, base: Obj, optimistic_lock: bool = False, *, copy: bool = True) -> None:
+        self.base = json_copy(base) if copy else base
         self.optimistic_lock = optimistic_lock
 
     def body(self, obj: Obj, schema: PatchSchema | None = None) -> Any:
@@ -78,8 +81,8 @@ class StrategicMergeFrom(Patch):
 
     content_type = STRATEGIC_MERGE_PATCH
 
-    def __init__(self, base: Obj, optimistic_lock: bool = False) -> None:
-        self.base = json_copy(base)
+    def __init__(self, base: Obj, optimistic_lock: bool = False, *, copy: bool = True) -> None:
+        self.base = json_copy(base) if copy else base  # copy=False: as MergeFrom's
         self.optimistic_lock = optimistic_lock
 
     def body(self, obj: Obj, schema: PatchSchema | None = None) -> Any:

@@ -7,11 +7,15 @@ in the order they were scheduled. That ordering rule, plus seeded random streams
 replay byte for byte.
 
 Costs matter (the whole simulation is bounded by this loop): a sleep is one heap push and one ``send``.
+Work due at the current instant (a task made ready, a zero sleep, a callback due now) goes to a FIFO instead
+of the heap: its sequence numbers only grow, and the loop takes the heap's top first only when that is due at
+the same instant with a smaller sequence number, so the order is exactly the heap's.
 """
 
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
@@ -104,6 +108,7 @@ class Scheduler:
         self.clock = clock or VirtualClock()
         self.now: float = self.clock.monotonic
         self._heap: list[tuple[float, int, int, Any, Any, Any]] = []
+        self._due: deque[tuple[float, int, int, Any, Any, Any]] = deque()  # entries at ``now``, in seq order
         self._seq = 0
         self.steps = 0  # coroutine resumptions, for benchmarks
         self.time_listeners: list[Callable[[float], None]] = []  # called when virtual time moves forward
@@ -119,13 +124,14 @@ class Scheduler:
 
     def _ready(self, task: Task, value: Any, exc: BaseException | None) -> None:
         self._seq += 1
-        heapq.heappush(self._heap, (self.now, self._seq, 0, task, value, exc))
+        self._due.append((self.now, self._seq, 0, task, value, exc))
 
     def call_at(self, when: float, callback: Callable[[], Any]) -> None:
-        if when < self.now:
-            when = self.now
         self._seq += 1
-        heapq.heappush(self._heap, (when, self._seq, 1, callback, None, None))
+        if when <= self.now:
+            self._due.append((self.now, self._seq, 1, callback, None, None))
+        else:
+            heapq.heappush(self._heap, (when, self._seq, 1, callback, None, None))
 
     def call_later(self, delay: float, callback: Callable[[], Any]) -> None:
         self.call_at(self.now + (delay if delay > 0 else 0.0), callback)
@@ -145,23 +151,28 @@ class Scheduler:
 
     @property
     def idle(self) -> bool:
-        return not self._heap
+        return not self._heap and not self._due
 
     def next_time(self) -> float | None:
+        if self._due:
+            return self.now
         return self._heap[0][0] if self._heap else None
 
     def run(self, until: float | None = None, stop_when: Callable[[], bool] | None = None,
-            check_every: int = 1, advance: bool = False) -> None:
-        """Process entries in order until the heap is empty, ``until`` is reached or ``stop_when()``."""
+            check_every: int = 1, advance: bool = False, stop_on_error: bool = False) -> None:
+        """Process entries in order until the heap is empty, ``until`` is reached or ``stop_when()``; with
+        ``stop_on_error``, also as soon as a task has failed (``task_errors``), without a check per step."""
         heap = self._heap
+        due = self._due
         pop = heapq.heappop
         push = heapq.heappush
+        take = due.popleft
         clock = self.clock
         listeners = self.time_listeners
         counter = 0
-        while heap:
-            when = heap[0][0]
-            if until is not None and when > until:
+        stopped = stop_on_error and bool(self.task_errors)  # an earlier failure: no step at all
+        while (due or heap) and not stopped:
+            if until is not None and (self.now if due else heap[0][0]) > until:
                 break
             if stop_when is not None:
                 counter += 1
@@ -169,12 +180,15 @@ class Scheduler:
                     counter = 0
                     if stop_when():
                         break
-            when, _, kind, payload, value, exc = pop(heap)
-            if when > self.now:
-                self.now = when
-                clock.advance_to(when)
-                for listener in listeners:
-                    listener(when)
+            if due and not (heap and heap[0] < due[0]):  # (time, seq) decide: seq numbers are unique
+                _, _, kind, payload, value, exc = take()
+            else:
+                when, _, kind, payload, value, exc = pop(heap)
+                if when > self.now:
+                    self.now = when
+                    clock.advance_to(when)
+                    for listener in listeners:
+                        listener(when)
             if kind == 1:
                 payload()
                 continue
@@ -197,20 +211,25 @@ class Scheduler:
                 if task._future is not None:
                     task._future.set_exception(error)
                 self.task_errors.append((task, error))
+                if stop_on_error:
+                    break
                 continue
             finally:
                 self.current = None
             op, arg = command
             if op == _SLEEP:
                 self._seq += 1
-                push(heap, (self.now + arg if arg > 0 else self.now, self._seq, 0, task, None, None))
+                if arg > 0:
+                    push(heap, (self.now + arg, self._seq, 0, task, None, None))
+                else:
+                    due.append((self.now, self._seq, 0, task, None, None))
             else:
                 future: Future = arg
                 if future._done:
                     self._ready(task, future._result, future._exc)
                 else:
                     future._waiters.append(task)
-        if advance and until is not None and (not heap or heap[0][0] > until) and until > self.now:
+        if advance and until is not None and not due and (not heap or heap[0][0] > until) and until > self.now:
             self.now = until
             clock.advance_to(until)
             for listener in listeners:

@@ -3,7 +3,7 @@
 Determinism rules kept here: every component draws from its own ``random.Random`` seeded from
 ``f"{seed}/{component}"`` (string seeds hash with SHA-512, not Python's randomised ``hash``), ties in time
 are broken by scheduling order, and no wall-clock time is read. ``datetime.now()`` inside reconcilers
-follows virtual time while ``run()`` is active (freezegun, moved only when virtual time moves).
+follows virtual time while ``run()`` is active (freezegun, reading the virtual clock: fakekube.sim.frozen).
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ class Simulation:
             self.scheduler.time_listeners.append(listener)
         self._start_freeze()
         try:
-            self.scheduler.run(until=until, stop_when=self._stopper(stop_when),
+            self.scheduler.run(until=until, stop_when=stop_when, stop_on_error=True,
                                advance=not until_idle and not self.scheduler.task_errors)
         finally:
             self._stop_freeze()
@@ -225,12 +225,6 @@ class Simulation:
             raise task.exception
         return task.result
 
-    def _stopper(self, stop_when: Callable[[], bool] | None) -> Callable[[], bool] | None:
-        errors = self.scheduler.task_errors
-        if stop_when is None:
-            return lambda: bool(errors)
-        return lambda: bool(errors) or stop_when()
-
     def _raise_task_errors(self) -> None:
         errors = self.scheduler.task_errors
         if errors:
@@ -244,6 +238,8 @@ class Simulation:
             return
         import freezegun
 
+        from .frozen import follow_clock
+
         freezer = freezegun.freeze_time(self._naive_now(), ignore=list(self.freeze_ignore))
         try:
             self._frozen = freezer.start()
@@ -253,24 +249,18 @@ class Simulation:
                 freezer.stop()
             raise
         self._freezer = freezer
-        self.scheduler.time_listeners.append(self._move_frozen_time)
+        # The frozen time follows the clock when read (fakekube.sim.frozen), not on every step of the loop.
+        start = self._naive_start
+        if start is None or start[0] is not self.clock:
+            start = self._naive_start = (self.clock, self._naive_now() - timedelta(seconds=self.clock.monotonic))
+        self._frozen = follow_clock(self._frozen, self.clock, start[1])
 
     def _naive_now(self) -> datetime:
         return self.clock.now().astimezone(UTC).replace(tzinfo=None)
 
-    def _move_frozen_time(self, now: float) -> None:
-        # freezegun's move_to() re-parses its argument; assigning the naive UTC time is ~100x cheaper.
-        # Called on every step of virtual time: one addition to the naive start instead of building an
-        # aware datetime and converting it (the same instant; UTC has no offsets to get wrong).
-        start = self._naive_start
-        if start is None or start[0] is not self.clock:
-            start = self._naive_start = (self.clock, self._naive_now() - timedelta(seconds=self.clock.monotonic))
-        self._frozen.time_to_freeze = start[1] + timedelta(seconds=self.clock.monotonic)
-
     def _stop_freeze(self) -> None:
         if self._freezer is None:
             return
-        self.scheduler.time_listeners.remove(self._move_frozen_time)
         self._freezer.stop()
         self._freezer = self._frozen = None
 

@@ -129,6 +129,20 @@ def test_merge_from_sends_no_rv_and_the_optimistic_lock_does():
     assert patches[0].patch_type == "application/merge-patch+json"
 
 
+def test_merge_from_copies_its_base_unless_told_the_base_stays_put():
+    base = {"metadata": {"name": "a", "resourceVersion": "5"}, "data": {"v": "1"}}
+    modified = {"metadata": {"name": "a", "resourceVersion": "5"}, "data": {"v": "2"}}
+    for patch_type in (MergeFrom, StrategicMergeFrom):
+        copied, kept = patch_type(base), patch_type(base, copy=False)
+        assert kept.base is base and copied.base == base and copied.base is not base
+        assert copied.body(modified) == kept.body(modified) == {"data": {"v": "2"}}
+        base["data"]["v"] = "2"  # the caller changes its object: only the copying patch still sees "1"
+        assert copied.body(modified) == {"data": {"v": "2"}} and kept.body(modified) == {}
+        base["data"]["v"] = "1"
+    shared = MergeFrom(base, optimistic_lock=True, copy=False)
+    assert shared.based_on(modified) == "5" and shared.body(modified)["metadata"] == {"resourceVersion": "5"}
+
+
 def test_json_patch_strategic_apply_raw_and_status_variants():
     sim, mgr, client = setup()
     sim.store.create("pods", {"metadata": {"name": "p", "namespace": "default", "labels": {"a": "1"}},
