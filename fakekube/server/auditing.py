@@ -26,14 +26,14 @@ if TYPE_CHECKING:
     from fakekube.server.handler import ApiHandler
 
 
-def begin(handler: ApiHandler, method: str) -> AuditRequest:
+def begin(handler: ApiHandler, method: str, audit_id: str) -> AuditRequest:
     headers = handler.headers
     forwarded = [ip.strip() for ip in (headers.get("X-Forwarded-For") or "").split(",") if ip.strip()]
     remote = str(handler.client_address[0]) if handler.client_address else ""
     ips = tuple(dict.fromkeys([*forwarded, remote] if remote else forwarded))
     return AuditRequest(uri=handler.path, method=method, user_agent=headers.get("User-Agent") or "",
                         source_ips=ips, received=handler.server.store.clock.now().timestamp(),
-                        audit_id=headers.get("Audit-ID") or "", deferred=True)
+                        audit_id=audit_id, deferred=True)
 
 
 def authenticated(request: AuditRequest | None, user: UserInfo) -> None:

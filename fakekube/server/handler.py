@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import ssl
+import uuid
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
@@ -106,7 +107,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._previous_request = srv.store.last_request()
         self._encoder = Encoder.JSON  # until a resource request negotiates its media type
         audit = srv.store.audit
-        self._audit = auditing.begin(self, method) if audit.policy is not None else None
+        # WithAuditInit: the client's Audit-ID, or a new UUID, answered on every reply and logged as auditID.
+        self._audit_id = self.headers.get("Audit-ID") or str(uuid.uuid4())
+        self._audit = auditing.begin(self, method, self._audit_id) if audit.policy is not None else None
         self._reply_code, self._reply_error = 0, None
         try:
             with audit.context(self._audit) if self._audit is not None else contextlib.nullcontext():
@@ -231,8 +234,8 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def _stream(self, reply: rest.WatchReply) -> None:
         encoder = self._encoder
-        head = (f"HTTP/1.1 200 OK\r\nContent-Type: {encoder.watch_content_type}\r\nTransfer-Encoding: chunked\r\n"
-                "Cache-Control: no-cache, private\r\n\r\n").encode()
+        head = (f"HTTP/1.1 200 OK\r\nAudit-Id: {self._audit_id}\r\nContent-Type: {encoder.watch_content_type}\r\n"
+                "Transfer-Encoding: chunked\r\nCache-Control: no-cache, private\r\n\r\n").encode()
         auditing.stream_started(self, self._audit)
         try:
             self.wfile.write(head)
@@ -352,7 +355,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._reply_code = code
         connection = "Connection: close\r\n" if self.close_connection else ""
         warnings = "".join(f"Warning: {warning_header(w)}\r\n" for w in getattr(self, "_warnings", ()))
-        head = (f"HTTP/1.1 {code} {phrase}\r\nContent-Type: {content_type}\r\n"
+        audit_id = getattr(self, "_audit_id", "")
+        audit_header = f"Audit-Id: {audit_id}\r\n" if audit_id else ""
+        head = (f"HTTP/1.1 {code} {phrase}\r\n{audit_header}Content-Type: {content_type}\r\n"
                 f"Content-Length: {len(body)}\r\n{warnings}{connection}\r\n").encode()
         self.wfile.write(head + body)
 

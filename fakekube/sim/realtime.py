@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from .scheduler import _SLEEP, Future, Task, _Sleep
+from .scheduler import _SLEEP, Future, Task, _Sleep, step
 from .simulation import BUG_EXCEPTIONS, Simulation
 
 if TYPE_CHECKING:
@@ -227,22 +227,14 @@ class RealTimeScheduler:
             return
         self.steps += 1
         self.current = task
-        try:
-            command = task.coro.throw(exc) if exc is not None else task.coro.send(value)
-        except StopIteration as stop:
-            task.done, task.result = True, stop.value
-            if task._future is not None:
-                task._future.set_result(stop.value)
+        command = step(task, value, exc)
+        self.current = None
+        if command is None:
+            error = task.exception
+            if error is not None:
+                self.task_errors.append((task, error))
+                logger.error("%s: task %s failed: %r", self.name, task.name, error, exc_info=error)
             return
-        except BaseException as error:  # noqa: BLE001 - a task's failure is reported, not fatal to the loop
-            task.done, task.exception = True, error
-            if task._future is not None:
-                task._future.set_exception(error)
-            self.task_errors.append((task, error))
-            logger.error("%s: task %s failed: %r", self.name, task.name, error, exc_info=error)
-            return
-        finally:
-            self.current = None
         op, arg = command
         if op == _SLEEP:
             self._push(self.now + arg if arg > 0 else self.now, _TASK, task)

@@ -98,6 +98,22 @@ class Task:
         return f"<Task {self.name} {'done' if self.done else 'pending'}>"
 
 
+def step(task: Task, value: Any, exc: BaseException | None) -> tuple[int, Any] | None:
+    """Run ``task`` to its next await and return the command it yields; None once it has ended, with its result
+    or its exception recorded and its joiner told. Both schedulers (virtual and wall time) step tasks so."""
+    try:
+        return task.coro.throw(exc) if exc is not None else task.coro.send(value)
+    except StopIteration as stop:
+        task.done, task.result = True, stop.value
+        if task._future is not None:
+            task._future.set_result(stop.value)
+    except BaseException as error:  # noqa: BLE001 - a task's failure is reported, not fatal to the loop
+        task.done, task.exception = True, error
+        if task._future is not None:
+            task._future.set_exception(error)
+    return None
+
+
 class Scheduler:
     """Virtual-time loop. Entries in the heap are ``(time, seq, kind, payload, value, exc)``.
 
@@ -199,23 +215,14 @@ class Scheduler:
                 continue
             self.steps += 1
             self.current = task
-            try:
-                command = task.coro.throw(exc) if exc is not None else task.coro.send(value)
-            except StopIteration as stop:
-                task.done, task.result = True, stop.value
-                if task._future is not None:
-                    task._future.set_result(stop.value)
+            command = step(task, value, exc)
+            self.current = None
+            if command is None:
+                if task.exception is not None:
+                    self.task_errors.append((task, task.exception))
+                    if stop_on_error:
+                        break
                 continue
-            except BaseException as error:  # noqa: BLE001 - a task's failure is reported, not fatal to the loop
-                task.done, task.exception = True, error
-                if task._future is not None:
-                    task._future.set_exception(error)
-                self.task_errors.append((task, error))
-                if stop_on_error:
-                    break
-                continue
-            finally:
-                self.current = None
             op, arg = command
             if op == _SLEEP:
                 self._seq += 1

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,10 +61,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         run("get", "cm", "--watch", "--request-timeout=2s")                            # a watch that ends
         assert run("delete", "cm", "cm1").returncode == 0
         request(url, "GET", "/apis/nope.example.com/v1/things")                        # never reaches the store
+        replies = {"given": request(url, "GET", "/api/v1/namespaces/default/configmaps/nope",
+                                    headers={"Audit-ID": "req-from-the-client-1"}),
+                   "chosen": request(url, "GET", "/api/v1/namespaces/default/configmaps")}
         proc.send_signal(signal.SIGINT)
         assert proc.wait(20) == 0
         lines = log.read_text().splitlines()
-        yield {"lines": lines, "events": [json.loads(line) for line in lines], "log": log}
+        yield {"lines": lines, "events": [json.loads(line) for line in lines], "log": log, "replies": replies}
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -111,3 +115,14 @@ def test_what_kube_apiserver_would_have_recorded(served: dict[str, Any]) -> None
     missing = next(e for e in served["events"] if e["requestURI"] == "/apis/nope.example.com/v1/things")
     assert missing["responseStatus"]["code"] == 404 and missing["objectRef"]["resource"] == "things"
     assert any(e["requestURI"].split("?")[0] == "/api" and "objectRef" not in e for e in events)  # discovery
+
+
+def test_every_reply_names_its_audit_id(served: dict[str, Any]) -> None:
+    """WithAuditInit: the client's Audit-ID is kept, else the server picks a UUID; the reply's Audit-Id header and
+    the logged event's auditID are the same."""
+    given, chosen = served["replies"]["given"], served["replies"]["chosen"]
+    assert given.status == 404 and given.headers["audit-id"] == "req-from-the-client-1"
+    assert uuid.UUID(chosen.headers["audit-id"]).version == 4
+    logged = {e["auditID"]: e for e in served["events"]}
+    assert logged["req-from-the-client-1"]["responseStatus"]["code"] == 404
+    assert logged[chosen.headers["audit-id"]]["requestURI"] == "/api/v1/namespaces/default/configmaps"
