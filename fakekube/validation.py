@@ -282,8 +282,13 @@ def validate_labels(labels: Any, field_path: str = "metadata.labels") -> list[Fi
     """Errors are reported on the map itself, as upstream does (not per key)."""
     good, errs = _string_map(labels, field_path)
     for k, v in good.items():
-        errs.extend(invalid(field_path, k, m) for m in is_qualified_name(k))
-        errs.extend(invalid(field_path, v, m) for m in is_valid_label_value(v))
+        # (Known-valid keys and values answer an empty list: most calls build no errors at all.)
+        messages = is_qualified_name(k)
+        if messages:
+            errs.extend(invalid(field_path, k, m) for m in messages)
+        messages = is_valid_label_value(v)
+        if messages:
+            errs.extend(invalid(field_path, v, m) for m in messages)
     return errs
 
 
@@ -292,7 +297,9 @@ def validate_annotations(annotations: Any, field_path: str = "metadata.annotatio
     total = 0
     for k, v in good.items():
         # Annotation keys are checked case-insensitively (lower-cased first), values are free-form.
-        errs.extend(invalid(field_path, k, m) for m in is_qualified_name(k.lower()))
+        messages = is_qualified_name(k.lower())
+        if messages:
+            errs.extend(invalid(field_path, k, m) for m in messages)
         total += _byte_len(k) + _byte_len(v)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         errs.append(

@@ -16,7 +16,7 @@ from typing import Any
 
 from fakekube import quantity
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
-from fakekube.jsonvalues import encode_json
+from fakekube.jsonvalues import encode_json, json_equal
 from fakekube.kinds.checks import (
     dns_label,
     dns_subdomain,
@@ -320,7 +320,8 @@ def validate_pod_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
                                   "existing toleration can not be modified except its tolerationSeconds"))
             break
     else:
-        errs.extend(validate_tolerations(tolerations, "spec.tolerations"))
+        if not json_equal(tolerations, old_tolerations):  # the stored ones passed when they were written
+            errs.extend(validate_tolerations(tolerations, "spec.tolerations"))
     munged = _munge(spec, old_spec)
     if munged != old_spec:
         errs.append(forbidden("spec", f"pod updates may not change fields other than {_UPDATABLE}\n"

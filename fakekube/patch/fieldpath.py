@@ -41,6 +41,12 @@ _SCALARS = frozenset((str, int, float, bool, type(None)))
 def key_element(item: dict, keys: Iterable[str]) -> str:
     # Key values repeat across the objects of a kind (container and env names...), so the encoded element is
     # memoised for scalar keys; the cache is bounded and cleared when full.
+    if type(keys) is tuple and len(keys) == 1 and keys[0] in item:  # most list maps have one key
+        value = item[keys[0]]
+        if type(value) in _SCALARS:
+            element = _KEY_ELEMENTS.get(((keys[0], type(value), value),))
+            if element is not None:
+                return element
     present = tuple((k, item[k]) for k in keys if k in item)
     if all(type(v) in _SCALARS for _, v in present):
         cache_key = tuple((k, type(v), v) for k, v in present)

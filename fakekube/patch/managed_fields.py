@@ -70,12 +70,16 @@ class ManagerEntry:
     @property
     def identifier(self) -> str:
         """``BuildManagerIdentifier``: the entry without time/fields as JSON (Apply drops apiVersion)."""
-        ident: dict[str, Any] = {"manager": self.manager, "operation": self.operation}
-        if self.operation != "Apply" and self.api_version:
-            ident["apiVersion"] = self.api_version
-        if self.subresource:
-            ident["subresource"] = self.subresource
-        return json.dumps(ident, separators=(",", ":"))
+        parts = (self.manager, self.operation, self.api_version, self.subresource)
+        try:
+            known = _IDENTIFIERS.get(parts)
+        except TypeError:  # a value that cannot be a dict key (not a string): built every time
+            return _build_identifier(*parts)
+        if known is None:
+            if len(_IDENTIFIERS) >= _MAX_IDENTIFIERS:
+                _IDENTIFIERS.clear()
+            known = _IDENTIFIERS[parts] = _build_identifier(*parts)
+        return known
 
     def encode(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"manager": self.manager, "operation": self.operation, "apiVersion": self.api_version}
@@ -86,6 +90,20 @@ class ManagerEntry:
         if self.subresource:
             entry["subresource"] = self.subresource
         return entry
+
+
+# Every write reads every manager's identifier; the few distinct ones are remembered (bounded).
+_IDENTIFIERS: dict[tuple[Any, ...], str] = {}
+_MAX_IDENTIFIERS = 4096
+
+
+def _build_identifier(manager: Any, operation: Any, api_version: Any, subresource: Any) -> str:
+    ident: dict[str, Any] = {"manager": manager, "operation": operation}
+    if operation != "Apply" and api_version:
+        ident["apiVersion"] = api_version
+    if subresource:
+        ident["subresource"] = subresource
+    return json.dumps(ident, separators=(",", ":"))
 
 
 Managers = dict[str, ManagerEntry]

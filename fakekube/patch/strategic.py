@@ -223,6 +223,13 @@ def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str
 
     if not merge_key:
         raise SmpError(f"cannot merge lists without merge key for {schema.name}")
+    in_place = _merged_in_place(original, patch, merge_key)
+    if in_place is not None:
+        item_schema = schema.item()
+        merged = list(original)
+        for idx, element in zip(in_place, patch, strict=True):
+            merged[idx] = merge_map(merged[idx], element, item_schema)
+        return merged
     original, patch = _apply_list_directives(original, patch, merge_key)
     item_schema = schema.item()
     merged = list(original)
@@ -236,6 +243,31 @@ def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str
             merged.append(element)
     patch_items, server_only = _partition_maps(merged, patch, merge_key)
     return _normalize_order(patch_items, server_only, patch, original, merge_key, scalar=False)
+
+
+def _merged_in_place(original: list, patch: list, merge_key: str) -> list[int] | None:
+    """Where each patch element merges in ``original``, when the general path's ordering would leave the
+    live order as it is: every live and patch element a map with its merge key and no directive, live keys
+    unique, each patch element naming a live one, in the live order (the common patch of one container).
+    Then the patch items, sorted by the patch's order, and the live-only items, sorted by the live order,
+    interleave back into the live order. None: take the general path."""
+    positions: dict[Any, int] = {}
+    for i, item in enumerate(original):
+        if type(item) is not dict or merge_key not in item or DIRECTIVE in item:
+            return None
+        key = go_key(item[merge_key])
+        if key in positions:
+            return None
+        positions[key] = i
+    found: list[int] = []
+    for element in patch:
+        if type(element) is not dict or merge_key not in element or DIRECTIVE in element:
+            return None
+        idx = positions.get(go_key(element[merge_key]), -1)
+        if idx < 0 or (found and idx <= found[-1]):
+            return None
+        found.append(idx)
+    return found
 
 
 def _dedupe(values: list) -> list:

@@ -91,10 +91,20 @@ def _merge_map(lhs: Any, rhs: Any, schema: PatchSchema) -> Any:
     left = left or {}
     right = right or {}
     out: dict[str, Any] = {}
+    one_sided: dict[str, Any] = {}  # members only one side has: merge copies them, here all in one copy
     for key in (*left, *(k for k in right if k not in left)):
-        value = merge(left.get(key, ABSENT), right.get(key, ABSENT), _child(schema, key))
+        lhs_value, rhs_value = left.get(key, ABSENT), right.get(key, ABSENT)
+        if lhs_value is ABSENT or rhs_value is ABSENT:
+            value = lhs_value if rhs_value is ABSENT else rhs_value
+            out[key] = value
+            if type(value) not in _SCALARS and value is not None:
+                one_sided[key] = value
+            continue
+        value = merge(lhs_value, rhs_value, _child(schema, key))
         if value is not ABSENT:
             out[key] = value
+    if one_sided:
+        out.update(json_copy(one_sided))  # (update keeps each key where it is)
     return out if out else ABSENT
 
 
@@ -371,7 +381,10 @@ def _compare_map(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Compa
     left = left or {}
     right = right or {}
     for key in (*left, *(k for k in right if k not in left)):
-        _compare(left.get(key, ABSENT), right.get(key, ABSENT), _child(schema, key), (*path, "f:" + key), cmp)
+        lhs_value, rhs_value = left.get(key, ABSENT), right.get(key, ABSENT)
+        if lhs_value is not ABSENT and rhs_value is not ABSENT and lhs_value == rhs_value:
+            continue  # what _compare would skip first, without its call
+        _compare(lhs_value, rhs_value, _child(schema, key), (*path, "f:" + key), cmp)
     return False
 
 

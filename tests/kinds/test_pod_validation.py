@@ -166,6 +166,19 @@ def test_containers_may_not_be_added(kube: Store) -> None:
     assert _causes(caught.value) == ["spec.containers: Forbidden: pod updates may not add or remove containers"]
 
 
+def test_an_added_toleration_is_validated_on_update(kube: Store) -> None:
+    # Unchanged tolerations are not checked again (the stored ones passed); added ones are.
+    live = _stored(kube)
+    live["spec"]["containers"][0]["image"] = "nginx:1.28"
+    live = kube.update("pods", live, "default")
+    live["spec"]["tolerations"].append({"operator": "Equal", "value": "x", "effect": "NoSchedule"})
+    with pytest.raises(errors.Invalid) as caught:
+        kube.update("pods", live, "default")
+    assert _causes(caught.value) == [
+        'spec.tolerations[2].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which '
+        'means "match all values and all keys"']
+
+
 def test_tolerations_may_only_be_added(kube: Store) -> None:
     live = _stored(kube)
     live["spec"]["tolerations"].append({"key": "gpu", "operator": "Exists", "effect": "NoSchedule"})

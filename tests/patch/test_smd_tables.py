@@ -29,6 +29,24 @@ def test_merge_table(schema: str, lhs: Any, rhs: Any, out: Any) -> None:
     assert _ordered(typed.merge(lhs, rhs, SCHEMAS[schema])) == _ordered(out)
 
 
+def _containers(value: Any) -> list[Any]:
+    found = [value] if isinstance(value, dict | list) else []
+    for child in (value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()):
+        found += _containers(child)
+    return found
+
+
+@pytest.mark.parametrize(("schema", "lhs", "rhs", "out"), MERGE_CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(MERGE_CASES)])
+def test_merge_shares_nothing_with_its_inputs(schema: str, lhs: Any, rhs: Any, out: Any) -> None:
+    # Members only one side has are copied in one batch: the result must still be the caller's own.
+    lhs, rhs = {"wrap": lhs, "left": {"only": [{"a": 1}]}}, {"wrap": rhs, "right": {"only": [{"b": 2}]}}
+    merged = typed.merge(lhs, rhs, typed.UNTYPED)
+    inputs = {id(c) for c in _containers(lhs) + _containers(rhs)}
+    assert merged["left"] == lhs["left"] and merged["right"] == rhs["right"]
+    assert not inputs & {id(c) for c in _containers(merged)}
+
+
 def _body(obj: dict) -> dict:
     body = json_copy(obj)
     body.pop("metadata", None)
