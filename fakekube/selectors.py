@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fakekube.errors import BadRequest, FieldError, aggregate, invalid, not_supported
-from fakekube.validation import is_qualified_name, is_valid_label_value
+from fakekube.namerules import is_qualified_name, is_valid_label_value
 
 __all__ = ["LabelSelector", "FieldSelector", "Requirement"]
 

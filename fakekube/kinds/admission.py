@@ -27,7 +27,7 @@ from typing import Any
 from fakekube import errors
 from fakekube.kinds.checks import mapping, seq
 from fakekube.kinds.context import WriteContext
-from fakekube.validation import generate_name
+from fakekube.namerules import generate_name
 
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"

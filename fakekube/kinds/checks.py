@@ -21,17 +21,9 @@ from fakekube.errors import (
     not_supported,
     required,
 )
+from fakekube.namerules import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from fakekube.selectors import LabelSelector
-from fakekube.validation import (
-    FIELD_IMMUTABLE,
-    IS_NEGATIVE,
-    go_quote,
-    is_dns1123_label,
-    is_dns1123_subdomain,
-    is_qualified_name,
-    is_valid_label_value,
-    validate_labels,
-)
+from fakekube.validation import FIELD_IMMUTABLE, IS_NEGATIVE, go_quote, validate_labels
 
 IS_NOT_POSITIVE = "must be greater than zero"
 PORT_RANGE = "must be between 1 and 65535, inclusive"
