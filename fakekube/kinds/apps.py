@@ -297,8 +297,7 @@ class ControllerRevisionStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
         errs = self.validate(new)
-        if new.get("data") != old.get("data"):
-            errs.append(invalid("data", new.get("data"), "field is immutable"))
+        errs.extend(immutable(new.get("data"), old.get("data"), "data"))
         return errs
 
 
