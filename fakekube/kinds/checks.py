@@ -46,6 +46,19 @@ def seq(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def dict_at(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """``parent[key]``, replaced by a new empty object there when it is not one (defaulting fills it in)."""
+    value = parent.get(key)
+    if not isinstance(value, dict):
+        value = parent[key] = {}
+    return value
+
+
+def spec_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj["spec"]`` as an object to default into (``dict_at(obj, "spec")``)."""
+    return dict_at(obj, "spec")
+
+
 # ------------------------------------------------------------------------------------------- Go syntax
 
 
