@@ -244,8 +244,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                             dry_run=dry_run)
 
     def _read_stored(self, storage: str, namespace: str, name: str) -> dict[str, Any] | None:
-        record = self._data.get(storage, {}).get((namespace, name))
-        return record.obj if record is not None else None
+        return self.stored_object(storage, (namespace, name))
 
     def _list_stored(self, storage: str, namespace: str | None) -> list[dict[str, Any]]:
         return [r.obj for k, r in self._data.get(storage, {}).items() if namespace is None or k[0] == namespace]
