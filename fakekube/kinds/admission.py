@@ -109,7 +109,7 @@ def _token_volume_source() -> dict[str, Any]:
 
 
 def _mount_token(spec: dict[str, Any], ctx: WriteContext) -> None:
-    volumes = spec.get("volumes") if isinstance(spec.get("volumes"), list) else []
+    volumes = seq(spec.get("volumes"))
     existing = next((v.get("name") for v in volumes if isinstance(v, dict)
                      and str(v.get("name", "")).startswith(TOKEN_VOLUME_PREFIX)), None)
     name = existing or generate_name(TOKEN_VOLUME_PREFIX, ctx.rng)
@@ -118,7 +118,7 @@ def _mount_token(spec: dict[str, Any], ctx: WriteContext) -> None:
         for container in seq(spec.get(key)):
             if not isinstance(container, dict):
                 continue
-            mounts = container.get("volumeMounts") if isinstance(container.get("volumeMounts"), list) else []
+            mounts = seq(container.get("volumeMounts"))
             if any(isinstance(m, dict) and m.get("mountPath") == TOKEN_MOUNT_PATH for m in mounts):
                 continue
             container["volumeMounts"] = [*mounts, {"name": name, "readOnly": True, "mountPath": TOKEN_MOUNT_PATH}]

@@ -112,7 +112,7 @@ class SecretStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         errs = _validate_keys(obj, "data")
-        data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+        data = mapping(obj.get("data"))
         for key in _SECRET_KEYS.get(obj.get("type") or "", ()):
             if key not in data:
                 errs.append(required(f"data[{key}]", ""))

@@ -288,7 +288,7 @@ class ServiceStrategy(BuiltinStrategy):
 
 
 def validate_service(svc: dict[str, Any]) -> list[FieldError]:
-    spec = svc.get("spec") if isinstance(svc.get("spec"), dict) else {}
+    spec = mapping(svc.get("spec"))
     errs: list[FieldError] = []
     kind = spec.get("type") or ""
     if kind not in SERVICE_TYPES:
