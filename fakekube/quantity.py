@@ -14,7 +14,8 @@ import math
 import re
 from fractions import Fraction
 
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+# The grammar ``ParseQuantity`` checks first (its ``splitRE``); the typed JSON decoder checks it too.
+QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
@@ -45,7 +46,7 @@ def parse(text: str | int | float) -> tuple[Fraction, str]:
 # results immutable, so they are cached (errors are raised anew each time).
 @functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> tuple[Fraction, str]:
-    match = _QUANTITY.match(text.strip())
+    match = QUANTITY_RE.match(text.strip())
     if match is None:
         raise QuantityError(REGEX_ERROR)
     number, suffix = match.groups()

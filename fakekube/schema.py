@@ -10,15 +10,9 @@ together, building a field path string only for the fields it visits.
 
 from __future__ import annotations
 
-import base64
 import copy
-import ipaddress
 import json
-import math
 import re
-import uuid
-from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 from fakekube.errors import (
@@ -32,6 +26,7 @@ from fakekube.errors import (
     type_invalid,
 )
 from fakekube.jsonvalues import json_equal
+from fakekube.schemavalues import FORMATS, go_float, go_number, json_type
 
 __all__ = ["StructuralSchema"]
 
@@ -39,87 +34,6 @@ _META_FIELDS = frozenset(("apiVersion", "kind", "metadata"))
 _LEAVES = frozenset((str, int, float, bool, type(None)))
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-
-
-def _go_float(value: float) -> str:
-    """``fmt.Sprint(float64)``: shortest digits; exponent form when the exponent is < -4 or >= 6 (%g rules)."""
-    if value == 0:
-        return "0"
-    if math.isinf(value) or math.isnan(value):
-        return {math.inf: "+Inf", -math.inf: "-Inf"}.get(value, "NaN")
-    sign, digit_tuple, exp = Decimal(repr(float(value))).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    assert isinstance(exp, int)
-    exponent = len(digits) + exp - 1
-    prefix = "-" if sign else ""
-    if exponent < -4 or exponent >= 6:
-        head = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{prefix}{head}e{'+' if exponent >= 0 else '-'}{abs(exponent):02d}"
-    return prefix + format(Decimal(digits).scaleb(exp), "f")
-
-
-def _num(value: float | int) -> str:
-    return str(value) if isinstance(value, int) else _go_float(value)
-
-
-def _json_type(value: Any) -> str:
-    """The OpenAPI type name kube-openapi infers for a decoded JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return ""
-
-
-# ------------------------------------------------------------------------------------------ formats
-
-_DATE_TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?")
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def _is_uuid(v: str) -> bool:
-    try:
-        uuid.UUID(v)
-    except ValueError:
-        return False
-    return len(v) == 36
-
-
-def _is_ip(v: str, version: int) -> bool:
-    try:
-        return ipaddress.ip_address(v).version == version
-    except ValueError:
-        return False
-
-
-def _is_byte(v: str) -> bool:
-    try:
-        base64.b64decode(v, validate=True)
-    except ValueError:
-        return False
-    return True
-
-
-# Only the formats with a cheap, unambiguous check are emulated; other formats accept every string.
-_FORMATS: dict[str, Callable[[str], bool]] = {
-    "date-time": lambda v: _DATE_TIME_RE.fullmatch(v) is not None,
-    "datetime": lambda v: _DATE_TIME_RE.fullmatch(v) is not None,
-    "date": lambda v: _DATE_RE.fullmatch(v) is not None,
-    "uuid": _is_uuid,
-    "ipv4": lambda v: _is_ip(v, 4),
-    "ipv6": lambda v: _is_ip(v, 6),
-    "byte": _is_byte,
-}
 
 
 # --------------------------------------------------------------------------------------- the tree
@@ -223,7 +137,7 @@ class _Node:
             if self.enum is not None and None not in self.enum:
                 self._enum_fail(value, path, errs)
             return
-        kind = _json_type(value)
+        kind = json_type(value)
         if self.types and not self._type_ok(kind, value):
             shown = f': "{kind}"' if kind else ""
             errs.append(type_invalid(fpath, kind, f"{path} in body must be of type {self.type_name}{shown}"))
@@ -259,7 +173,7 @@ class _Node:
             )
         elif self.pattern is not None and not self.pattern.search(value):
             errs.append(invalid(fpath, value, f"{path} in body should match '{self.pattern_text}'"))
-        if self.format and self.format in _FORMATS and not _FORMATS[self.format](value):
+        if self.format and self.format in FORMATS and not FORMATS[self.format](value):
             errs.append(
                 type_invalid(fpath, value, f'{path} in body must be of type {self.format}: "{value}"')
             )
@@ -281,7 +195,7 @@ class _Node:
             except OverflowError:  # integers beyond float range cannot be checked; int64 range already failed
                 exact = True
             if not exact:
-                errs.append(invalid(fpath, value, f"{path} in body should be a multiple of {_num(factor)}"))
+                errs.append(invalid(fpath, value, f"{path} in body should be a multiple of {go_number(factor)}"))
         if self.maximum is not None and (
             value > self.maximum or (self.exclusive_maximum and value == self.maximum)
         ):
@@ -300,7 +214,7 @@ class _Node:
         # Integer data against an integral bound prints the bound as an int64, otherwise as a float64.
         if isinstance(value, int) and float(bound).is_integer():
             return str(int(bound))
-        return _go_float(float(bound))
+        return go_float(float(bound))
 
     def _validate_array(self, value: list[Any], path: str, errs: list[FieldError]) -> None:
         fpath = path or "<nil>"

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from fakekube import decoding, errors, validation
+from fakekube import decoding, errors, namerules, validation
 from fakekube.allocators import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR, ServiceAllocators
 from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
@@ -54,11 +54,11 @@ CommitHook = Callable[[AuditEntry, "dict[str, Any] | None", "dict[str, Any] | No
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _NAME_VALIDATORS = {
-    "subdomain": validation.name_is_dns_subdomain,
-    "label": validation.name_is_dns_label,
-    "dns1035": validation.name_is_dns1035_label,
-    "path_segment": validation.name_is_path_segment,
-    "any": validation.name_is_anything,
+    "subdomain": namerules.name_is_dns_subdomain,
+    "label": namerules.name_is_dns_label,
+    "dns1035": namerules.name_is_dns1035_label,
+    "path_segment": namerules.name_is_path_segment,
+    "any": namerules.name_is_anything,
 }
 
 
@@ -244,8 +244,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                             dry_run=dry_run)
 
     def _read_stored(self, storage: str, namespace: str, name: str) -> dict[str, Any] | None:
-        record = self._data.get(storage, {}).get((namespace, name))
-        return record.obj if record is not None else None
+        return self.stored_object(storage, (namespace, name))
 
     def _list_stored(self, storage: str, namespace: str | None) -> list[dict[str, Any]]:
         return [r.obj for k, r in self._data.get(storage, {}).items() if namespace is None or k[0] == namespace]

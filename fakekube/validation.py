@@ -1,8 +1,8 @@
-"""Name rules and ``ObjectMeta`` validation, with the real API server's error texts.
+"""``ObjectMeta`` validation, with the real API server's error texts.
 
-Sources (see docs/validation.md): kubernetes/apimachinery ``pkg/util/validation/validation.go`` (DNS rules),
-``pkg/api/validate/content/kube.go`` (label keys and values), ``pkg/api/validation/{objectmeta,generic}.go``
-(ObjectMeta create/update rules), apiserver ``pkg/storage/names/generate.go`` (generateName).
+Sources (see docs/validation.md): kubernetes/apimachinery ``pkg/api/validation/{objectmeta,generic}.go``
+(ObjectMeta create/update rules). The string rules it applies (DNS names, label keys and values,
+generateName) are in ``fakekube.namerules``.
 
 Objects are JSON-shaped dicts that may hold anything, so every check first makes sure the value has the
 type ``ObjectMeta`` declares; a wrong type becomes a ``FieldError`` (as the JSON decoder's 4xx would), never a
@@ -11,26 +11,20 @@ Python exception.
 
 from __future__ import annotations
 
-import random
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from fakekube.errors import FieldError, forbidden, invalid, not_supported, required, type_invalid
+from fakekube.namerules import (
+    NameValidator,
+    byte_len,
+    is_qualified_name,
+    is_valid_label_value,
+    name_is_dns_subdomain,
+    validate_namespace_name,
+)
 
 __all__ = [
-    "NameValidator",
-    "is_dns1123_label",
-    "is_dns1123_subdomain",
-    "is_dns1035_label",
-    "is_qualified_name",
-    "is_valid_label_value",
-    "name_is_dns_subdomain",
-    "name_is_dns_label",
-    "name_is_dns1035_label",
-    "name_is_path_segment",
-    "name_is_anything",
-    "validate_namespace_name",
     "validate_label_value",
     "validate_qualified_name",
     "validate_labels",
@@ -39,212 +33,16 @@ __all__ = [
     "validate_finalizers",
     "validate_object_meta",
     "validate_object_meta_update",
-    "generate_name",
+    "go_quote",
     "FIELD_IMMUTABLE",
     "TOTAL_ANNOTATION_SIZE_LIMIT",
 ]
-
-NameValidator = Callable[[str, bool], list[str]]
 
 FIELD_IMMUTABLE = "field is immutable"
 IS_NEGATIVE = "must be greater than or equal to 0"
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 FINALIZER_ORPHAN = "orphan"
 FINALIZER_FOREGROUND = "foregroundDeletion"
-
-# --------------------------------------------------------------------------------------- DNS rules
-
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
-
-# fullmatch, because Python's "$" would also accept a trailing newline where Go's does not.
-_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
-_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-
-_DNS1123_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1035_LABEL_MSG = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
-    "start with an alphabetic character, and end with an alphanumeric character"
-)
-_LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _byte_len(value: str) -> int:
-    # Go measures strings in bytes.
-    return len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
-
-
-def _max_len_chars(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def _max_len_bytes(n: int) -> str:
-    # The label-key/value rules moved to apimachinery's ``content`` package, which says "bytes".
-    return f"must be no more than {n} bytes"
-
-
-_SUBDOMAIN_REGEX_ERR = _regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com")
-_LABEL_REGEX_ERR = _regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc")
-_DNS1035_REGEX_ERR = _regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123")
-_LABEL_KEY_REGEX_ERR = _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-_LABEL_VALUE_REGEX_ERR = _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
-
-
-def is_dns1123_label(value: str) -> list[str]:
-    """RFC 1123 label (namespaces): at most 63 characters, no dots."""
-    errs: list[str] = []
-    if _byte_len(value) > 63:
-        errs.append(_max_len_chars(63))
-    if not _DNS1123_LABEL_RE.fullmatch(value):
-        if _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-            errs.append("must not contain dots")
-        else:
-            errs.append(_LABEL_REGEX_ERR)
-    return errs
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """RFC 1123 subdomain (most kinds, all custom resources): at most 253 characters."""
-    errs: list[str] = []
-    if _byte_len(value) > 253:
-        errs.append(_max_len_chars(253))
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_SUBDOMAIN_REGEX_ERR)
-    return errs
-
-
-def is_dns1035_label(value: str) -> list[str]:
-    """RFC 1035 label (services): must start with a letter."""
-    errs: list[str] = []
-    if _byte_len(value) > 63:
-        errs.append(_max_len_chars(63))
-    if not _DNS1035_LABEL_RE.fullmatch(value):
-        errs.append(_DNS1035_REGEX_ERR)
-    return errs
-
-
-# Strings known to pass a check: label keys and values repeat on every write of an object and across objects,
-# and a regular expression costs more than a set lookup. Bounded; only valid strings are remembered.
-_VALID_QUALIFIED_NAMES: set[str] = set()
-_VALID_LABEL_VALUES: set[str] = set()
-_MAX_REMEMBERED = 50_000
-
-
-def remember_valid(known: set[Any], value: Any, errs: list[Any]) -> list[Any]:
-    """``errs``, after remembering ``value`` (an exact str, or JSON bytes) in ``known`` when it is empty."""
-    if not errs and type(value) in (str, bytes):
-        if len(known) >= _MAX_REMEMBERED:
-            known.clear()
-        known.add(value)
-    return errs
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """Label keys, annotation keys and finalizers: ``[prefix/]name``, prefix a DNS subdomain."""
-    if type(value) is str and value in _VALID_QUALIFIED_NAMES:
-        return []
-    return remember_valid(_VALID_QUALIFIED_NAMES, value, _qualified_name_errors(value))
-
-
-def _qualified_name_errors(value: str) -> list[str]:
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a valid label key "
-            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif _byte_len(name) > 63:
-        errs.append("name part " + _max_len_bytes(63))
-    if not _LABEL_KEY_RE.fullmatch(name):
-        errs.append("name part " + _LABEL_KEY_REGEX_ERR)
-    return errs
-
-
-def is_valid_label_value(value: str) -> list[str]:
-    """Label values: empty, or at most 63 alphanumerics/``-_.`` starting and ending alphanumeric."""
-    if type(value) is str and value in _VALID_LABEL_VALUES:
-        return []
-    errs: list[str] = []
-    if _byte_len(value) > 63:
-        errs.append(_max_len_bytes(63))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_LABEL_VALUE_REGEX_ERR)
-    return remember_valid(_VALID_LABEL_VALUES, value, errs)
-
-
-# ------------------------------------------------------------------------------------ name functions
-
-
-def _mask_trailing_dash(name: str) -> str:
-    # Upstream replaces the last *two* characters by "a" (generic.go maskTrailingDash), so "ab-" -> "aa".
-    if len(name) > 1 and name.endswith("-"):
-        return name[:-2] + "a"
-    return name
-
-
-def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
-    return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
-
-
-def name_is_dns_label(name: str, prefix: bool) -> list[str]:
-    return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
-
-
-def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
-    return is_dns1035_label(_mask_trailing_dash(name) if prefix else name)
-
-
-def name_is_path_segment(name: str, prefix: bool) -> list[str]:
-    """apimachinery ``pkg/api/validation/path`` ``IsValidPathSegmentName`` (RBAC names such as
-    ``system:controller:job-controller``): anything but ``.``/``..`` and names with ``/`` or ``%``."""
-    if name in (".", ".."):
-        return [f"may not be '{name}'"]
-    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
-
-
-def name_is_anything(name: str, prefix: bool) -> list[str]:
-    """Kinds whose validation accepts any name (certificates ``ValidateCertificateRequestName``)."""
-    return []
-
-
-validate_namespace_name: NameValidator = name_is_dns_label
-
 
 # ------------------------------------------------------------------------------------ field helpers
 
@@ -300,7 +98,7 @@ def validate_annotations(annotations: Any, field_path: str = "metadata.annotatio
         messages = is_qualified_name(k.lower())
         if messages:
             errs.extend(invalid(field_path, k, m) for m in messages)
-        total += _byte_len(k) + _byte_len(v)
+        total += byte_len(k) + byte_len(v)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         errs.append(
             FieldError(
@@ -579,16 +377,3 @@ def _immutable(new: Any, old: Any, field_path: str) -> list[FieldError]:
         return []
     # A nil pointer renders as JSON null in the error body.
     return [invalid(field_path, new, FIELD_IMMUTABLE)]
-
-
-# ------------------------------------------------------------------------------------ generateName
-
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_MAX_PREFIX = 63 - 5
-
-
-def generate_name(prefix: str, rng: random.Random) -> str:
-    """``names.SimpleNameGenerator``: prefix cut to 58 characters plus 5 random consonants/digits."""
-    if len(prefix) > _MAX_PREFIX:
-        prefix = prefix[:_MAX_PREFIX]
-    return prefix + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))

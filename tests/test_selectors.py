@@ -7,7 +7,8 @@ import time
 import pytest
 
 from fakekube.errors import BadRequest
-from fakekube.selectors import FieldSelector, LabelSelector
+from fakekube.fieldselectors import FieldSelector
+from fakekube.selectors import LabelSelector
 
 KEY_REGEX_ERR = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "

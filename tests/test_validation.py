@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fakekube.errors import FieldError
-from fakekube.validation import (
+from fakekube.namerules import (
     generate_name,
     is_dns1035_label,
     is_dns1123_label,
@@ -20,6 +20,8 @@ from fakekube.validation import (
     name_is_dns1035_label,
     name_is_dns_label,
     name_is_dns_subdomain,
+)
+from fakekube.validation import (
     validate_label_value,
     validate_object_meta,
     validate_object_meta_update,

@@ -25,7 +25,6 @@ Sources: kubernetes-sigs/json ``internal/golang/encoding/json/decode.go`` (``Unm
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any
 
@@ -33,9 +32,9 @@ from fakekube.apimodel.definitions import Definitions, PerDefinition, definition
 from fakekube.apimodel.versions import KubernetesVersion
 from fakekube.jsonvalues import json_copy
 from fakekube.patch.jsonutil import go_json_kind
+from fakekube.quantity import QUANTITY_RE
+from fakekube.quantity import REGEX_ERROR as QUANTITY_REGEX_ERROR
 
-_QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
-QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -189,8 +188,8 @@ class _Quantity(_Node):
         if value is None or (type(value) is str and value in self._valid):
             return value
         text = value if isinstance(value, str) else repr(value) if type(value) in (int, float) else None
-        if text is None or _QUANTITY_RE.match(text.strip()) is None:
-            raise DecodeError(QUANTITY_ERROR)
+        if text is None or QUANTITY_RE.match(text.strip()) is None:
+            raise DecodeError(QUANTITY_REGEX_ERROR)
         if len(self._valid) < 4096 and type(value) is str:
             self._valid[value] = True
         return value

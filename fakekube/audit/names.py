@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fakekube.validation import _NAME_ALPHABET as GENERATE_NAME_ALPHABET
+from fakekube.namerules import GENERATE_NAME_ALPHABET
 
 SEPARATORS = "-."
 _GENERATED = frozenset(GENERATE_NAME_ALPHABET)

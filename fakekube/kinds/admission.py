@@ -25,9 +25,9 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
-from fakekube.kinds.checks import mapping, seq
+from fakekube.kinds.checks import mapping, seq, spec_of
 from fakekube.kinds.context import WriteContext
-from fakekube.validation import generate_name
+from fakekube.namerules import generate_name
 
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
@@ -51,17 +51,10 @@ def forbidden(resource: str, group: str, obj: dict[str, Any], reason: str) -> er
                             {"name": name, "group": group, "kind": resource})
 
 
-def _spec(obj: dict[str, Any]) -> dict[str, Any]:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        spec = obj["spec"] = {}
-    return spec
-
-
 # ----------------------------------------------------------------------------- DefaultTolerationSeconds
 
 def default_toleration_seconds(pod: dict[str, Any]) -> None:
-    spec = _spec(pod)
+    spec = spec_of(pod)
     tolerations = spec.get("tolerations")
     if not isinstance(tolerations, list):
         tolerations = []
@@ -84,7 +77,7 @@ def default_toleration_seconds(pod: dict[str, Any]) -> None:
 
 def service_account(pod: dict[str, Any], ctx: WriteContext) -> None:
     meta = mapping(pod.get("metadata"))
-    spec = _spec(pod)
+    spec = spec_of(pod)
     if MIRROR_POD_ANNOTATION in mapping(meta.get("annotations")):
         if spec.get("serviceAccountName"):
             raise forbidden("pods", "", pod, "a mirror pod may not reference service accounts")
@@ -116,7 +109,7 @@ def _token_volume_source() -> dict[str, Any]:
 
 
 def _mount_token(spec: dict[str, Any], ctx: WriteContext) -> None:
-    volumes = spec.get("volumes") if isinstance(spec.get("volumes"), list) else []
+    volumes = seq(spec.get("volumes"))
     existing = next((v.get("name") for v in volumes if isinstance(v, dict)
                      and str(v.get("name", "")).startswith(TOKEN_VOLUME_PREFIX)), None)
     name = existing or generate_name(TOKEN_VOLUME_PREFIX, ctx.rng)
@@ -125,7 +118,7 @@ def _mount_token(spec: dict[str, Any], ctx: WriteContext) -> None:
         for container in seq(spec.get(key)):
             if not isinstance(container, dict):
                 continue
-            mounts = container.get("volumeMounts") if isinstance(container.get("volumeMounts"), list) else []
+            mounts = seq(container.get("volumeMounts"))
             if any(isinstance(m, dict) and m.get("mountPath") == TOKEN_MOUNT_PATH for m in mounts):
                 continue
             container["volumeMounts"] = [*mounts, {"name": name, "readOnly": True, "mountPath": TOKEN_MOUNT_PATH}]
@@ -137,7 +130,7 @@ def _mount_token(spec: dict[str, Any], ctx: WriteContext) -> None:
 # ----------------------------------------------------------------------------- Priority
 
 def priority(pod: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
-    spec = _spec(pod)
+    spec = spec_of(pod)
     if old is not None:
         old_spec = mapping(old.get("spec"))
         for key in ("priority", "preemptionPolicy"):
@@ -182,7 +175,7 @@ def _default_priority_class(ctx: WriteContext) -> dict[str, Any] | None:
 # ----------------------------------------------------------------------------- RuntimeClass
 
 def runtime_class(pod: dict[str, Any], ctx: WriteContext) -> None:
-    spec = _spec(pod)
+    spec = spec_of(pod)
     name = spec.get("runtimeClassName")
     if not name:
         return
@@ -210,7 +203,7 @@ def newest_default(classes: Any, annotations: tuple[str, ...]) -> dict[str, Any]
 
 
 def default_storage_class(pvc: dict[str, Any], ctx: WriteContext) -> None:
-    spec = _spec(pvc)
+    spec = spec_of(pvc)
     if "storageClassName" in spec and spec["storageClassName"] is not None:
         return  # "" is an explicit "no class"
     default = newest_default(ctx.list("storage.k8s.io/storageclasses"), DEFAULT_STORAGE_CLASS_ANNOTATIONS)
@@ -219,7 +212,7 @@ def default_storage_class(pvc: dict[str, Any], ctx: WriteContext) -> None:
 
 
 def default_ingress_class(ingress: dict[str, Any], ctx: WriteContext) -> None:
-    spec = _spec(ingress)
+    spec = spec_of(ingress)
     annotations = mapping(mapping(ingress.get("metadata")).get("annotations"))
     if spec.get("ingressClassName") is not None or "kubernetes.io/ingress.class" in annotations:
         return

@@ -15,6 +15,7 @@ from typing import Any
 
 from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
 from fakekube.kinds.checks import (
+    dict_at,
     go_int_or_string,
     go_label_selector,
     immutable,
@@ -24,26 +25,13 @@ from fakekube.kinds.checks import (
     non_negative,
     percent_at_most_100,
     seq,
+    spec_of,
 )
 from fakekube.kinds.podspec import default_pod_template, default_pvc_spec
 from fakekube.kinds.workloads import validate_selector, validate_template
 from fakekube.strategies import BuiltinStrategy, Strategy
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
-
-
-def _spec(obj: dict[str, Any]) -> dict[str, Any]:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        spec = obj["spec"] = {}
-    return spec
-
-
-def _dict_at(parent: dict[str, Any], key: str) -> dict[str, Any]:
-    value = parent.get(key)
-    if not isinstance(value, dict):
-        value = parent[key] = {}
-    return value
 
 
 def _selector_immutable(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
@@ -75,13 +63,13 @@ class DeploymentStrategy(_Workload):
     status_keeps = ("labels",)
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = _spec(obj)
+        spec = spec_of(obj)
         spec.setdefault("replicas", 1)
-        strategy = _dict_at(spec, "strategy")
+        strategy = dict_at(spec, "strategy")
         if not strategy.get("type"):
             strategy["type"] = "RollingUpdate"
         if strategy["type"] == "RollingUpdate":
-            rolling = _dict_at(strategy, "rollingUpdate")
+            rolling = dict_at(strategy, "rollingUpdate")
             rolling.setdefault("maxUnavailable", "25%")
             rolling.setdefault("maxSurge", "25%")
         spec.setdefault("revisionHistoryLimit", 10)
@@ -130,7 +118,7 @@ class ReplicaSetStrategy(_Workload):
     initial_status = {"replicas": 0}
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = _spec(obj)
+        spec = spec_of(obj)
         spec.setdefault("replicas", 1)
         default_pod_template(spec.get("template"))
 
@@ -152,10 +140,10 @@ class StatefulSetStrategy(_Workload):
     initial_status = {"replicas": 0, "availableReplicas": 0}
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = _spec(obj)
+        spec = spec_of(obj)
         if not spec.get("podManagementPolicy"):
             spec["podManagementPolicy"] = "OrderedReady"
-        strategy = _dict_at(spec, "updateStrategy")
+        strategy = dict_at(spec, "updateStrategy")
         if not strategy.get("type"):
             strategy["type"] = "RollingUpdate"
             if not isinstance(strategy.get("rollingUpdate"), dict):
@@ -163,7 +151,7 @@ class StatefulSetStrategy(_Workload):
         rolling = strategy.get("rollingUpdate")
         if strategy["type"] == "RollingUpdate" and isinstance(rolling, dict) and rolling.get("partition") is None:
             rolling["partition"] = 0
-        retention = _dict_at(spec, "persistentVolumeClaimRetentionPolicy")
+        retention = dict_at(spec, "persistentVolumeClaimRetentionPolicy")
         retention.setdefault("whenDeleted", "Retain")
         retention.setdefault("whenScaled", "Retain")
         spec.setdefault("replicas", 1)
@@ -172,7 +160,7 @@ class StatefulSetStrategy(_Workload):
         for claim in seq(spec.get("volumeClaimTemplates")):
             if isinstance(claim, dict):
                 default_pvc_spec(claim.get("spec"))
-                status = _dict_at(claim, "status")
+                status = dict_at(claim, "status")
                 if not status.get("phase"):
                     status["phase"] = "Pending"
 
@@ -227,12 +215,12 @@ class DaemonSetStrategy(_Workload):
                       "numberReady": 0}
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = _spec(obj)
-        strategy = _dict_at(spec, "updateStrategy")
+        spec = spec_of(obj)
+        strategy = dict_at(spec, "updateStrategy")
         if not strategy.get("type"):
             strategy["type"] = "RollingUpdate"
         if strategy["type"] == "RollingUpdate":
-            rolling = _dict_at(strategy, "rollingUpdate")
+            rolling = dict_at(strategy, "rollingUpdate")
             rolling.setdefault("maxUnavailable", 1)
             rolling.setdefault("maxSurge", 0)
         spec.setdefault("revisionHistoryLimit", 10)
@@ -241,7 +229,7 @@ class DaemonSetStrategy(_Workload):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         # apps/v1 carries the internal spec.templateGeneration in this annotation; a create starts it at 1.
-        annotations = _dict_at(obj["metadata"], "annotations")
+        annotations = dict_at(obj["metadata"], "annotations")
         if _template_generation(annotations) < 1:
             annotations[TEMPLATE_GENERATION] = "1"
 
@@ -250,7 +238,7 @@ class DaemonSetStrategy(_Workload):
         stored = _template_generation(mapping(old["metadata"].get("annotations")))
         if stored:
             changed = mapping(new.get("spec")).get("template") != mapping(old.get("spec")).get("template")
-            _dict_at(new["metadata"], "annotations")[TEMPLATE_GENERATION] = str(stored + 1 if changed else stored)
+            dict_at(new["metadata"], "annotations")[TEMPLATE_GENERATION] = str(stored + 1 if changed else stored)
 
     def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = mapping(obj.get("spec"))
@@ -297,8 +285,7 @@ class ControllerRevisionStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
         errs = self.validate(new)
-        if new.get("data") != old.get("data"):
-            errs.append(invalid("data", new.get("data"), "field is immutable"))
+        errs.extend(immutable(new.get("data"), old.get("data"), "data"))
         return errs
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
 from fakekube.kinds.checks import (
+    dict_at,
     go_label_selector,
     immutable,
     mapping,
@@ -35,13 +36,6 @@ LEGACY_CONTROLLER_UID = "controller-uid"
 LEGACY_JOB_NAME = "job-name"
 CRONJOB_NAME_MAX = 52
 _CRON_MACROS = {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
-
-
-def _dict_at(parent: dict[str, Any], key: str) -> dict[str, Any]:
-    value = parent.get(key)
-    if not isinstance(value, dict):
-        value = parent[key] = {}
-    return value
 
 
 def default_job_spec(spec: dict[str, Any]) -> None:
@@ -70,14 +64,14 @@ def _default_pod_failure_policy(spec: dict[str, Any]) -> None:
 def _generate_selector(job: dict[str, Any]) -> None:
     """``generateSelector``: the template's labels and the selector that make the Job's pods its own."""
     meta = job["metadata"]
-    spec = _dict_at(job, "spec")
-    labels = _dict_at(_dict_at(_dict_at(spec, "template"), "metadata"), "labels")
+    spec = dict_at(job, "spec")
+    labels = dict_at(dict_at(dict_at(spec, "template"), "metadata"), "labels")
     for key in (LEGACY_JOB_NAME, JOB_NAME):
         labels.setdefault(key, meta.get("name") or "")
     for key in (LEGACY_CONTROLLER_UID, CONTROLLER_UID):
         labels.setdefault(key, meta["uid"])
-    selector = _dict_at(spec, "selector")
-    _dict_at(selector, "matchLabels").setdefault(CONTROLLER_UID, meta["uid"])
+    selector = dict_at(spec, "selector")
+    dict_at(selector, "matchLabels").setdefault(CONTROLLER_UID, meta["uid"])
 
 
 def validate_job_spec(spec: dict[str, Any], path: str, *, template_of_cronjob: bool = False) -> list[FieldError]:
@@ -117,7 +111,7 @@ class JobStrategy(BuiltinStrategy):
     generation_fields = ("spec",)
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = _dict_at(obj, "spec")
+        spec = dict_at(obj, "spec")
         default_job_spec(spec)
         labels = mapping(mapping(spec.get("template")).get("metadata")).get("labels")
         meta = mapping(obj.get("metadata"))
@@ -192,7 +186,7 @@ class CronJobStrategy(BuiltinStrategy):
     generation_fields = ("spec",)
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = _dict_at(obj, "spec")
+        spec = dict_at(obj, "spec")
         if not spec.get("concurrencyPolicy"):
             spec["concurrencyPolicy"] = "Allow"
         spec.setdefault("suspend", False)

@@ -21,17 +21,9 @@ from fakekube.errors import (
     not_supported,
     required,
 )
+from fakekube.namerules import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from fakekube.selectors import LabelSelector
-from fakekube.validation import (
-    FIELD_IMMUTABLE,
-    IS_NEGATIVE,
-    go_quote,
-    is_dns1123_label,
-    is_dns1123_subdomain,
-    is_qualified_name,
-    is_valid_label_value,
-    validate_labels,
-)
+from fakekube.validation import FIELD_IMMUTABLE, IS_NEGATIVE, go_quote, validate_labels
 
 IS_NOT_POSITIVE = "must be greater than zero"
 PORT_RANGE = "must be between 1 and 65535, inclusive"
@@ -52,6 +44,19 @@ def mapping(value: Any) -> dict[str, Any]:
 def seq(value: Any) -> list[Any]:
     """``value`` if it is a JSON array, else ``[]``."""
     return value if isinstance(value, list) else []
+
+
+def dict_at(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """``parent[key]``, replaced by a new empty object there when it is not one (defaulting fills it in)."""
+    value = parent.get(key)
+    if not isinstance(value, dict):
+        value = parent[key] = {}
+    return value
+
+
+def spec_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj["spec"]`` as an object to default into (``dict_at(obj, "spec")``)."""
+    return dict_at(obj, "spec")
 
 
 # ------------------------------------------------------------------------------------------- Go syntax

@@ -12,7 +12,7 @@ from typing import Any
 from fakekube import quantity
 from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
 from fakekube.kinds import admission
-from fakekube.kinds.checks import config_key, immutable, mapping, non_negative, seq
+from fakekube.kinds.checks import config_key, immutable, mapping, non_negative, seq, spec_of
 from fakekube.kinds.context import WriteContext
 from fakekube.kinds.pod import PodStrategy
 from fakekube.kinds.podspec import default_pod_template, default_pvc_spec, default_volume_source
@@ -33,13 +33,6 @@ _SECRET_KEYS = {
 }
 
 
-def _spec(obj: dict[str, Any]) -> dict[str, Any]:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        spec = obj["spec"] = {}
-    return spec
-
-
 def _value(text: Any) -> Any:
     try:
         return quantity.value_of(text)
@@ -57,7 +50,7 @@ class NamespaceStrategy(BuiltinStrategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
-        _spec(obj)["finalizers"] = ["kubernetes"]
+        spec_of(obj)["finalizers"] = ["kubernetes"]
         _name_label(obj["metadata"], obj["metadata"].get("name", ""))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
@@ -119,7 +112,7 @@ class SecretStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         errs = _validate_keys(obj, "data")
-        data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+        data = mapping(obj.get("data"))
         for key in _SECRET_KEYS.get(obj.get("type") or "", ()):
             if key not in data:
                 errs.append(required(f"data[{key}]", ""))
@@ -172,7 +165,7 @@ class ReplicationControllerStrategy(BuiltinStrategy):
     generation_fields = ("spec",)
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = _spec(obj)
+        spec = spec_of(obj)
         labels = mapping(mapping(spec.get("template")).get("metadata")).get("labels")
         meta = obj.get("metadata")
         if labels:
@@ -225,7 +218,7 @@ class PersistentVolumeClaimStrategy(BuiltinStrategy):
     returns_deleted_object = True
 
     def default(self, obj: dict[str, Any]) -> None:
-        default_pvc_spec(_spec(obj))
+        default_pvc_spec(spec_of(obj))
         status = obj.get("status")
         if isinstance(status, dict):
             canonicalize_list(status.get("capacity"))
@@ -273,7 +266,7 @@ class PersistentVolumeStrategy(BuiltinStrategy):
     returns_deleted_object = True
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = _spec(obj)
+        spec = spec_of(obj)
         if not spec.get("persistentVolumeReclaimPolicy"):
             spec["persistentVolumeReclaimPolicy"] = "Retain"
         if not spec.get("volumeMode"):

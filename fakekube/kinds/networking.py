@@ -9,7 +9,7 @@ from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
 from fakekube.kinds import admission
-from fakekube.kinds.checks import dns_subdomain, mapping, seq, validate_label_selector
+from fakekube.kinds.checks import dns_subdomain, immutable, mapping, seq, validate_label_selector
 from fakekube.kinds.context import WriteContext
 from fakekube.strategies import BuiltinStrategy, Strategy
 
@@ -97,9 +97,7 @@ class IngressClassStrategy(BuiltinStrategy):
                         subresource: str | None) -> list[FieldError]:
         controller, old_controller = mapping(new.get("spec")).get("controller"), mapping(old.get("spec")).get(
             "controller")
-        if controller != old_controller:
-            return [invalid("spec.controller", controller, "field is immutable")]
-        return []
+        return immutable(controller, old_controller, "spec.controller")
 
 
 class ServiceCIDRStrategy(BuiltinStrategy):

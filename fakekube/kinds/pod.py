@@ -123,7 +123,7 @@ def _qos_class(containers: list[dict[str, Any]]) -> str:
     requests_set = limits_set = False
     guaranteed = bool(containers)
     for container in containers:
-        resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+        resources = mapping(container.get("resources"))
         requests = {k: v for k, v in _quantities(resources, "requests").items() if k in ("cpu", "memory")}
         limits = {k: v for k, v in _quantities(resources, "limits").items() if k in ("cpu", "memory")}
         requests_set = requests_set or any(v != 0 for v in requests.values())

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.kinds.checks import seq
 from fakekube.quantity import canonicalize, canonicalize_list
 
 DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
@@ -44,10 +45,6 @@ def pull_policy_for(image: Any) -> str:
 
 def _dict(value: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def default_http_get(handler: Any) -> None:
@@ -87,10 +84,10 @@ def default_container(container: Any) -> None:
         container["terminationMessagePath"] = TERMINATION_MESSAGE_PATH
     if not container.get("terminationMessagePolicy"):
         container["terminationMessagePolicy"] = "File"
-    for port in _list(container.get("ports")):
+    for port in seq(container.get("ports")):
         if isinstance(port, dict) and not port.get("protocol"):
             port["protocol"] = "TCP"
-    for env in _list(container.get("env")):
+    for env in seq(container.get("env")):
         if isinstance(env, dict) and isinstance(env.get("valueFrom"), dict):
             default_field_ref(env["valueFrom"])
     resources = _dict(container.get("resources"))
@@ -147,16 +144,16 @@ def _default_host_path(src: dict[str, Any]) -> None:
 
 def _default_downward_api(src: dict[str, Any]) -> None:
     _default_mode(src)
-    for item in _list(src.get("items")):
+    for item in seq(src.get("items")):
         default_field_ref(item)
 
 
 def _default_projected(src: dict[str, Any]) -> None:
     _default_mode(src)
-    for projection in _list(src.get("sources")):
+    for projection in seq(src.get("sources")):
         if not isinstance(projection, dict):
             continue
-        for item in _list((_dict(projection.get("downwardAPI")) or {}).get("items")):
+        for item in seq((_dict(projection.get("downwardAPI")) or {}).get("items")):
             default_field_ref(item)
         token = _dict(projection.get("serviceAccountToken"))
         if token is not None and token.get("expirationSeconds") is None:
@@ -234,10 +231,10 @@ def default_pod_spec(spec: Any) -> None:
         spec["serviceAccount"] = spec["serviceAccountName"]
     else:
         spec.pop("serviceAccount", None)
-    for volume in _list(spec.get("volumes")):
+    for volume in seq(spec.get("volumes")):
         default_volume(volume)
     for key in CONTAINER_LISTS:
-        for container in _list(spec.get(key)):
+        for container in seq(spec.get(key)):
             default_container(container)
     if "overhead" in spec:
         canonicalize_list(spec["overhead"])
@@ -255,7 +252,7 @@ def default_pod(pod: dict[str, Any]) -> None:
     if spec is None:
         return
     for key in ("containers", "initContainers"):
-        for container in _list(spec.get(key)):
+        for container in seq(spec.get(key)):
             resources = _dict(container.get("resources")) if isinstance(container, dict) else None
             limits = _dict(resources.get("limits")) if resources is not None else None
             if limits:
@@ -269,8 +266,8 @@ def default_pod(pod: dict[str, Any]) -> None:
         spec["enableServiceLinks"] = True
     if spec.get("hostNetwork") is True:
         for key in ("containers", "initContainers"):
-            for container in _list(spec.get(key)):
-                for port in _list(container.get("ports") if isinstance(container, dict) else None):
+            for container in seq(spec.get(key)):
+                for port in seq(container.get("ports") if isinstance(container, dict) else None):
                     if isinstance(port, dict) and not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort")
     default_pod_spec(spec)

@@ -28,7 +28,8 @@ from fakekube.kinds.checks import (
     port_number,
     seq,
 )
-from fakekube.validation import is_qualified_name, is_valid_label_value, remember_valid, validate_labels
+from fakekube.namerules import is_qualified_name, is_valid_label_value, remember_valid
+from fakekube.validation import validate_labels
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]

@@ -82,7 +82,7 @@ class RoleBindingStrategy(Strategy):
         _default_subjects(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        ref = obj.get("roleRef") if isinstance(obj.get("roleRef"), dict) else {}
+        ref = mapping(obj.get("roleRef"))
         errs: list[FieldError] = []
         if ref.get("apiGroup") != GROUP:
             errs.append(not_supported("roleRef.apiGroup", ref.get("apiGroup", ""), [GROUP]))

@@ -49,7 +49,7 @@ class ResourceClaimTemplateStrategy(Strategy):
     returns_deleted_object = True
 
     def default(self, obj: dict[str, Any]) -> None:
-        default_claim_spec((mapping(obj.get("spec")) if isinstance(obj.get("spec"), dict) else {}).get("spec"))
+        default_claim_spec(mapping(obj.get("spec")).get("spec"))
 
 
 class ResourceSliceStrategy(BuiltinStrategy):

@@ -24,6 +24,7 @@ from fakekube.kinds.checks import (
     port_name_errors,
     port_number,
     seq,
+    spec_of,
 )
 from fakekube.kinds.context import WriteContext
 from fakekube.strategies import BuiltinStrategy
@@ -32,13 +33,6 @@ from fakekube.validation import validate_labels
 SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
 PROTOCOLS = ["SCTP", "TCP", "UDP"]
 DEFAULT_CLIENT_IP_TIMEOUT = 10800
-
-
-def _spec(svc: dict[str, Any]) -> dict[str, Any]:
-    spec = svc.get("spec")
-    if not isinstance(spec, dict):
-        spec = svc["spec"] = {}
-    return spec
 
 
 def _ports(spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -73,7 +67,7 @@ def _externally_accessible(spec: dict[str, Any]) -> bool:
 
 def default_service(svc: dict[str, Any]) -> None:
     """``SetDefaults_Service``."""
-    spec = _spec(svc)
+    spec = spec_of(svc)
     if not spec.get("sessionAffinity"):
         spec["sessionAffinity"] = "None"
     if spec["sessionAffinity"] == "None":
@@ -240,7 +234,7 @@ class ServiceStrategy(BuiltinStrategy):
         default_service(obj)
 
     def begin_create(self, obj: dict[str, Any], ctx: WriteContext) -> None:
-        spec = _spec(obj)
+        spec = spec_of(obj)
         if spec.get("clusterIP") and not spec.get("clusterIPs"):
             spec["clusterIPs"] = [spec["clusterIP"]]
         elif spec.get("clusterIPs") and not spec.get("clusterIP"):
@@ -252,7 +246,7 @@ class ServiceStrategy(BuiltinStrategy):
             _allocate_node_ports(obj, spec, ctx)
 
     def begin_update(self, new: dict[str, Any], old: dict[str, Any], ctx: WriteContext) -> None:
-        spec, old_spec = _spec(new), mapping(old.get("spec"))
+        spec, old_spec = spec_of(new), mapping(old.get("spec"))
         _patch_allocated_values(spec, old_spec)
         old_ip, old_ports = _held(old_spec)
         if _needs_cluster_ip(spec) and not _needs_cluster_ip(old_spec):
@@ -294,7 +288,7 @@ class ServiceStrategy(BuiltinStrategy):
 
 
 def validate_service(svc: dict[str, Any]) -> list[FieldError]:
-    spec = svc.get("spec") if isinstance(svc.get("spec"), dict) else {}
+    spec = mapping(svc.get("spec"))
     errs: list[FieldError] = []
     kind = spec.get("type") or ""
     if kind not in SERVICE_TYPES:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
+from fakekube.errors import FieldError, forbidden, not_supported, required
+from fakekube.kinds.checks import immutable
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 RECLAIM_POLICIES = ["Delete", "Retain"]
@@ -40,8 +41,7 @@ class StorageClassStrategy(Strategy):
         for key in ("parameters", "provisioner", "reclaimPolicy"):
             if new.get(key) != old.get(key):
                 errs.append(forbidden(key, f"updates to {key} are forbidden."))
-        if new.get("volumeBindingMode") != old.get("volumeBindingMode"):
-            errs.append(invalid("volumeBindingMode", new.get("volumeBindingMode"), "field is immutable"))
+        errs.extend(immutable(new.get("volumeBindingMode"), old.get("volumeBindingMode"), "volumeBindingMode"))
         return errs
 
 
@@ -84,9 +84,7 @@ class VolumeAttachmentStrategy(BuiltinStrategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
-        if subresource != "status" and new.get("spec") != old.get("spec"):
-            return [invalid("spec", new.get("spec"), "field is immutable")]
-        return []
+        return immutable(new.get("spec"), old.get("spec"), "spec") if subresource != "status" else []
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {

@@ -15,6 +15,7 @@ from fakekube.errors import FieldError, forbidden, invalid, not_supported, requi
 from fakekube.kinds.checks import (
     go_label_selector,
     go_string_map,
+    mapping,
     selector_is_empty,
     selector_matches,
     validate_label_selector,
@@ -24,12 +25,8 @@ from fakekube.kinds.podvalidation import validate_pod_template
 MISMATCH = "`selector` does not match template `labels`"
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def template_labels(spec: dict[str, Any]) -> Any:
-    return _dict(_dict(spec.get("template")).get("metadata")).get("labels")
+    return mapping(mapping(spec.get("template")).get("metadata")).get("labels")
 
 
 def validate_selector(spec: dict[str, Any], path: str, kind: str) -> list[FieldError]:
@@ -55,13 +52,13 @@ def validate_template(spec: dict[str, Any], path: str, *, restart_policies: list
     selector = spec.get("selector")
     labels = template_labels(spec)
     if map_selector:
-        matches = not selector or all(_dict(labels).get(k) == v for k, v in _dict(selector).items())
+        matches = not selector or all(mapping(labels).get(k) == v for k, v in mapping(selector).items())
     else:
         matches = (selector is not None and selector_is_empty(selector)) or selector_matches(selector, labels)
     if not matches:
         errs.append(invalid(f"{here}.metadata.labels", go_string_map(labels), MISMATCH))
     errs.extend(validate_pod_template(template, here))
-    pod_spec = _dict(template.get("spec"))
+    pod_spec = mapping(template.get("spec"))
     policy = pod_spec.get("restartPolicy")
     if restart_policies is not None and policy and policy not in restart_policies:
         errs.append(not_supported(f"{here}.spec.restartPolicy", policy, list(restart_policies)))

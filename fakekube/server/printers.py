@@ -8,19 +8,32 @@ Custom resources follow apiextensions-apiserver's table convertor: NAME, then th
 ``additionalPrinterColumns`` (AGE from ``.metadata.creationTimestamp`` when there are none), each cell the first
 JSONPath result converted to the column's type; ``date`` cells become an age like ``5m``, as upstream does.
 
-Ages are measured against the store's clock, so a store on a virtual clock prints ages of its own world.
+Ages are measured against the store's clock, so a store on a virtual clock prints ages of its own world. How each
+cell is formatted (ages, labels, selectors, typed custom-resource cells) is ``fakekube.server.cells``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from fakekube.clock import parse_rfc3339
 from fakekube.server import jsonpath
+from fakekube.server.cells import (
+    access_modes,
+    age_of,
+    as_list,
+    container_cells,
+    dig,
+    format_label_selector,
+    format_labels,
+    meta_of,
+    name_of,
+    or_none,
+    since,
+    typed_cell,
+)
 
 Cells = list[Any]
 RowFunc = Callable[[dict[str, Any], datetime], Cells]
@@ -47,125 +60,6 @@ class Printer:
     row: RowFunc
 
 
-# -- cell helpers ----------------------------------------------------------------------------------------------
-
-
-def human_duration(seconds: float) -> str:
-    """apimachinery ``duration.HumanDuration``: coarser the older it gets (``90s``, ``5m3s``, ``3h``, ``12d``)."""
-    secs = int(seconds)
-    if secs < -1:
-        return "<invalid>"  # clocks two or more seconds apart
-    if secs < 0:
-        return "0s"
-    if secs < 120:
-        return f"{secs}s"
-    minutes = secs // 60
-    if minutes < 10:
-        return _two_units(minutes, "m", secs % 60, "s")
-    if minutes < 180:
-        return f"{minutes}m"
-    hours = secs // 3600
-    if hours < 8:
-        return _two_units(hours, "h", minutes % 60, "m")
-    if hours < 48:
-        return f"{hours}h"
-    days = hours // 24
-    if hours < 24 * 8:
-        return _two_units(days, "d", hours % 24, "h")
-    if hours < 24 * 365 * 2:
-        return f"{days}d"
-    years = days // 365
-    if hours < 24 * 365 * 8:
-        return _two_units(years, "y", days % 365, "d")
-    return f"{years}y"
-
-
-def _two_units(major: int, major_unit: str, minor: int, minor_unit: str) -> str:
-    """``5m3s``, or ``5m`` when the smaller unit is zero."""
-    return f"{major}{major_unit}{minor}{minor_unit}" if minor else f"{major}{major_unit}"
-
-
-def _elapsed(moment: datetime, now: datetime) -> str:
-    return human_duration((now - moment).total_seconds())
-
-
-def since(timestamp: Any, now: datetime) -> str:
-    """``translateTimestampSince``: the age of an RFC3339 timestamp, ``<unknown>`` when unset or unreadable."""
-    if not isinstance(timestamp, str) or not timestamp:
-        return "<unknown>"
-    moment = _moment(timestamp)
-    return "<unknown>" if moment is None else _elapsed(moment, now)
-
-
-def _moment(text: str) -> datetime | None:
-    try:
-        moment = parse_rfc3339(text)
-    except ValueError:
-        return None
-    # A timestamp without a zone would not subtract from the aware "now"; metav1.Time means UTC.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _meta(obj: dict[str, Any]) -> dict[str, Any]:
-    return obj.get("metadata") or {}
-
-
-def _name(obj: dict[str, Any]) -> str:
-    return _meta(obj).get("name", "")
-
-
-def _age(obj: dict[str, Any], now: datetime) -> str:
-    return since(_meta(obj).get("creationTimestamp"), now)
-
-
-def _get(obj: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _or_none(text: Any) -> str:
-    return text if isinstance(text, str) and text else "<none>"
-
-
-def format_labels(labels: Any) -> str:
-    """``labels.FormatLabels``: ``a=1,b=2`` sorted by key, ``<none>`` when empty."""
-    if not isinstance(labels, dict) or not labels:
-        return "<none>"
-    return ",".join(f"{k}={labels[k]}" for k in sorted(labels))
-
-
-def format_label_selector(selector: Any) -> str:
-    """``metav1.FormatLabelSelector``: matchLabels then expressions, ``<none>`` for an empty selector."""
-    if not isinstance(selector, dict):
-        return "<none>"
-    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
-    for expr in _list(selector.get("matchExpressions")):
-        key, op, values = expr.get("key", ""), expr.get("operator", ""), _list(expr.get("values"))
-        if op == "In":
-            parts.append(f"{key} in ({','.join(values)})")
-        elif op == "NotIn":
-            parts.append(f"{key} notin ({','.join(values)})")
-        elif op == "Exists":
-            parts.append(key)
-        elif op == "DoesNotExist":
-            parts.append(f"!{key}")
-    text = ",".join(parts)
-    return text or "<none>"
-
-
-def container_cells(containers: Any) -> tuple[str, str]:
-    """``layoutContainerCells``: the names and the images of the containers, comma-separated."""
-    items = _list(containers)
-    return ",".join(c.get("name", "") for c in items), ",".join(c.get("image", "") for c in items)
-
-
 # -- built-in printers -----------------------------------------------------------------------------------------
 
 
@@ -174,29 +68,29 @@ def _pod_row(pod: dict[str, Any], now: datetime) -> Cells:
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
     phase = status.get("phase") or ""
     reason = status.get("reason") or phase
-    conditions = _list(status.get("conditions"))
+    conditions = as_list(status.get("conditions"))
     if any(c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated" for c in conditions):
         reason = "SchedulingGated"
-    init_specs = {c.get("name"): c for c in _list(spec.get("initContainers"))}
+    init_specs = {c.get("name"): c for c in as_list(spec.get("initContainers"))}
 
     def sidecar(name: Any) -> bool:  # a restartable init container (restartPolicy: Always)
         return (init_specs.get(name) or {}).get("restartPolicy") == "Always"
 
-    total = len(_list(spec.get("containers"))) + sum(1 for c in init_specs.values() if c.get("restartPolicy") ==
+    total = len(as_list(spec.get("containers"))) + sum(1 for c in init_specs.values() if c.get("restartPolicy") ==
                                                      "Always")
     ready = restarts = sidecar_restarts = 0
     last_restart = sidecar_last_restart = ""
     initializing = False
-    init_statuses = _list(status.get("initContainerStatuses"))
+    init_statuses = as_list(status.get("initContainerStatuses"))
     for i, cs in enumerate(init_statuses):
         count = int(cs.get("restartCount") or 0)
         restarts += count
-        finished = _get(cs, "lastState", "terminated", "finishedAt") or ""
+        finished = dig(cs, "lastState", "terminated", "finishedAt") or ""
         last_restart = max(last_restart, finished)
         if sidecar(cs.get("name")):
             sidecar_restarts += count
             sidecar_last_restart = max(sidecar_last_restart, finished)
-        terminated, waiting = _get(cs, "state", "terminated"), _get(cs, "state", "waiting")
+        terminated, waiting = dig(cs, "state", "terminated"), dig(cs, "state", "waiting")
         if terminated is not None and int(terminated.get("exitCode") or 0) == 0:
             continue
         if sidecar(cs.get("name")) and cs.get("started"):
@@ -219,10 +113,10 @@ def _pod_row(pod: dict[str, Any], now: datetime) -> Cells:
     if not initializing or initialized:
         restarts, last_restart = sidecar_restarts, sidecar_last_restart
         has_running = False
-        for cs in reversed(_list(status.get("containerStatuses"))):
+        for cs in reversed(as_list(status.get("containerStatuses"))):
             restarts += int(cs.get("restartCount") or 0)
-            last_restart = max(last_restart, _get(cs, "lastState", "terminated", "finishedAt") or "")
-            waiting, terminated = _get(cs, "state", "waiting"), _get(cs, "state", "terminated")
+            last_restart = max(last_restart, dig(cs, "lastState", "terminated", "finishedAt") or "")
+            waiting, terminated = dig(cs, "state", "waiting"), dig(cs, "state", "terminated")
             if waiting is not None and waiting.get("reason"):
                 reason = waiting["reason"]
             elif terminated is not None and terminated.get("reason"):
@@ -230,13 +124,13 @@ def _pod_row(pod: dict[str, Any], now: datetime) -> Cells:
             elif terminated is not None:
                 reason = (f"Signal:{terminated['signal']}" if terminated.get("signal")
                           else f"ExitCode:{terminated.get('exitCode', 0)}")
-            elif cs.get("ready") and _get(cs, "state", "running") is not None:
+            elif cs.get("ready") and dig(cs, "state", "running") is not None:
                 has_running = True
                 ready += 1
         if reason == "Completed" and has_running:
             pod_ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
             reason = "Running" if pod_ready else "NotReady"
-    if _meta(pod).get("deletionTimestamp"):
+    if meta_of(pod).get("deletionTimestamp"):
         if status.get("reason") == "NodeLost":
             reason = "Unknown"
         elif phase not in ("Succeeded", "Failed"):
@@ -244,9 +138,9 @@ def _pod_row(pod: dict[str, Any], now: datetime) -> Cells:
     restarts_cell = str(restarts)
     if restarts and last_restart:
         restarts_cell = f"{restarts} ({since(last_restart, now)} ago)"
-    ips = _list(status.get("podIPs"))
+    ips = as_list(status.get("podIPs"))
     pod_ip = (ips[0].get("ip") if ips and isinstance(ips[0], dict) else "") or ""
-    gates = _list(spec.get("readinessGates"))
+    gates = as_list(spec.get("readinessGates"))
     gates_cell = "<none>"
     if gates:
         by_type = {}
@@ -254,18 +148,18 @@ def _pod_row(pod: dict[str, Any], now: datetime) -> Cells:
             by_type.setdefault(c.get("type"), c)
         true = sum(1 for g in gates if (by_type.get(g.get("conditionType")) or {}).get("status") == "True")
         gates_cell = f"{true}/{len(gates)}"
-    return [_name(pod), f"{ready}/{total}", reason, restarts_cell, _age(pod, now), _or_none(pod_ip),
-            _or_none(spec.get("nodeName")), _or_none(status.get("nominatedNodeName")), gates_cell]
+    return [name_of(pod), f"{ready}/{total}", reason, restarts_cell, age_of(pod, now), or_none(pod_ip),
+            or_none(spec.get("nodeName")), or_none(status.get("nominatedNodeName")), gates_cell]
 
 
 def _service_external_ip(svc: dict[str, Any]) -> str:
     spec = svc.get("spec") or {}
     kind = spec.get("type") or ""
-    external = [ip for ip in _list(spec.get("externalIPs")) if isinstance(ip, str)]
+    external = [ip for ip in as_list(spec.get("externalIPs")) if isinstance(ip, str)]
     if kind in ("ClusterIP", "NodePort"):
         return ",".join(external) if external else "<none>"
     if kind == "LoadBalancer":
-        ingress = _list(_get(svc, "status", "loadBalancer", "ingress"))
+        ingress = as_list(dig(svc, "status", "loadBalancer", "ingress"))
         lb = sorted({i.get("ip") or i.get("hostname") for i in ingress if i.get("ip") or i.get("hostname")})
         if external:
             return ",".join([*lb, *external])
@@ -277,24 +171,24 @@ def _service_external_ip(svc: dict[str, Any]) -> str:
 
 def _service_row(svc: dict[str, Any], now: datetime) -> Cells:
     spec = svc.get("spec") or {}
-    cluster_ips = _list(spec.get("clusterIPs"))
+    cluster_ips = as_list(spec.get("clusterIPs"))
     ports = []
-    for p in _list(spec.get("ports")):
+    for p in as_list(spec.get("ports")):
         protocol = p.get("protocol") or "TCP"
         node_port = p.get("nodePort") or 0
         ports.append(f"{p.get('port', 0)}:{node_port}/{protocol}" if node_port else f"{p.get('port', 0)}/{protocol}")
-    return [_name(svc), spec.get("type") or "", cluster_ips[0] if cluster_ips else "<none>",
-            _service_external_ip(svc), ",".join(ports) or "<none>", _age(svc, now),
+    return [name_of(svc), spec.get("type") or "", cluster_ips[0] if cluster_ips else "<none>",
+            _service_external_ip(svc), ",".join(ports) or "<none>", age_of(svc, now),
             format_labels(spec.get("selector"))]
 
 
 def _deployment_row(dep: dict[str, Any], now: datetime) -> Cells:
     spec, status = dep.get("spec") or {}, dep.get("status") or {}
-    names, images = container_cells(_get(spec, "template", "spec", "containers"))
+    names, images = container_cells(dig(spec, "template", "spec", "containers"))
     desired = spec.get("replicas")
     desired = 1 if desired is None else desired  # defaulted by the real server; shown as stored otherwise
-    return [_name(dep), f"{int(status.get('readyReplicas') or 0)}/{int(desired)}",
-            int(status.get("updatedReplicas") or 0), int(status.get("availableReplicas") or 0), _age(dep, now),
+    return [name_of(dep), f"{int(status.get('readyReplicas') or 0)}/{int(desired)}",
+            int(status.get("updatedReplicas") or 0), int(status.get("availableReplicas") or 0), age_of(dep, now),
             names, images, format_label_selector(spec.get("selector"))]
 
 
@@ -316,35 +210,27 @@ def _event_row(ev: dict[str, Any], now: datetime) -> Cells:
     host = source.get("host") or ev.get("reportingInstance") or ""
     return [last, ev.get("type") or "", ev.get("reason") or "", target, involved.get("fieldPath") or "",
             f"{component}, {host}" if host else component, str(ev.get("message") or "").strip(), first,
-            int(count), _name(ev)]
+            int(count), name_of(ev)]
 
 
 def _pvc_row(pvc: dict[str, Any], now: datetime) -> Cells:
     spec, status = pvc.get("spec") or {}, pvc.get("status") or {}
-    phase = "Terminating" if _meta(pvc).get("deletionTimestamp") else status.get("phase") or ""
+    phase = "Terminating" if meta_of(pvc).get("deletionTimestamp") else status.get("phase") or ""
     capacity = modes = ""
     if spec.get("volumeName"):
         modes = access_modes(status.get("accessModes"))
-        capacity = str(_get(status, "capacity", "storage") or "")
+        capacity = str(dig(status, "capacity", "storage") or "")
     storage_class = spec.get("storageClassName")
     if storage_class is None:  # the beta annotation still wins when the field is unset
-        storage_class = (_meta(pvc).get("annotations") or {}).get("volume.beta.kubernetes.io/storage-class", "")
-    return [_name(pvc), phase, spec.get("volumeName") or "", capacity, modes, storage_class,
-            spec.get("volumeAttributesClassName") or "<unset>", _age(pvc, now), spec.get("volumeMode") or "<unset>"]
-
-
-def access_modes(modes: Any) -> str:
-    """``helper.GetAccessModesAsString``: RWO,ROX,RWX,RWOP in that order, each once."""
-    present = set(_list(modes))
-    short = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
-             ("ReadWriteOncePod", "RWOP"))
-    return ",".join(abbrev for mode, abbrev in short if mode in present)
+        storage_class = (meta_of(pvc).get("annotations") or {}).get("volume.beta.kubernetes.io/storage-class", "")
+    return [name_of(pvc), phase, spec.get("volumeName") or "", capacity, modes, storage_class,
+            spec.get("volumeAttributesClassName") or "<unset>", age_of(pvc, now), spec.get("volumeMode") or "<unset>"]
 
 
 def _simple(*cells: Callable[[dict[str, Any]], Any]) -> RowFunc:
     """NAME, the given cells, AGE: the shape of most printers."""
     def row(obj: dict[str, Any], now: datetime) -> Cells:
-        return [_name(obj), *(cell(obj) for cell in cells), _age(obj, now)]
+        return [name_of(obj), *(cell(obj) for cell in cells), age_of(obj, now)]
     return row
 
 
@@ -358,14 +244,14 @@ def _capped(items: list[str], total: int, none: str, cap: int = 3) -> str:
 
 def _endpoints_cell(ep: dict[str, Any]) -> str:
     """``formatEndpoints``: ``ip:port`` per ready address and port, ``<none>`` without subsets."""
-    subsets = _list(ep.get("subsets"))
+    subsets = as_list(ep.get("subsets"))
     if not subsets:
         return "<none>"
     entries: list[str] = []
     total = 0
     for subset in subsets:
-        addresses = [a.get("ip", "") for a in _list(subset.get("addresses"))]
-        ports = _list(subset.get("ports"))
+        addresses = [a.get("ip", "") for a in as_list(subset.get("addresses"))]
+        ports = as_list(subset.get("ports"))
         for port in ports or [None]:
             total += len(addresses)
             entries += [ip if port is None else f"{ip}:{port.get('port')}" for ip in addresses]
@@ -374,32 +260,32 @@ def _endpoints_cell(ep: dict[str, Any]) -> str:
 
 def _slice_row(slc: dict[str, Any], now: datetime) -> Cells:
     """``printEndpointSlice``: address type, ports (``<unset>``), the first three addresses."""
-    ports = [str(p.get("port")) if p.get("port") is not None else "<unset>" for p in _list(slc.get("ports"))]
-    addresses = [a for ep in _list(slc.get("endpoints")) for a in _list(ep.get("addresses"))]
-    return [_name(slc), slc.get("addressType") or "", ",".join(ports) or "<unset>",
-            _capped(addresses, len(addresses), "<unset>"), _age(slc, now)]
+    ports = [str(p.get("port")) if p.get("port") is not None else "<unset>" for p in as_list(slc.get("ports"))]
+    addresses = [a for ep in as_list(slc.get("endpoints")) for a in as_list(ep.get("addresses"))]
+    return [name_of(slc), slc.get("addressType") or "", ",".join(ports) or "<unset>",
+            _capped(addresses, len(addresses), "<unset>"), age_of(slc, now)]
 
 
 def _daemonset_row(ds: dict[str, Any], now: datetime) -> Cells:
     status = ds.get("status") or {}
-    selector = _get(ds, "spec", "template", "spec", "nodeSelector") or {}
-    return [_name(ds), *(status.get(k, 0) for k in ("desiredNumberScheduled", "currentNumberScheduled",
+    selector = dig(ds, "spec", "template", "spec", "nodeSelector") or {}
+    return [name_of(ds), *(status.get(k, 0) for k in ("desiredNumberScheduled", "currentNumberScheduled",
                                                      "numberReady", "updatedNumberScheduled", "numberAvailable")),
-            format_labels(selector), _age(ds, now)]
+            format_labels(selector), age_of(ds, now)]
 
 
 def _cronjob_row(cj: dict[str, Any], now: datetime) -> Cells:
     spec = cj.get("spec") or {}
-    last = _get(cj, "status", "lastScheduleTime")
-    return [_name(cj), spec.get("schedule") or "", spec.get("timeZone") or "<none>",
-            "True" if spec.get("suspend") else "False", len(_list(_get(cj, "status", "active"))),
-            since(last, now) if last else "<none>", _age(cj, now)]
+    last = dig(cj, "status", "lastScheduleTime")
+    return [name_of(cj), spec.get("schedule") or "", spec.get("timeZone") or "<none>",
+            "True" if spec.get("suspend") else "False", len(as_list(dig(cj, "status", "active"))),
+            since(last, now) if last else "<none>", age_of(cj, now)]
 
 
 def _pdb_row(pdb: dict[str, Any], now: datetime) -> Cells:
     spec = pdb.get("spec") or {}
-    return [_name(pdb), str(spec.get("minAvailable", "N/A")), str(spec.get("maxUnavailable", "N/A")),
-            _get(pdb, "status", "disruptionsAllowed") or 0, _age(pdb, now)]
+    return [name_of(pdb), str(spec.get("minAvailable", "N/A")), str(spec.get("maxUnavailable", "N/A")),
+            dig(pdb, "status", "disruptionsAllowed") or 0, age_of(pdb, now)]
 
 
 BUILTIN: dict[tuple[str, str], Printer] = {
@@ -425,7 +311,7 @@ BUILTIN: dict[tuple[str, str], Printer] = {
     ), _simple(lambda o: o.get("type") or "", lambda o: len(o.get("data") or {}))),
     ("", "namespaces"): Printer((
         NAME, column("Status", description="The status of the namespace"), AGE,
-    ), _simple(lambda o: _get(o, "status", "phase") or "")),
+    ), _simple(lambda o: dig(o, "status", "phase") or "")),
     ("", "services"): Printer((
         NAME, column("Type", description="How the Service is exposed."),
         column("Cluster-IP", description="The IP address of the service."),
@@ -435,7 +321,7 @@ BUILTIN: dict[tuple[str, str], Printer] = {
     ), _service_row),
     ("", "serviceaccounts"): Printer((
         NAME, column("Secrets", description="The number of secrets listed by the service account."), AGE,
-    ), _simple(lambda o: len(_list(o.get("secrets"))))),
+    ), _simple(lambda o: len(as_list(o.get("secrets"))))),
     ("", "persistentvolumeclaims"): Printer((
         NAME, column("Status", description="The phase of the claim."),
         column("Volume", description="The binding reference to the PersistentVolume backing this claim."),
@@ -497,11 +383,11 @@ BUILTIN: dict[tuple[str, str], Printer] = {
     ), _pdb_row),
     ("coordination.k8s.io", "leases"): Printer((
         NAME, column("Holder", description="The identity of the holder of a current lease."), AGE,
-    ), _simple(lambda o: _get(o, "spec", "holderIdentity") or "")),
+    ), _simple(lambda o: dig(o, "spec", "holderIdentity") or "")),
     ("networking.k8s.io", "networkpolicies"): Printer((
         NAME, column("Pod-Selector", description="Selects the pods to which this NetworkPolicy object applies."),
         AGE,
-    ), _simple(lambda o: format_label_selector(_get(o, "spec", "podSelector")))),
+    ), _simple(lambda o: format_label_selector(dig(o, "spec", "podSelector")))),
 }
 # The events.k8s.io view of the same Event objects prints like the core one upstream (same internal type).
 BUILTIN[("events.k8s.io", "events")] = BUILTIN[("", "events")]
@@ -534,43 +420,10 @@ def crd_printer(columns: list[dict[str, Any]] | None) -> Printer:
         paths.append((steps, type_))
 
     def row(obj: dict[str, Any], now: datetime) -> Cells:
-        cells: Cells = [_name(obj)]
+        cells: Cells = [name_of(obj)]
         for steps, type_ in paths:
             found = jsonpath.find(steps, obj)
             cells.append(typed_cell(type_, found[0], now) if found else None)
         return cells
 
     return Printer(tuple(defs), row)
-
-
-def typed_cell(type_: str, value: Any, now: datetime) -> Any:
-    """``cellForJSONValue``: a value of the wrong type is an empty cell, never an error."""
-    if value is None:
-        return None
-    is_bool = isinstance(value, bool)
-    if type_ == "string":
-        return print_value(value)
-    if type_ == "integer" and not is_bool and isinstance(value, int | float):
-        return int(value)
-    if type_ == "number" and not is_bool and isinstance(value, int | float):
-        return float(value)
-    if type_ == "boolean" and is_bool:
-        return value
-    if type_ == "date" and isinstance(value, str):
-        moment = _moment(value)
-        return "<invalid>" if moment is None else _elapsed(moment, now)
-    return None
-
-
-def print_value(value: Any) -> str:
-    """How client-go's JSONPath prints one result: strings as they are, objects and arrays as JSON, scalars
-    the way Go's fmt does."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict | list):
-        return json.dumps(value, separators=(",", ":"), sort_keys=True)
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return str(value)

@@ -66,9 +66,6 @@ class CpuModel:
         for name in _COSTS:
             object.__setattr__(self, name, Lag.coerce(getattr(self, name)))
 
-    def with_cores(self, cores: int) -> CpuModel:
-        return CpuModel(cores, *(getattr(self, n) for n in _COSTS), source=self.source)
-
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"cores": self.cores, **{n.rstrip("_"): getattr(self, n).to_dict() for n in _COSTS}}
         if self.source:

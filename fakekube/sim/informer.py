@@ -28,8 +28,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from fakekube.fieldselectors import FieldSelector
 from fakekube.jsonvalues import json_copy
-from fakekube.selectors import FieldSelector, LabelSelector
+from fakekube.selectors import LabelSelector
 from fakekube.watch import ADDED, DELETED, MODIFIED, WatchEvent
 
 from .lag import Lag

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube import decoding, errors, validation
+from fakekube import decoding, errors, namerules
 from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.identity import ANONYMOUS, UserInfo
@@ -135,7 +135,7 @@ class CreateVerbs:
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             entry.generate_name = str(meta["generateName"])
-            meta["name"] = validation.generate_name(entry.generate_name, self.name_rng)
+            meta["name"] = namerules.generate_name(entry.generate_name, self.name_rng)
         self._validate(target, obj, None)
         entry.namespace = meta.get("namespace") if target.namespaced else None
         bucket = self._bucket(target)
@@ -151,7 +151,7 @@ class CreateVerbs:
             if attempts >= MAX_GENERATE_NAME_ATTEMPTS:
                 raise errors.GenerateNameConflict(target.plural, target.group, meta["name"])
             attempts += 1
-            meta["name"] = validation.generate_name(str(meta["generateName"]), self.name_rng)
+            meta["name"] = namerules.generate_name(str(meta["generateName"]), self.name_rng)
         entry.name = meta["name"]
         entry.uid = meta["uid"]
         entry.code = 201

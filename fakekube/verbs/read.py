@@ -9,13 +9,14 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.audit import AuditEntry
+from fakekube.fieldselectors import FieldSelector
 from fakekube.records import (
     Key,
     Record,
     sort_key,
 )
 from fakekube.resources import ResourceType
-from fakekube.selectors import FieldSelector, LabelSelector
+from fakekube.selectors import LabelSelector
 
 
 class ReadVerbs:

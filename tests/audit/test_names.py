@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from fakekube.audit.names import NameBinding, generated, rest_matches
-from fakekube.validation import generate_name
+from fakekube.namerules import generate_name
 
 
 def test_generated_parts_are_what_kubernetes_generators_make() -> None:

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from fakekube.server import jsonpath, printers, tables
+from fakekube.server import cells, jsonpath, printers, tables
 from fakekube.watch import WatchEvent
 
 from .conftest import WIDGET_CRD
@@ -68,7 +68,7 @@ def test_jsonpath_outside_the_subset_is_rejected_when_parsed(path):
     (50 * 3600, "2d2h"), (8 * 86400, "8d"), (800 * 86400, "2y70d"), (9 * 365 * 86400, "9y"),
 ])
 def test_human_duration_matches_apimachinery(seconds, text):
-    assert printers.human_duration(seconds) == text
+    assert cells.human_duration(seconds) == text
 
 
 @pytest.mark.parametrize(("type_", "value", "cell"), [
@@ -80,8 +80,8 @@ def test_human_duration_matches_apimachinery(seconds, text):
     ("object", {"a": 1}, None),
 ])
 def test_crd_cells_are_typed_like_the_server(type_, value, cell):
-    assert printers.typed_cell(type_, value, NOW) == cell
-    assert type(printers.typed_cell(type_, value, NOW)) is type(cell)
+    assert cells.typed_cell(type_, value, NOW) == cell
+    assert type(cells.typed_cell(type_, value, NOW)) is type(cell)
 
 
 def test_crd_printer_columns_and_defaults():

@@ -52,7 +52,7 @@ def test_generate_name_retries_collisions_then_gives_up(kube: Store) -> None:
     # Same seed → the store will draw the same suffixes as this replica of its generator.
     kube.name_rng = random.Random(7)
     twin = random.Random(7)
-    from fakekube.validation import generate_name
+    from fakekube.namerules import generate_name
 
     taken = [generate_name("x-", twin) for _ in range(3)]
     for name in taken[:2]:

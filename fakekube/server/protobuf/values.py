@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from fakekube.quantity import QUANTITY_RE
+from fakekube.quantity import REGEX_ERROR as QUANTITY_REGEX_ERROR
 from fakekube.server.protobuf.wire import CodecError
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 GO_ZERO_UNIX = -62135596800  # time.Time{}.Unix(): year 1, January 1, 00:00:00 UTC
-QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
-QUANTITY_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
 def format_time(seconds: int, nanos: int = 0, micro: bool = False) -> str | None:
@@ -132,15 +132,15 @@ def parse_duration(text: str) -> int:
 
 
 def check_quantity(text: str) -> str:
-    if not isinstance(text, str) or not QUANTITY.match(text):
-        raise CodecError(QUANTITY_MESSAGE)
+    if not isinstance(text, str) or not QUANTITY_RE.match(text):
+        raise CodecError(QUANTITY_REGEX_ERROR)
     return text
 
 
 def quantity_of(value: object) -> str:
     """The string a JSON quantity is sent as: a string as it is, a number in Go's shortest form."""
     if isinstance(value, bool):
-        raise CodecError(QUANTITY_MESSAGE)
+        raise CodecError(QUANTITY_REGEX_ERROR)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
