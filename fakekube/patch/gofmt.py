@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube.schemavalues import go_float
+
 
 def go_value(value: Any) -> str:
     """``fmt.Sprintf("%v", v)`` for a value decoded from JSON (maps print with sorted keys)."""
@@ -21,23 +23,8 @@ def go_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + " ".join(go_value(v) for v in value) + "]"
     if isinstance(value, float):
-        return _go_float(value)
+        return go_float(value)  # %v of a float64: %g, shortest digits, exponent form from 1e+06 (strconv)
     return str(value)
-
-
-def _go_float(value: float) -> str:
-    # %v of a float64 is %g with the shortest representation; exponents get at least two digits.
-    if value == int(value) and abs(value) < 1e21:
-        text = repr(value)
-        if "e" not in text:
-            return text[:-2] if text.endswith(".0") else text
-    text = repr(value)
-    if "e" in text:
-        mant, exp = text.split("e")
-        sign = exp[0] if exp[0] in "+-" else "+"
-        digits = exp.lstrip("+-").rjust(2, "0")
-        return f"{mant}e{sign}{digits}"
-    return text
 
 
 def go_type(value: Any) -> str:
