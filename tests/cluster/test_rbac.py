@@ -100,6 +100,15 @@ def test_aggregation_fills_view_edit_and_admin_and_follows_new_roles():
     assert json.dumps(sim.store.get(CLUSTER_ROLES, "view")["rules"]).count("widgets") == 1
 
 
+def test_leaving_the_service_account_controller_out_leaves_the_accounts_to_the_test():
+    """As envtest: with ``serviceaccount`` not among the controllers, nobody creates ``default`` accounts."""
+    sim = Simulation(seed=1)
+    Cluster(sim, nodes=0, controllers=("deployment",), timing=QUIET)
+    sim.store.create("namespaces", {"metadata": {"name": "team-b"}})
+    sim.run(until=2)
+    assert sim.store.objects("serviceaccounts", "team-b") == []
+
+
 def test_every_namespace_gets_its_default_service_account():
     sim = Simulation(seed=1)
     Cluster(sim, nodes=0, controllers=("serviceaccount",), timing=QUIET)
