@@ -42,6 +42,7 @@ class ApiHandler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # else each reply waits ~40 ms for the client's delayed ACK
     server: ApiServer
     _audit: auditing.AuditRequest | None = None  # the request's audit context, when a log is written
+    _audit_id = ""  # the request's Audit-ID (set per request; empty before the first one is read)
     _reply_code: int = 0
     _reply_error: errors.ApiError | None = None
 
@@ -355,8 +356,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._reply_code = code
         connection = "Connection: close\r\n" if self.close_connection else ""
         warnings = "".join(f"Warning: {warning_header(w)}\r\n" for w in getattr(self, "_warnings", ()))
-        audit_id = getattr(self, "_audit_id", "")
-        audit_header = f"Audit-Id: {audit_id}\r\n" if audit_id else ""
+        audit_header = f"Audit-Id: {self._audit_id}\r\n" if self._audit_id else ""
         head = (f"HTTP/1.1 {code} {phrase}\r\n{audit_header}Content-Type: {content_type}\r\n"
                 f"Content-Length: {len(body)}\r\n{warnings}{connection}\r\n").encode()
         self.wfile.write(head + body)
