@@ -48,8 +48,31 @@ class VirtualClock:
         self._offset = monotonic
 
 
+# The last second formatted and its text: a store stamps every write (a create twice), and writes come many
+# to a second. One tuple, replaced whole, so threads never see a second with another second's text.
+_last_formatted: tuple[int, str] = (-1, "")
+
+
 def rfc3339(moment: datetime) -> str:
     """metav1.Time's JSON form: RFC 3339 in UTC with second precision."""
+    global _last_formatted
+    if moment.tzinfo is not UTC:  # naive or another zone: no shortcut (the clocks give UTC)
+        return _format(moment)
+    stamp = moment.timestamp()
+    # Within 1970-2106 a float timestamp keeps microseconds apart from the next second, so its integer part
+    # is the second the text shows.
+    if 0 <= stamp < 2**32:
+        second = int(stamp)
+        last = _last_formatted
+        if last[0] == second:
+            return last[1]
+        text = _format(moment)
+        _last_formatted = (second, text)
+        return text
+    return _format(moment)
+
+
+def _format(moment: datetime) -> str:
     t = moment.astimezone(UTC)
     if t.year < 1000:
         return t.strftime("%Y-%m-%dT%H:%M:%SZ")  # strftime's %Y does not zero-pad such years on every platform

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from freezegun import freeze_time
 
+from fakekube import clock
 from fakekube.clock import RealClock, VirtualClock, parse_rfc3339, rfc3339
 from fakekube.store import Store
 
@@ -39,3 +40,27 @@ def test_virtual_clock_moves_only_when_told() -> None:
 def test_rfc3339_round_trip() -> None:
     moment = datetime(2026, 11, 29, 15, 56, 38, tzinfo=UTC)
     assert parse_rfc3339(rfc3339(moment)) == moment
+
+
+@pytest.mark.parametrize("moment", [
+    datetime(1970, 1, 1, tzinfo=UTC),
+    datetime(2026, 11, 29, 15, 56, 38, 999_999, tzinfo=UTC),
+    datetime(2026, 11, 29, 15, 56, 39, tzinfo=UTC),
+    datetime(2106, 2, 7, 6, 28, 15, 999_999, tzinfo=UTC),  # the last second the shortcut covers
+    datetime(2106, 2, 7, 6, 28, 16, tzinfo=UTC),
+    datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC),
+    datetime(999, 1, 2, 3, 4, 5, tzinfo=UTC),
+    datetime(2026, 11, 29, 17, 56, 38, tzinfo=timezone(timedelta(hours=2))),
+])
+def test_rfc3339_remembers_only_the_text_of_the_same_second(moment: datetime) -> None:
+    """The last second's text is reused: each moment, after its neighbours a microsecond apart, shows its own
+    second, as the formatting without the shortcut does."""
+    expected = clock._format(moment)
+    assert expected.endswith(f"{moment.astimezone(UTC):%M:%S}Z")
+    for step in (timedelta(microseconds=-1), timedelta(microseconds=1)):
+        try:
+            neighbour = moment + step
+        except OverflowError:
+            continue
+        rfc3339(neighbour)
+        assert rfc3339(moment) == expected
