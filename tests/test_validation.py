@@ -533,3 +533,24 @@ def test_random_json_never_raises(meta: Any, old: Any, namespaced: bool) -> None
     for err in validate_object_meta_update(meta, old):
         assert isinstance(err, FieldError)
         assert isinstance(err.body, str)
+
+
+class _Text(str):
+    """A str subclass: the known-valid shortcut takes exact strings only."""
+
+
+def test_label_and_annotation_maps_known_valid_still_report_what_is_wrong() -> None:
+    from fakekube.validation import TOTAL_ANNOTATION_SIZE_LIMIT, validate_annotations, validate_labels
+
+    assert validate_labels({"app": "web", "Tier": "x"}) == []  # both now known to pass
+    assert validate_annotations({"Example.com/Owner": "a"}) == []
+    # Known keys, a value that fails (or is not a string), a new key that fails: all still reported.
+    assert [e.value for e in validate_labels({"app": "web", "Tier": "-x"})] == ["-x"]
+    assert [e.type for e in validate_labels({"app": 5})] == ["FieldValueTypeInvalid"]
+    assert [e.value for e in validate_labels({"app": "web", "bad key": "x"})] == ["bad key"]
+    assert validate_labels({_Text("app"): _Text("web")}) == []
+    big = "v" * (TOTAL_ANNOTATION_SIZE_LIMIT // 2)
+    assert [e.type for e in validate_annotations({"example.com/owner": big, "Example.com/Owner": big})] == [
+        "FieldValueTooLong"]
+    assert [e.type for e in validate_annotations({"example.com/owner": None})] == ["FieldValueTypeInvalid"]
+    assert [e.value for e in validate_annotations({"example.com/owner": "a", "/x": "b"})] == ["/x"]
