@@ -554,3 +554,22 @@ def test_label_and_annotation_maps_known_valid_still_report_what_is_wrong() -> N
         "FieldValueTooLong"]
     assert [e.type for e in validate_annotations({"example.com/owner": None})] == ["FieldValueTypeInvalid"]
     assert [e.value for e in validate_annotations({"example.com/owner": "a", "/x": "b"})] == ["/x"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 42, "names", None])
+def test_generate_name_draws_what_random_choice_draws(seed: Any) -> None:
+    """Same seed, same names: the drawing loop is random.Random.choice's, character for character."""
+    ours, theirs = random.Random(seed), random.Random(seed)
+    theirs.setstate(ours.getstate())
+    for i in range(500):
+        prefix = "p" * (i % 70)
+        expected = prefix[:58] + "".join(theirs.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+        assert generate_name(prefix, ours) == expected
+
+
+def test_generate_name_asks_a_random_subclass_to_choose() -> None:
+    class Fixed(random.Random):
+        def choice(self, seq: Any) -> Any:
+            return seq[0]
+
+    assert generate_name("x-", Fixed(1)) == "x-bbbbb"
