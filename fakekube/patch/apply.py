@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from fakekube import errors
-from fakekube.jsonvalues import encode_json, json_copy
+from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
 from fakekube.patch import fieldpath, typed
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.managed_fields import (
@@ -111,7 +111,9 @@ def server_side_apply(
     schema = schema or UNTYPED
     managers = decode_managed_fields(live)
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
-    merged = typed.merge(live_body, config, schema)
+    # Until the copy below, the result shares what it keeps of the live object and of the configuration: the
+    # merge copies nothing, and the comparison skips every shared subtree by identity.
+    merged = typed.merge_shared(live_body, config, schema)
     if not isinstance(merged, dict):
         merged = {}
 
@@ -147,7 +149,10 @@ def server_side_apply(
         # leaves managedFields byte-for-byte unchanged).
         entry.time = now
     entry.api_version = api_version
-    if not keep_nulls and has_null(merged):
+    # The one copy of the result, which is also the scan for nulls: the C encoder's text holds them all.
+    text = encode_json(merged)
+    merged = decode_json_bytes(text) if text is not None else walk_copy(merged)
+    if not keep_nulls and (text is None or b"null" in text):
         drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
     return merged
@@ -161,12 +166,6 @@ def _without_managed_fields_view(live: dict | None) -> dict:
     if not isinstance(meta, dict) or "managedFields" not in meta:
         return live
     return {**live, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
-
-
-def has_null(value: Any) -> bool:
-    """Whether a JSON document holds a null anywhere (one C encode instead of a Python walk)."""
-    text = encode_json(value)
-    return text is None or b"null" in text
 
 
 def _prune(merged: dict, managers: dict[str, ManagerEntry], last: set[Path], schema: PatchSchema) -> dict:
