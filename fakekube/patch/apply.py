@@ -98,18 +98,20 @@ def server_side_apply(
     subresource: str | None,
     now: str,
     keep_nulls: bool = False,
+    live_is_stored: bool = False,
 ) -> dict:
     """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
 
     ``Updater.Apply``: merge, own the configuration's fields, prune what the applier owned before and
     nobody owns now, then take the changed fields from their owners (409 without ``force``). Nulls are
     then dropped from the result as the server's decoding does (:func:`drop_nulls`); ``keep_nulls`` returns
-    the object as structured-merge-diff leaves it, to compare with its tables.
+    the object as structured-merge-diff leaves it, to compare with its tables. ``live_is_stored``: ``live`` is
+    a stored object, which nothing changes (its managedFields trees are then recognised by identity).
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
     schema = schema or UNTYPED
-    managers = decode_managed_fields(live)
+    managers = decode_managed_fields(live, frozen=live_is_stored)
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
     # Until the copy below, the result shares what it keeps of the live object and of the configuration: the
     # merge copies nothing, and the comparison skips every shared subtree by identity.
@@ -119,9 +121,15 @@ def server_side_apply(
 
     key = apply_key(manager, subresource)
     previous = managers.get(key)
+    previous_tree = previous.canonical_tree() if previous is not None else None  # before .fields decodes it
     applied = typed.applied_fields(config, schema) - fieldpath.STRIPPED
-    entry = ManagerEntry(manager, "Apply", api_version, previous.time if previous else None,
-                         fields=set(applied), subresource=subresource or "")
+    if previous_tree is not None and previous.fields == applied:
+        # The same fields as last time: their canonical tree is the one read (to_fields_v1 would rebuild it).
+        entry = ManagerEntry(manager, "Apply", api_version, previous.time, tree=previous_tree,
+                             subresource=subresource or "")
+    else:
+        entry = ManagerEntry(manager, "Apply", api_version, previous.time if previous else None,
+                             fields=set(applied), subresource=subresource or "")
     managers[key] = entry
     if previous is not None and not previous.fields <= applied:
         # When the applier still applies everything it owned, upstream's prune changes nothing: every path it

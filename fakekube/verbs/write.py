@@ -297,7 +297,8 @@ class WriteVerbs:
         # server_side_apply copies what it changes, so the stored object is read without a copy first.
         live = self._view(rt)(record.obj) if record is not None else None
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
-                                   api_version=rt.api_version, subresource=subresource, now=self._now())
+                                   api_version=rt.api_version, subresource=subresource, now=self._now(),
+                                   live_is_stored=True)
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
             same = record is not None and same_as_stored(rt, record.obj)
