@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from fakekube import errors
-from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
+from fakekube.jsonvalues import decode_json_bytes, encode_json, walk_copy
 from fakekube.patch import fieldpath, typed
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.managed_fields import (
@@ -30,9 +30,10 @@ FIELD_MANAGER_MAX_LENGTH = 128
 
 
 def parse_apply_body(body: bytes | str | dict) -> dict:
-    """Decode an apply body (YAML or JSON); anything but a single object is a 400."""
+    """Decode an apply body (YAML or JSON); anything but a single object is a 400. A dict is returned as it
+    is: nothing reads it but to decode it, and :func:`server_side_apply` copies its result."""
     if isinstance(body, dict):
-        return json_copy(body)
+        return body
     if isinstance(body, bytes | bytearray):
         body = bytes(body).decode("utf-8", errors="replace")
     if not isinstance(body, str):

@@ -291,8 +291,11 @@ class WriteVerbs:
         assert field_manager is not None
         if rt.has_subresource("status"):
             # The strategy's reset fields (ResetFieldsStrategy.GetResetFields) are ignored by apply, so the
-            # applier neither changes nor owns them: status on the main resource, spec on /status.
-            config.pop("spec" if subresource == "status" else "status", None)
+            # applier neither changes nor owns them: status on the main resource, spec on /status. (Left out
+            # of a new dict: the configuration may be the caller's own.)
+            ignored = "spec" if subresource == "status" else "status"
+            if ignored in config:
+                config = {key: value for key, value in config.items() if key != ignored}
         record = self._bucket(rt).get(self._key(rt, namespace, name))
         # server_side_apply copies what it changes, so the stored object is read without a copy first.
         live = self._view(rt)(record.obj) if record is not None else None

@@ -3,6 +3,7 @@ decode cleanly (verbs/write.py ``_apply``): these tests pin both sides of that s
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -56,3 +57,17 @@ def test_the_result_of_a_clean_configuration_has_nothing_left_to_decode(kube: St
     assert sorted(c["image"] for c in stored["spec"]["template"]["spec"]["containers"]) == ["a:2", "b:1"]
     assert stored["spec"]["replicas"] == 3 and stored["metadata"]["annotations"] == {"n": "1"}
     assert [m["manager"] for m in stored["metadata"]["managedFields"]] == ["first", "second"]
+
+
+def test_an_apply_neither_changes_nor_keeps_the_callers_configuration(kube: Store) -> None:
+    config = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "1"}},
+              "spec": {"containers": [{"name": "c", "image": "i:1"}]}, "status": {"phase": "Running"}}
+    sent = json.loads(json.dumps(config))
+    for _ in range(2):  # a create, then an update
+        answer = kube.patch("pods", "p", config, "default", patch_type=APPLY, field_manager="m")
+        assert config == sent  # status (ignored on the main resource) is still in the caller's dict
+    config["metadata"]["labels"]["a"] = "changed"
+    config["spec"]["containers"][0]["image"] = "changed"
+    stored = kube.get("pods", "p", "default")
+    assert stored["metadata"]["labels"] == {"a": "1"} and stored["spec"]["containers"][0]["image"] == "i:1"
+    assert answer["metadata"]["labels"] == {"a": "1"}
