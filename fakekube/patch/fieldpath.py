@@ -217,8 +217,9 @@ _MAX_CANONICAL_TREES = 2048
 
 # Trees of stored objects found canonical, by identity: a stored object is never changed, so neither is a tree
 # it holds, and the tree a write keeps is the very object the next write reads. Each is kept alive here, so its
-# id cannot name another tree while it is remembered; bounded.
+# id cannot name another tree while it is remembered; bounded (the trees a store holds now, more or less).
 _FROZEN_CANONICAL: dict[int, dict] = {}
+_MAX_FROZEN_TREES = 1024
 
 
 def is_canonical_tree(tree: Any, *, frozen: bool = False) -> bool:
@@ -240,7 +241,7 @@ def is_canonical_tree(tree: Any, *, frozen: bool = False) -> bool:
                 _CANONICAL_TREES.clear()
             _CANONICAL_TREES.add(text)
     if canonical and frozen:
-        if len(_FROZEN_CANONICAL) >= _MAX_CANONICAL_TREES:
+        if len(_FROZEN_CANONICAL) >= _MAX_FROZEN_TREES:
             _FROZEN_CANONICAL.clear()
         _FROZEN_CANONICAL[id(tree)] = tree
     return canonical
