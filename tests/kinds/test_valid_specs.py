@@ -68,7 +68,7 @@ def test_every_answer_is_a_fresh_validations(is_pod: bool) -> None:
     assert podvalidation._VALID_SPECS
 
 
-def test_a_pod_and_a_template_are_remembered_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pod_and_a_template_are_remembered_apart() -> None:
     spec = _spec(TOKEN_A, containers=[{"name": "app", "image": " nginx", "imagePullPolicy": "Always",
                                        "terminationMessagePolicy": "File"}])
     podvalidation._VALID_SPECS.clear()
