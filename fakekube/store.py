@@ -427,7 +427,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
 
     def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None,
-                    stored: dict[str, Any] | None = None) -> dict[str, Any]:
+                    stored: Record | None = None) -> dict[str, Any]:
         """The store's copy of a create or update body, decoded as the real server decodes it (fakekube.decoding):
         wrong JSON types are a 400, unknown fields are dropped and reported to ``report`` (fieldValidation).
         ``stored``: the object an update replaces, whose unchanged fields need no decoding (verbs.unchanged)."""
@@ -439,8 +439,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         api_version = body.get("apiVersion")
         kind = body.get("kind")
         duplicates = list(getattr(body, "duplicate_fields", ()))
-        if same_as_stored(rt, stored):
-            assert stored is not None
+        if stored is not None and same_as_stored(rt, stored.obj):
             obj, unknown = decode_update_body(rt, body, stored)
         elif rt.model is not None:
             decoded = decoding.decode_body(rt, body)

@@ -561,7 +561,7 @@ def _every_update_check(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
         errs += v._immutable(new.get(name) or "", old.get(name) or "", f"metadata.{name}")
     for name in ("deletionTimestamp", "deletionGracePeriodSeconds"):
         errs += v._immutable(new.get(name), old.get(name), f"metadata.{name}")
-    for name, check in v._CONTENT_CHECKS:
+    for name, check in v._CONTENT_CHECKS.items():
         if new.get(name) != old.get(name):
             errs += check(new.get(name), f"metadata.{name}")
     return errs

@@ -17,6 +17,7 @@ from typing import Any
 
 from fakekube import decoding
 from fakekube.jsonvalues import decode_json_bytes, encode_json
+from fakekube.records import Record
 from fakekube.resources import ResourceType
 from fakekube.verbs.shared_fields import body_sends_stored, put_back, stored_entries, with_placeholder
 
@@ -27,9 +28,10 @@ def same_as_stored(rt: ResourceType, stored: dict[str, Any] | None) -> bool:
             and stored.get("apiVersion") == rt.api_version)
 
 
-def decode_update_body(rt: ResourceType, body: dict[str, Any], stored: dict[str, Any]) -> tuple[dict[str, Any],
-                                                                                                  list[str]]:
-    """``decoding.decode_body(rt, body)`` (the copy and its unknown fields) for a PUT over ``stored``."""
+def decode_update_body(rt: ResourceType, body: dict[str, Any], record: Record) -> tuple[dict[str, Any],
+                                                                                           list[str]]:
+    """``decoding.decode_body(rt, body)`` (the copy and its unknown fields) for a PUT over ``record``."""
+    stored = record.obj
     unchanged: dict[str, Any] = {}
     changed: dict[str, Any] = {}
     for key, value in body.items():
@@ -37,7 +39,7 @@ def decode_update_body(rt: ResourceType, body: dict[str, Any], stored: dict[str,
         if old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
             text = encode_json(value)
             # Equal bytes: equal keys in the same order and the same JSON literals (``1`` is not ``1.0``).
-            if text is not None and text == encode_json(old):
+            if text is not None and text == record.field_json(key):
                 unchanged[key] = text
                 continue
         changed[key] = value

@@ -19,6 +19,7 @@ from fakekube.records import (
     record_key,
 )
 from fakekube.resources import ResourceType
+from fakekube.strategies import Strategy
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
     put_back,
@@ -54,10 +55,12 @@ class WriteVerbs:
             report = FieldReport(decoding.field_validation(field_validation, "UpdateOptions"), entry.warnings)
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
-            self._refuse_stale_put(rt, ns, name, body, entry, report)
-            stored = self._bucket(rt).get(self._key(rt, ns, name)) if isinstance(name, str) else None
-            obj = self._check_body(rt, body, report, stored.obj if stored is not None else None)
-            return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager))
+            stored = self._bucket(rt).get(self._key(rt, ns, name))
+            if stored is not None:
+                self._refuse_stale_put(rt, stored, name, body, entry, report)
+            obj = self._check_body(rt, body, report, stored)
+            return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager),
+                                current=stored)
 
         rv = meta.get("resourceVersion")
         return self._run(
@@ -66,7 +69,7 @@ class WriteVerbs:
             serve, request=body,
         )
 
-    def _refuse_stale_put(self, rt: ResourceType, namespace: str | None, name: str, body: Any,
+    def _refuse_stale_put(self, rt: ResourceType, record: Record, name: str, body: Any,
                           entry: AuditEntry, report: FieldReport) -> None:
         """Answer a PUT with a stale resourceVersion before copying its body (controllers send many).
 
@@ -78,8 +81,7 @@ class WriteVerbs:
         if not isinstance(meta, dict) or rt.to_storage is not None or meta.get("name", name) != name:
             return
         rv = meta.get("resourceVersion")
-        record = self._bucket(rt).get(self._key(rt, namespace, name))
-        if not isinstance(rv, str) or not rv.isdigit() or record is None or int(rv) == int(record.rv):
+        if not isinstance(rv, str) or not rv.isdigit() or int(rv) == int(record.rv):
             return
         if meta.get("uid") not in (None, "", record.obj["metadata"]["uid"]):
             return
@@ -159,6 +161,9 @@ class WriteVerbs:
         defaulted = strategy.defaulted_fields
         if defaulted is None or any(obj.get(key) != old.get(key) for key in defaulted):
             strategy.default(obj)
+        if not _hooks_take_context(strategy):
+            # Nothing can reach the context (the base hooks ignore it), so there is nothing to undo or finish.
+            return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None)
         ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
         try:
             result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx)
@@ -173,7 +178,7 @@ class WriteVerbs:
 
     def _update_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], record: Record,
                          subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
-                         ctx: WriteContext) -> dict[str, Any]:
+                         ctx: WriteContext | None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginUpdate and BeforeUpdate, validation, the commit."""
         old = record.obj
         old_meta, meta = old["metadata"], obj["metadata"]
@@ -314,3 +319,15 @@ class WriteVerbs:
         entry.rv_before = record.rv
         # manager None: the apply has recorded its own managedFields entry.
         return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record)
+
+
+_TAKES_CONTEXT: dict[type, bool] = {}
+
+
+def _hooks_take_context(strategy: Strategy) -> bool:
+    """Whether an update's hooks may use its WriteContext: only ``admit`` and ``begin_update`` receive it."""
+    kind = type(strategy)
+    known = _TAKES_CONTEXT.get(kind)
+    if known is None:
+        known = _TAKES_CONTEXT[kind] = kind.admit is not Strategy.admit or kind.begin_update is not Strategy.begin_update
+    return known

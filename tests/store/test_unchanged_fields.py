@@ -42,7 +42,7 @@ def test_a_put_that_keeps_the_spec_shares_nothing_with_the_caller(kube: Store, s
 def test_decoding_a_put_over_the_stored_object_finds_what_a_whole_decode_finds(kube: Store, stored: dict,
                                                                                change) -> None:
     rt = kube.resolve("pods")
-    record = kube._data[rt.storage][("default", "p")].obj
+    record = kube._data[rt.storage][("default", "p")]
     body = json.loads(json.dumps(stored))
     body["metadata"]["bogus"] = 1
     change(body["spec"])
@@ -60,7 +60,7 @@ def test_decoding_a_put_over_the_stored_object_finds_what_a_whole_decode_finds(k
 def test_fields_equal_only_as_python_values_are_decoded(kube: Store, stored: dict) -> None:
     """``True == 1`` in Python, not in JSON: a field that differs only so is still checked."""
     rt = kube.resolve("pods")
-    record = kube._data[rt.storage][("default", "p")].obj
+    record = kube._data[rt.storage][("default", "p")]
     body = json.loads(json.dumps(stored))
     body["spec"]["terminationGracePeriodSeconds"] = 30.0
     with pytest.raises(errors.BadRequest, match="terminationGracePeriodSeconds"):
