@@ -18,10 +18,13 @@ class Record:
     """A stored object and, once it has been read, its JSON bytes: a stored object is never mutated, so reads
     (which repeat) encode it once and each copy after that is one C decode (``fakekube.jsonvalues``)."""
 
-    __slots__ = ("obj", "_data", "_fields")
+    __slots__ = ("obj", "checked", "_data", "_fields")
 
-    def __init__(self, obj: dict[str, Any]) -> None:
+    def __init__(self, obj: dict[str, Any], checked: Any = None) -> None:
         self.obj = obj
+        # The custom resource schema (fakekube.schema.StructuralSchema) the whole object is known to pass, or
+        # None: an update validates only what it changes against it (StructuralSchema.check).
+        self.checked = checked
         self._data: bytes | None = None
         self._fields: dict[str, bytes | None] | None = None
 

@@ -268,8 +268,9 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return lambda obj: obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
 
     def _commit(self, rt: ResourceType, key: Key, new: dict[str, Any] | None, old: Record | None,
-                entry: AuditEntry) -> Record | None:
-        """Write (or delete, when ``new`` is None) one object at the next resourceVersion."""
+                entry: AuditEntry, checked: Any = None) -> Record | None:
+        """Write (or delete, when ``new`` is None) one object at the next resourceVersion; ``checked`` as
+        ``_validate`` returns it."""
         self._rv += 1
         rv = self._rv
         bucket = self._bucket(rt)
@@ -283,7 +284,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             self._unindex(rt, key, old_obj)
         else:
             new["metadata"]["resourceVersion"] = str(rv)
-            record = Record(new)
+            record = Record(new, checked)
             bucket[key] = record
             change_type = MODIFIED if old is not None else ADDED
             if old_obj is None or _index_fields(old_obj) != _index_fields(new):
@@ -412,7 +413,9 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
     # -- validation ------------------------------------------------------------------------------------
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None,
-                  subresource: str | None = None) -> None:
+                  subresource: str | None = None, old_checked: Any = None) -> Any:
+        """Raise the write's 422, if any; return the custom resource schema the whole of ``obj`` is now known
+        to pass (``Record.checked``), or None. ``old_checked``: the old version's ``Record.checked``."""
         meta = obj["metadata"]
         if old is None:
             name_rule = _NAME_VALIDATORS[rt.name_rule]
@@ -421,10 +424,14 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])
             errs += rt.strategy.validate_update(obj, old, subresource)
+        checked = None
         if rt.schema is not None:
-            errs += rt.schema.validate(obj, old)
+            schema_errs, whole = rt.schema.check(obj, old, old_checked is rt.schema)
+            errs += schema_errs
+            checked = rt.schema if whole else None
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
+        return checked
 
     def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None,
                     stored: Record | None = None) -> dict[str, Any]:

@@ -192,7 +192,7 @@ class WriteVerbs:
             self._prepare_schema(target, obj)
             if target.storage == CRD_STORAGE:
                 self._check_crd(obj)
-        self._validate(target, obj, old, subresource)
+        checked = self._validate(target, obj, old, subresource, record.checked)
         self._record_managed_fields(target, old, obj, manager, subresource)
         if obj == old:
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
@@ -209,7 +209,7 @@ class WriteVerbs:
             return self._convert_out(rt, json_copy(obj))
         if dry_run:
             return self._convert_out(rt, json_copy(obj))
-        new_record = self._commit(target, record_key(target, old), obj, record, entry)
+        new_record = self._commit(target, record_key(target, old), obj, record, entry, checked)
         assert new_record is not None
         return self._present(rt, new_record)
 
