@@ -287,7 +287,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             record = Record(new, checked)
             bucket[key] = record
             change_type = MODIFIED if old is not None else ADDED
-            if old_obj is None or _index_fields(old_obj) != _index_fields(new):
+            if old_obj is None or _index_fields_differ(old_obj["metadata"], new["metadata"]):
                 self._unindex(rt, key, old_obj)
                 self._index(rt, key, new)
         entry.rv_after = str(rv)
@@ -541,6 +541,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return len(self._bucket(self.resolve(resource)))
 
 
-def _index_fields(obj: dict[str, Any]) -> tuple[Any, Any]:
-    meta = obj["metadata"]
-    return meta.get("labels"), meta.get("ownerReferences")
+def _index_fields_differ(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> bool:
+    """Whether the store's indexes (uid, labels, owners) must be rebuilt for a new version."""
+    return (old_meta.get("labels") != new_meta.get("labels")
+            or old_meta.get("ownerReferences") != new_meta.get("ownerReferences"))

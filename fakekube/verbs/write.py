@@ -26,7 +26,12 @@ from fakekube.verbs.shared_fields import (
     stored_entries,
     with_placeholder,
 )
-from fakekube.verbs.unchanged import decode_patched_fields, json_patch_fields, same_as_stored
+from fakekube.verbs.unchanged import (
+    check_update_body,
+    decode_patched_fields,
+    json_patch_fields,
+    same_as_stored,
+)
 
 
 class WriteVerbs:
@@ -90,7 +95,9 @@ class WriteVerbs:
                 return
         if rt.model is not None:
             # What decoding the body reports comes first, as on the full path (a 400, or warnings).
-            report.body(rt, list(getattr(body, "duplicate_fields", ())), decoding.check_body(rt, body))
+            unknown = (check_update_body(rt, body, record) if same_as_stored(rt, record.obj)
+                       else decoding.check_body(rt, body))
+            report.body(rt, list(getattr(body, "duplicate_fields", ())), unknown)
         elif rt.custom:
             return
         entry.rv_before = record.rv
@@ -245,7 +252,9 @@ class WriteVerbs:
             # The engines never mutate their input, so the stored object is patched without a copy first;
             # its managedFields list is carried over, not copied, when the patch leaves it alone.
             source = self._view(rt)(record.obj)
-            entries = stored_entries(source) if patch_leaves_managed_fields(patch_doc, kind) else None
+            entries = stored_entries(source)
+            if entries is not None and not patch_leaves_managed_fields(patch_doc, kind):
+                entries = None
             patched = apply_patch(with_placeholder(source) if entries else source, patch_doc, kind,
                                   schema=rt.patch_schema, custom=rt.custom)
             if entries:
