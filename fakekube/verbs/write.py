@@ -205,7 +205,8 @@ class WriteVerbs:
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
             entry.notes.append("no-op")
-            return self._present(rt, record)
+            # Controllers send the same no-op write again and again: the answer's bytes are kept with the version.
+            return self._convert_out(rt, record.read())
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds")):
             # ShouldDeleteDuringUpdate: the last finalizer is gone, so the update becomes the delete.
