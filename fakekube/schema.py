@@ -391,6 +391,56 @@ class _Node:
                 self.items._skip_prune(item, False, where, pruned)
                 where.pop()
 
+    def would_prune(self, value: Any, root: bool = False) -> bool:
+        """Whether ``prune`` would drop anything from ``value`` (which is left as it is): the same walk, stopping
+        at the first field it would drop."""
+        keep_meta = self.embedded or root
+        if self.preserve_unknown:
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if keep_meta and key in _META_FIELDS:
+                        continue
+                    node = self.properties.get(key) or self.additional
+                    if node is not None and type(item) not in _LEAVES and node.would_prune(item):
+                        return True
+            elif isinstance(value, list) and self.items is not None:
+                return any(type(item) not in _LEAVES and self.items._would_skip_prune(item) for item in value)
+            return False
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if keep_meta and key in _META_FIELDS:
+                    continue
+                node = self.properties.get(key)
+                if node is None:
+                    node = self.additional
+                if node is None:
+                    return True
+                if type(item) not in _LEAVES and node.would_prune(item):
+                    return True
+        elif isinstance(value, list):
+            for item in value:
+                if type(item) in _LEAVES:
+                    continue
+                if self.items is None:
+                    if _holds_a_member(item):
+                        return True
+                elif self.items.would_prune(item):
+                    return True
+        return False
+
+    def _would_skip_prune(self, value: Any) -> bool:
+        """``would_prune`` for ``_skip_prune``'s walk (an item of a list under a preserving node)."""
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if self.embedded and key in _META_FIELDS:
+                    continue
+                node = self.properties.get(key) or self.additional
+                if node is not None and type(item) not in _LEAVES and node.would_prune(item):
+                    return True
+        elif isinstance(value, list) and self.items is not None:
+            return any(type(item) not in _LEAVES and self.items._would_skip_prune(item) for item in value)
+        return False
+
     # ----------------------------------------------------------------------------- defaulting
 
     def apply_defaults(self, value: Any) -> None:
@@ -474,6 +524,15 @@ def _prune_everything(value: Any, where: list[Any], pruned: list[str] | None) ->
             where.pop()
 
 
+
+
+def _holds_a_member(value: Any) -> bool:
+    """Whether ``_prune_everything`` would drop something: an object with a member, at any depth in lists."""
+    if isinstance(value, dict):
+        return bool(value)
+    if isinstance(value, list):
+        return any(_holds_a_member(item) for item in value)
+    return False
 
 
 def _has_duplicates(values: list[Any]) -> bool:
@@ -563,6 +622,10 @@ class StructuralSchema:
         pruned: list[str] = []
         self._root.prune(obj, True, [], pruned)
         return sorted(pruned)
+
+    def would_prune(self, obj: Any) -> bool:
+        """Whether ``prune`` would drop anything from ``obj``, without changing or copying it."""
+        return self._root.would_prune(obj, True)
 
     def apply_defaults(self, obj: Any) -> None:
         """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does)."""

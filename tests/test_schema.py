@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from fakekube.errors import FieldError
@@ -756,3 +756,24 @@ def test_a_changed_item_next_to_unchanged_ones_is_still_rejected(schema: Structu
     # 1.0 equals 1 in Python but is another JSON literal: not taken for the old value.
     new = obj(items=[{"name": "x", "size": 1.0}, {"name": "y", "size": 2}], labels={"a": "b"})
     assert schema.check(new, old, old_valid=True) == schema.check(new, old, old_valid=False)
+
+
+_keys = st.sampled_from(["spec", "status", "metadata", "apiVersion", "kind", "replicas", "tags", "items", "name",
+                         "size", "labels", "closed", "a", "template", "free", "typed", "x", "junk"])
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=4),
+                     max_leaves=25)
+
+
+@settings(max_examples=500, deadline=None)
+@given(doc=st.dictionaries(_keys, _json, max_size=5))
+@example(doc={"spec": {"free": {"typed": {"junk": 1}}}})  # a known field under a preserving one is pruned
+@example(doc={"spec": {"free": {"typed": {"x": "s"}, "junk": [{"a": 1}]}}})  # unknown ones stay
+@example(doc={"spec": {"template": {"metadata": {"junk": 1}, "spec": {"junk": 1}}}})
+@example(doc={"spec": {"items": [{"name": "x"}, {"name": "y", "junk": None}]}})
+@example(doc={"status": {"phase": "a", "junk": {}}})
+@example(doc={"metadata": {"junk": 1}, "apiVersion": 1, "kind": []})
+def test_would_prune_answers_what_prune_does(schema: StructuralSchema, doc: dict) -> None:
+    before = copy.deepcopy(doc)
+    assert schema.would_prune(doc) == bool(schema.prune(copy.deepcopy(doc)))
+    assert doc == before  # asked without changing it

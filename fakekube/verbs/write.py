@@ -296,7 +296,14 @@ class WriteVerbs:
             return decoding.patch_may_need_decoding(rt, patch_type, patch)
         if not isinstance(patch, dict) or not patch_type.startswith("application/merge-patch"):
             return True
-        return bool(self._prune_custom(rt, json_copy(patch)))
+        # What _prune_custom would drop from the patch, asked without copying or changing it.
+        meta = patch.get("metadata")
+        version = self.registry.kubernetes_version
+        if isinstance(meta, dict) and version is not None:
+            known = decoding.object_meta_fields(version)
+            if any(key not in known for key in meta):
+                return True
+        return rt.schema is not None and rt.schema.would_prune(patch)
 
     def _apply(self, rt: ResourceType, namespace: str | None, name: str, body: Any, subresource: str | None,
                entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool) -> dict[str, Any]:
