@@ -350,9 +350,7 @@ class _Node:
             for key in list(value):
                 if keep_meta and key in _META_FIELDS:
                     continue
-                node = self.properties.get(key)
-                if node is None:
-                    node = self.additional
+                node = self._member(key)
                 if node is None:
                     del value[key]
                     if pruned is not None:
@@ -391,28 +389,22 @@ class _Node:
                 self.items._skip_prune(item, False, where, pruned)
                 where.pop()
 
+    def _member(self, key: str) -> _Node | None:
+        """The schema of member ``key`` of an object: its property's, else additionalProperties' (None: neither)."""
+        node = self.properties.get(key)
+        return node if node is not None else self.additional
+
     def would_prune(self, value: Any, root: bool = False) -> bool:
         """Whether ``prune`` would drop anything from ``value`` (which is left as it is): the same walk, stopping
         at the first field it would drop."""
         keep_meta = self.embedded or root
         if self.preserve_unknown:
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    if keep_meta and key in _META_FIELDS:
-                        continue
-                    node = self.properties.get(key) or self.additional
-                    if node is not None and type(item) not in _LEAVES and node.would_prune(item):
-                        return True
-            elif isinstance(value, list) and self.items is not None:
-                return any(type(item) not in _LEAVES and self.items._would_skip_prune(item) for item in value)
-            return False
+            return self._would_skip_prune(value, keep_meta)
         if isinstance(value, dict):
             for key, item in value.items():
                 if keep_meta and key in _META_FIELDS:
                     continue
-                node = self.properties.get(key)
-                if node is None:
-                    node = self.additional
+                node = self._member(key)
                 if node is None:
                     return True
                 if type(item) not in _LEAVES and node.would_prune(item):
@@ -428,17 +420,17 @@ class _Node:
                     return True
         return False
 
-    def _would_skip_prune(self, value: Any) -> bool:
-        """``would_prune`` for ``_skip_prune``'s walk (an item of a list under a preserving node)."""
+    def _would_skip_prune(self, value: Any, keep_meta: bool) -> bool:
+        """``would_prune`` for ``_skip_prune``'s walk (under a node that preserves unknown fields)."""
         if isinstance(value, dict):
             for key, item in value.items():
-                if self.embedded and key in _META_FIELDS:
+                if (keep_meta or self.embedded) and key in _META_FIELDS:
                     continue
                 node = self.properties.get(key) or self.additional
                 if node is not None and type(item) not in _LEAVES and node.would_prune(item):
                     return True
         elif isinstance(value, list) and self.items is not None:
-            return any(type(item) not in _LEAVES and self.items._would_skip_prune(item) for item in value)
+            return any(type(item) not in _LEAVES and self.items._would_skip_prune(item, False) for item in value)
         return False
 
     # ----------------------------------------------------------------------------- defaulting
