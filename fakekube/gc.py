@@ -55,11 +55,18 @@ class GarbageCollector:
             if rt.storage == "/namespaces" and meta.get("deletionTimestamp"):
                 self._namespaces.add(key[1])
         # An owner waiting in foreground deletion is looked at again whenever one of its dependents changes.
-        for obj in (old, new):
-            for ref in (obj or {}).get("metadata", {}).get("ownerReferences") or ():
-                located = self._store.object_by_uid(ref.get("uid", ""))
-                if located is not None and located[2]["metadata"].get("deletionTimestamp"):
-                    self._attend.add((located[0], located[1]))
+        old_refs = old["metadata"].get("ownerReferences") if old is not None else None
+        new_refs = new["metadata"].get("ownerReferences") if new is not None else None
+        if old_refs:
+            self._attend_to_owners(old_refs)
+        if new_refs and new_refs != old_refs:  # the same owners were just looked at
+            self._attend_to_owners(new_refs)
+
+    def _attend_to_owners(self, refs: Any) -> None:
+        for ref in refs:
+            located = self._store.object_by_uid(ref.get("uid", ""))
+            if located is not None and located[2]["metadata"].get("deletionTimestamp"):
+                self._attend.add((located[0], located[1]))
 
     def _terminating(self, namespace: str) -> bool:
         ns = self._current("/namespaces", ("", namespace))

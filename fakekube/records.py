@@ -18,11 +18,15 @@ class Record:
     """A stored object and, once it has been read, its JSON bytes: a stored object is never mutated, so reads
     (which repeat) encode it once and each copy after that is one C decode (``fakekube.jsonvalues``)."""
 
-    __slots__ = ("obj", "_data")
+    __slots__ = ("obj", "checked", "_data", "_fields")
 
-    def __init__(self, obj: dict[str, Any]) -> None:
+    def __init__(self, obj: dict[str, Any], checked: Any = None) -> None:
         self.obj = obj
+        # The custom resource schema (fakekube.schema.StructuralSchema) the whole object is known to pass, or
+        # None: an update validates only what it changes against it (StructuralSchema.check).
+        self.checked = checked
         self._data: bytes | None = None
+        self._fields: dict[str, bytes | None] | None = None
 
     def read(self) -> dict[str, Any]:
         """A copy for a read (get, list): the encoded bytes are kept for the next read."""
@@ -36,6 +40,17 @@ class Record:
         are kept only when a read made them."""
         data = self._data
         return decode_json_bytes(data) if data else json_copy(self.obj)
+
+    def field_json(self, key: str) -> bytes | None:
+        """The JSON bytes of the top-level field ``key`` (None when it cannot be encoded exactly), kept for the
+        next write over this version: a controller PUTs the same stored version back again and again."""
+        fields = self._fields
+        if fields is None:
+            fields = self._fields = {}
+        elif key in fields:
+            return fields[key]
+        data = fields[key] = encode_json(self.obj[key])
+        return data
 
     @property
     def rv(self) -> str:

@@ -25,12 +25,14 @@ from fakekube.errors import (
     too_many,
     type_invalid,
 )
-from fakekube.jsonvalues import json_equal
+from fakekube.jsonvalues import encode_json, json_equal
 from fakekube.schemavalues import FORMATS, go_float, go_number, json_type
 
 __all__ = ["StructuralSchema"]
 
 _META_FIELDS = frozenset(("apiVersion", "kind", "metadata"))
+_ABSENT: Any = object()  # no old value to compare with
+_NO_MEMBERS: dict[str, Any] = {}
 _LEAVES = frozenset((str, int, float, bool, type(None)))
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -128,7 +130,10 @@ class _Node:
 
     # ---------------------------------------------------------------------------------- validation
 
-    def validate(self, value: Any, path: str, errs: list[FieldError]) -> None:
+    def validate(self, value: Any, path: str, errs: list[FieldError], old: Any = _ABSENT) -> None:
+        """Errors of ``value`` at ``path``. ``old``: a value this node accepted at the same path, which
+        ``value`` replaces — then members and items that are the old ones, byte for byte, are not walked
+        again (see ``_same``)."""
         fpath = path or "<nil>"
         if value is None:
             if self.types and not self.nullable:
@@ -149,11 +154,11 @@ class _Node:
         elif kind in ("integer", "number"):
             self._validate_number(value, path, errs)
         elif kind == "array":
-            self._validate_array(value, path, errs)
+            self._validate_array(value, path, errs, old)
         if self.enum is not None:
             self._check_enum(value, path, errs)
         if kind == "object":
-            self._validate_object(value, path, errs)
+            self._validate_object(value, path, errs, old)
 
     def _type_ok(self, kind: str, value: Any) -> bool:
         if kind in self.types:
@@ -216,12 +221,18 @@ class _Node:
             return str(int(bound))
         return go_float(float(bound))
 
-    def _validate_array(self, value: list[Any], path: str, errs: list[FieldError]) -> None:
+    def _validate_array(self, value: list[Any], path: str, errs: list[FieldError], old: Any = _ABSENT) -> None:
         fpath = path or "<nil>"
         if self.items is not None:
             items = self.items
+            olds = old if type(old) is list else ()
             for i, item in enumerate(value):
-                items.validate(item, f"{path}[{i}]", errs)
+                if i < len(olds):
+                    if _same(item, olds[i]):
+                        continue
+                    items.validate(item, f"{path}[{i}]", errs, olds[i])
+                else:
+                    items.validate(item, f"{path}[{i}]", errs)
         size = len(value)
         if self.min_items is not None and size < self.min_items:
             errs.append(invalid(fpath, size, f"{path} in body should have at least {self.min_items} items"))
@@ -240,8 +251,9 @@ class _Node:
     def _enum_fail(self, value: Any, path: str, errs: list[FieldError]) -> None:
         errs.append(not_supported(path or "<nil>", value, self.enum_display))
 
-    def _validate_object(self, value: dict[str, Any], path: str, errs: list[FieldError]) -> None:
+    def _validate_object(self, value: dict[str, Any], path: str, errs: list[FieldError], old: Any = _ABSENT) -> None:
         fpath = path or "<nil>"
+        olds = old if type(old) is dict else _NO_MEMBERS
         size = len(value)
         if self.min_properties is not None and size < self.min_properties:
             errs.append(
@@ -259,11 +271,17 @@ class _Node:
             additional = self.additional
             for key, item in value.items():
                 if key not in props:
+                    was = olds.get(key, _ABSENT)
+                    if was is not _ABSENT and _same(item, was):
+                        continue
                     # kube-openapi joins with "." even at the root; the field path drops the leading dot.
-                    additional.validate(item, f"{path}.{key}" if path else key, errs)
+                    additional.validate(item, f"{path}.{key}" if path else key, errs, was)
         for key, node in props.items():
             if key in value:
-                node.validate(value[key], _child(path, key), errs)
+                item, was = value[key], olds.get(key, _ABSENT)
+                if was is not _ABSENT and _same(item, was):
+                    continue
+                node.validate(item, _child(path, key), errs, was)
         for key in self.required:
             if key not in value:
                 errs.append(required(_child(path, key)))
@@ -272,13 +290,17 @@ class _Node:
 
     # ----------------------------------------------------------------------------- list types
 
-    def validate_lists(self, value: Any, path: str, errs: list[FieldError]) -> None:
-        """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists."""
+    def validate_lists(self, value: Any, path: str, errs: list[FieldError], old: Any = _ABSENT) -> None:
+        """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists. ``old`` as for ``validate``."""
         if isinstance(value, dict):
+            olds = old if type(old) is dict else _NO_MEMBERS
             for key, item in value.items():
                 node = self.properties.get(key) or self.additional
                 if node is not None:
-                    node.validate_lists(item, _child(path, key), errs)
+                    was = olds.get(key, _ABSENT)
+                    if was is not _ABSENT and _same(item, was):
+                        continue
+                    node.validate_lists(item, _child(path, key), errs, was)
         elif isinstance(value, list):
             if self.list_type == "set":
                 seen: list[Any] = []
@@ -301,8 +323,14 @@ class _Node:
                     else:
                         seen_keys.append(keys)
             if self.items is not None:
+                olds = old if type(old) is list else ()
                 for i, item in enumerate(value):
-                    self.items.validate_lists(item, f"{path}[{i}]", errs)
+                    if i < len(olds):
+                        if _same(item, olds[i]):
+                            continue
+                        self.items.validate_lists(item, f"{path}[{i}]", errs, olds[i])
+                    else:
+                        self.items.validate_lists(item, f"{path}[{i}]", errs)
 
     # ----------------------------------------------------------------------------- pruning
 
@@ -322,9 +350,7 @@ class _Node:
             for key in list(value):
                 if keep_meta and key in _META_FIELDS:
                     continue
-                node = self.properties.get(key)
-                if node is None:
-                    node = self.additional
+                node = self._member(key)
                 if node is None:
                     del value[key]
                     if pruned is not None:
@@ -362,6 +388,50 @@ class _Node:
                 where.append(i)
                 self.items._skip_prune(item, False, where, pruned)
                 where.pop()
+
+    def _member(self, key: str) -> _Node | None:
+        """The schema of member ``key`` of an object: its property's, else additionalProperties' (None: neither)."""
+        node = self.properties.get(key)
+        return node if node is not None else self.additional
+
+    def would_prune(self, value: Any, root: bool = False) -> bool:
+        """Whether ``prune`` would drop anything from ``value`` (which is left as it is): the same walk, stopping
+        at the first field it would drop."""
+        keep_meta = self.embedded or root
+        if self.preserve_unknown:
+            return self._would_skip_prune(value, keep_meta)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if keep_meta and key in _META_FIELDS:
+                    continue
+                node = self._member(key)
+                if node is None:
+                    return True
+                if type(item) not in _LEAVES and node.would_prune(item):
+                    return True
+        elif isinstance(value, list):
+            for item in value:
+                if type(item) in _LEAVES:
+                    continue
+                if self.items is None:
+                    if _holds_a_member(item):
+                        return True
+                elif self.items.would_prune(item):
+                    return True
+        return False
+
+    def _would_skip_prune(self, value: Any, keep_meta: bool) -> bool:
+        """``would_prune`` for ``_skip_prune``'s walk (under a node that preserves unknown fields)."""
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if (keep_meta or self.embedded) and key in _META_FIELDS:
+                    continue
+                node = self.properties.get(key) or self.additional
+                if node is not None and type(item) not in _LEAVES and node.would_prune(item):
+                    return True
+        elif isinstance(value, list) and self.items is not None:
+            return any(type(item) not in _LEAVES and self.items._would_skip_prune(item, False) for item in value)
+        return False
 
     # ----------------------------------------------------------------------------- defaulting
 
@@ -402,6 +472,22 @@ class _Node:
                 self.items.prune_nulls(item)
 
 
+def _same(value: Any, old: Any) -> bool:
+    """Whether ``value`` is ``old`` as JSON, byte for byte: the same types all the way down (``true`` is not
+    ``1``, ``1`` is not ``1.0``, which some checks tell apart), so every check gives it ``old``'s answer."""
+    if value is old:
+        return True
+    kind = type(value)
+    if kind is not type(old):
+        return False
+    if kind is dict or kind is list:
+        if value != old:
+            return False
+        text = encode_json(value)
+        return text is not None and text == encode_json(old)
+    return bool(value == old)
+
+
 def _child(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
@@ -430,6 +516,15 @@ def _prune_everything(value: Any, where: list[Any], pruned: list[str] | None) ->
             where.pop()
 
 
+
+
+def _holds_a_member(value: Any) -> bool:
+    """Whether ``_prune_everything`` would drop something: an object with a member, at any depth in lists."""
+    if isinstance(value, dict):
+        return bool(value)
+    if isinstance(value, list):
+        return any(_holds_a_member(item) for item in value)
+    return False
 
 
 def _has_duplicates(values: list[Any]) -> bool:
@@ -471,27 +566,46 @@ class StructuralSchema:
         ratcheting does for unchanged values (apiextensions-apiserver ``pkg/apiserver/schema/validation``,
         CRDValidationRatcheting, GA in v1.33) — and a status write does not re-check the whole spec.
         """
+        return self.check(obj, old)[0]
+
+    def check(self, obj: Any, old: Any = None, old_valid: bool = False) -> tuple[list[FieldError], bool]:
+        """``validate``'s errors, and whether the whole of ``obj`` (but metadata) is now known to pass this
+        schema. ``old_valid``: the whole of ``old`` is known to pass it (an earlier ``check`` said so).
+
+        Then a changed top-level field is validated without walking its members and items that are the stored
+        ones byte for byte: validating a node is a function of its value and its path alone, so an unchanged
+        part gives the answer it gave when ``old`` was checked — none. The answer is the same as walking all
+        of it; only the work differs."""
         errs: list[FieldError] = []
         root = self._root
         if not isinstance(obj, dict):
             root.validate(obj, "", errs)
-            return errs
+            return errs, False
         body = {k: v for k, v in obj.items() if k != "metadata"}
         if isinstance(old, dict) and body.keys() == {k for k in old if k != "metadata"}:
+            whole = old_valid
             for key, value in body.items():
-                if old[key] == value:
+                was = old[key]
+                if was == value:
+                    # Not validated again (ratcheting); still known valid only when it is the old value exactly.
+                    whole = whole and _same(value, was)
                     continue
                 node = root.properties.get(key) or root.additional
                 if node is not None:
-                    node.validate(value, key, errs)
-                    node.validate_lists(value, key, errs)
-            return errs
+                    if old_valid:
+                        node.validate(value, key, errs, was)
+                        node.validate_lists(value, key, errs, was)
+                    else:
+                        node.validate(value, key, errs)
+                        node.validate_lists(value, key, errs)
+            return errs, whole and not errs
         root.validate(body, "", errs)
         root.validate_lists(body, "", errs)
+        whole = not errs
         if isinstance(old, dict):
             unchanged = {k for k, v in body.items() if k in old and old[k] == v}
             errs = [e for e in errs if e.field.split(".", 1)[0].split("[", 1)[0] not in unchanged]
-        return errs
+        return errs, whole
 
     def prune(self, obj: Any) -> list[str]:
         """Drop fields the schema does not know; ``apiVersion``/``kind``/``metadata`` at the root stay.
@@ -500,6 +614,10 @@ class StructuralSchema:
         pruned: list[str] = []
         self._root.prune(obj, True, [], pruned)
         return sorted(pruned)
+
+    def would_prune(self, obj: Any) -> bool:
+        """Whether ``prune`` would drop anything from ``obj``, without changing or copying it."""
+        return self._root.would_prune(obj, True)
 
     def apply_defaults(self, obj: Any) -> None:
         """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does)."""

@@ -112,6 +112,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self._dependents: dict[str, set[tuple[str, Key]]] = {}
         self._rv = 0
         self._seq = 0
+        self._now_text: tuple[Any, str] = (None, "")  # (second, its RFC 3339 text), see _now
         self._lock = threading.RLock()
         self._depth = 0
         self._collecting = False
@@ -149,7 +150,16 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return (namespace or "", name) if rt.namespaced else ("", name)
 
     def _now(self) -> str:
-        return rfc3339(self.clock.now())
+        # Writes stamp this time (managedFields, creationTimestamp) many times a second: the text of the latest
+        # second is kept. Only for aware times, whose equality is the instant's (a naive one's ignores fold).
+        moment = self.clock.now()
+        if moment.tzinfo is None:
+            return rfc3339(moment)
+        second = moment.replace(microsecond=0)
+        cached = self._now_text
+        if cached[0] != second:
+            cached = self._now_text = (second, rfc3339(second))
+        return cached[1]
 
     def _new_uid(self) -> str:
         return uuid4_text(self.rng)
@@ -268,8 +278,9 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return lambda obj: obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
 
     def _commit(self, rt: ResourceType, key: Key, new: dict[str, Any] | None, old: Record | None,
-                entry: AuditEntry) -> Record | None:
-        """Write (or delete, when ``new`` is None) one object at the next resourceVersion."""
+                entry: AuditEntry, checked: Any = None) -> Record | None:
+        """Write (or delete, when ``new`` is None) one object at the next resourceVersion; ``checked`` as
+        ``_validate`` returns it."""
         self._rv += 1
         rv = self._rv
         bucket = self._bucket(rt)
@@ -283,10 +294,10 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             self._unindex(rt, key, old_obj)
         else:
             new["metadata"]["resourceVersion"] = str(rv)
-            record = Record(new)
+            record = Record(new, checked)
             bucket[key] = record
             change_type = MODIFIED if old is not None else ADDED
-            if old_obj is None or _index_fields(old_obj) != _index_fields(new):
+            if old_obj is None or _index_fields_differ(old_obj["metadata"], new["metadata"]):
                 self._unindex(rt, key, old_obj)
                 self._index(rt, key, new)
         entry.rv_after = str(rv)
@@ -412,7 +423,9 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
     # -- validation ------------------------------------------------------------------------------------
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None,
-                  subresource: str | None = None) -> None:
+                  subresource: str | None = None, old_checked: Any = None) -> Any:
+        """Raise the write's 422, if any; return the custom resource schema the whole of ``obj`` is now known
+        to pass (``Record.checked``), or None. ``old_checked``: the old version's ``Record.checked``."""
         meta = obj["metadata"]
         if old is None:
             name_rule = _NAME_VALIDATORS[rt.name_rule]
@@ -421,13 +434,17 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])
             errs += rt.strategy.validate_update(obj, old, subresource)
+        checked = None
         if rt.schema is not None:
-            errs += rt.schema.validate(obj, old)
+            schema_errs, whole = rt.schema.check(obj, old, old_checked is rt.schema)
+            errs += schema_errs
+            checked = rt.schema if whole else None
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
+        return checked
 
     def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None,
-                    stored: dict[str, Any] | None = None) -> dict[str, Any]:
+                    stored: Record | None = None) -> dict[str, Any]:
         """The store's copy of a create or update body, decoded as the real server decodes it (fakekube.decoding):
         wrong JSON types are a 400, unknown fields are dropped and reported to ``report`` (fieldValidation).
         ``stored``: the object an update replaces, whose unchanged fields need no decoding (verbs.unchanged)."""
@@ -439,8 +456,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         api_version = body.get("apiVersion")
         kind = body.get("kind")
         duplicates = list(getattr(body, "duplicate_fields", ()))
-        if same_as_stored(rt, stored):
-            assert stored is not None
+        if stored is not None and same_as_stored(rt, stored.obj):
             obj, unknown = decode_update_body(rt, body, stored)
         elif rt.model is not None:
             decoded = decoding.decode_body(rt, body)
@@ -535,6 +551,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return len(self._bucket(self.resolve(resource)))
 
 
-def _index_fields(obj: dict[str, Any]) -> tuple[Any, Any]:
-    meta = obj["metadata"]
-    return meta.get("labels"), meta.get("ownerReferences")
+def _index_fields_differ(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> bool:
+    """Whether the store's indexes (uid, labels, owners) must be rebuilt for a new version."""
+    return (old_meta.get("labels") != new_meta.get("labels")
+            or old_meta.get("ownerReferences") != new_meta.get("ownerReferences"))

@@ -66,8 +66,10 @@ def _string_map(value: Any, field_path: str) -> tuple[dict[str, str], list[Field
     """Split a ``map[string]string`` candidate into its usable part and type errors."""
     if value is None:
         return {}, []
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         return {}, [type_invalid(field_path, value, "must be of type object")]
+    if all(type(k) is str and type(v) is str for k, v in value.items()):
+        return value, []  # the common case: read, not copied (callers only look at it)
     good: dict[str, str] = {}
     errs: list[FieldError] = []
     for k, v in value.items():
@@ -333,12 +335,19 @@ def validate_object_meta_update(
     """
     if new_meta is None:
         new_meta = {}
-    if old_meta is None or not isinstance(old_meta, Mapping):
+    if old_meta is None or (type(old_meta) is not dict and not isinstance(old_meta, Mapping)):
         old_meta = {}
-    if not isinstance(new_meta, Mapping):
+    if type(new_meta) is not dict and not isinstance(new_meta, Mapping):
         return [type_invalid(field_path, new_meta, "must be of type object")]
+    # One pass over the fields that differ: every check below but generation's finds nothing to report when
+    # the new value equals the old one (an immutable field kept, a finalizer list with nothing new, a map that
+    # was validated when it was written), so only the changed fields are looked at — in the order upstream
+    # reports them. Generation is checked whatever it is (its own range), as is the resourceVersion.
+    changed = [name for name, value in new_meta.items() if value != old_meta.get(name)]
+    if not old_meta.keys() <= new_meta.keys():  # a field the update drops changed too (unless it was null)
+        changed += [name for name in old_meta if name not in new_meta and old_meta[name] is not None]
     errs: list[FieldError] = []
-    if old_meta.get("deletionTimestamp") is not None:
+    if "finalizers" in changed and old_meta.get("deletionTimestamp") is not None:
         new_fins = new_meta.get("finalizers") or []
         old_fins = old_meta.get("finalizers") or []
         if isinstance(new_fins, list) and isinstance(old_fins, list):
@@ -355,29 +364,34 @@ def validate_object_meta_update(
                 )
     if require_resource_version and not new_meta.get("resourceVersion"):
         errs.append(invalid(f"{field_path}.resourceVersion", "", "must be specified for an update"))
-    generation = _int_field(new_meta, "generation", field_path, errs)
-    old_generation = old_meta.get("generation")
-    if generation is not None:
-        if generation < 0:
-            errs.append(invalid(f"{field_path}.generation", generation, IS_NEGATIVE))
-        if isinstance(old_generation, int) and generation < old_generation:
-            errs.append(invalid(f"{field_path}.generation", generation, "must not be decremented"))
-    for name in ("name", "namespace", "uid", "creationTimestamp"):
-        errs.extend(_immutable(new_meta.get(name) or "", old_meta.get(name) or "", f"{field_path}.{name}"))
-    for name in ("deletionTimestamp", "deletionGracePeriodSeconds"):
-        errs.extend(_immutable(new_meta.get(name), old_meta.get(name), f"{field_path}.{name}"))
-    # The stored object was validated when it was written: only what changed needs another look.
-    for name, check in (
-        ("labels", validate_labels),
-        ("annotations", validate_annotations),
-        ("ownerReferences", validate_owner_references),
-        ("finalizers", validate_finalizers),
-        ("managedFields", _validate_managed_fields),
-    ):
-        value = new_meta.get(name)
-        if value != old_meta.get(name):
-            errs.extend(check(value, f"{field_path}.{name}"))
+    if "generation" in new_meta:
+        generation = _int_field(new_meta, "generation", field_path, errs)
+        old_generation = old_meta.get("generation")
+        if generation is not None:
+            if generation < 0:
+                errs.append(invalid(f"{field_path}.generation", generation, IS_NEGATIVE))
+            if isinstance(old_generation, int) and generation < old_generation:
+                errs.append(invalid(f"{field_path}.generation", generation, "must not be decremented"))
+    checked = [name for name in changed if name in _UPDATE_CHECK_ORDER]
+    if len(checked) > 1:
+        checked.sort(key=_UPDATE_CHECK_ORDER.__getitem__)
+    for name in checked:
+        new_value, old_value = new_meta.get(name), old_meta.get(name)
+        if name in _IDENTITY_FIELDS:
+            errs.extend(_immutable(new_value or "", old_value or "", f"{field_path}.{name}"))
+        elif name in _DELETION_FIELDS:
+            errs.extend(_immutable(new_value, old_value, f"{field_path}.{name}"))
+        else:
+            # The stored object was validated when it was written: only what changed needs another look.
+            errs.extend(_CONTENT_CHECKS[name](new_value, f"{field_path}.{name}"))
     return errs
+
+
+_IDENTITY_FIELDS = ("name", "namespace", "uid", "creationTimestamp")
+_DELETION_FIELDS = ("deletionTimestamp", "deletionGracePeriodSeconds")
+_CONTENT_FIELDS = ("labels", "annotations", "ownerReferences", "finalizers", "managedFields")
+# Upstream's order of the per-field update checks.
+_UPDATE_CHECK_ORDER = {name: i for i, name in enumerate((*_IDENTITY_FIELDS, *_DELETION_FIELDS, *_CONTENT_FIELDS))}
 
 
 def _immutable(new: Any, old: Any, field_path: str) -> list[FieldError]:
@@ -385,3 +399,12 @@ def _immutable(new: Any, old: Any, field_path: str) -> list[FieldError]:
         return []
     # A nil pointer renders as JSON null in the error body.
     return [invalid(field_path, new, FIELD_IMMUTABLE)]
+
+
+_CONTENT_CHECKS = {
+    "labels": validate_labels,
+    "annotations": validate_annotations,
+    "ownerReferences": validate_owner_references,
+    "finalizers": validate_finalizers,
+    "managedFields": _validate_managed_fields,
+}

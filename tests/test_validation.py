@@ -535,6 +535,64 @@ def test_random_json_never_raises(meta: Any, old: Any, namespaced: bool) -> None
         assert isinstance(err.body, str)
 
 
+# ---------------------------------------------------------------- update checks: only changed fields looked at
+
+
+def _every_update_check(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """``ValidateObjectMetaAccessorUpdate`` written out with no skipping: every rule, every field, in
+    upstream's order — the reference ``validate_object_meta_update``'s one pass must agree with."""
+    from fakekube import validation as v
+
+    errs: list[FieldError] = []
+    if old.get("deletionTimestamp") is not None:
+        new_fins, old_fins = new.get("finalizers") or [], old.get("finalizers") or []
+        if isinstance(new_fins, list) and isinstance(old_fins, list):
+            extra = sorted({f for f in new_fins if isinstance(f, str)} - {f for f in old_fins if isinstance(f, str)})
+            if extra:
+                errs.append(v.forbidden("metadata.finalizers", "no new finalizers can be added if the object is "
+                                        "being deleted, found new finalizers " + v._go_string_slice(extra)))
+    generation = v._int_field(new, "generation", "metadata", errs)
+    if generation is not None:
+        if generation < 0:
+            errs.append(v.invalid("metadata.generation", generation, v.IS_NEGATIVE))
+        if isinstance(old.get("generation"), int) and generation < old["generation"]:
+            errs.append(v.invalid("metadata.generation", generation, "must not be decremented"))
+    for name in ("name", "namespace", "uid", "creationTimestamp"):
+        errs += v._immutable(new.get(name) or "", old.get(name) or "", f"metadata.{name}")
+    for name in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+        errs += v._immutable(new.get(name), old.get(name), f"metadata.{name}")
+    for name, check in v._CONTENT_CHECKS.items():
+        if new.get(name) != old.get(name):
+            errs += check(new.get(name), f"metadata.{name}")
+    return errs
+
+
+def test_unchanged_bad_generation_is_still_rejected() -> None:
+    # Generation is checked even when the update leaves it as it was.
+    old = {**OLD, "generation": -1}
+    assert causes(validate_object_meta_update(dict(old), old)) == [
+        ("FieldValueInvalid", "metadata.generation", "Invalid value: -1: must be greater than or equal to 0")]
+
+
+def test_a_field_the_update_drops_is_still_checked() -> None:
+    old = {**OLD, "deletionTimestamp": "2024-02-02T00:00:00Z", "labels": {"a": "b"}}
+    new = {k: v for k, v in old.items() if k not in ("deletionTimestamp", "uid")}
+    assert [f for _, f, _ in causes(validate_object_meta_update(new, old))] == [
+        "metadata.uid", "metadata.deletionTimestamp"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(changes=st.dictionaries(meta_keys, json_values, max_size=5),
+       old_changes=st.dictionaries(meta_keys, json_values, max_size=5),
+       dropped=st.lists(meta_keys, max_size=3))
+def test_one_pass_over_changed_fields_agrees_with_every_check(changes: dict, old_changes: dict,
+                                                             dropped: list) -> None:
+    old = {**OLD, "labels": {"app": "x"}, "finalizers": ["f"], "deletionTimestamp": "2024-02-02T00:00:00Z",
+           **old_changes}
+    new = {k: v for k, v in {**old, **changes}.items() if k not in dropped}
+    assert causes(validate_object_meta_update(new, old)) == causes(_every_update_check(new, old))
+
+
 class _Text(str):
     """A str subclass: the known-valid shortcut takes exact strings only."""
 

@@ -19,6 +19,7 @@ from fakekube.kinds.podspec import default_pod_template, default_pvc_spec, defau
 from fakekube.kinds.podvalidation import validate_pod_template
 from fakekube.kinds.service import ServiceStrategy
 from fakekube.kinds.workloads import validate_template
+from fakekube.namerules import remember_valid
 from fakekube.quantity import canonicalize_list
 from fakekube.strategies import BuiltinStrategy, Strategy
 
@@ -79,13 +80,17 @@ def _fold_string_data(obj: dict[str, Any]) -> None:
             data[key] = base64.b64encode(str(value).encode()).decode()
 
 
+_VALID_CONFIG_KEYS: set[str] = set()  # keys IsConfigMapKey accepts (a pure check of the key alone), bounded
+
+
 def _validate_keys(obj: dict[str, Any], *fields: str) -> list[FieldError]:
     errs: list[FieldError] = []
     seen: set[str] = set()
     for name in fields:
         data = obj.get(name)
         for key in data if isinstance(data, dict) else ():
-            errs += config_key(key, f"{name}[{key}]")
+            if type(key) is not str or key not in _VALID_CONFIG_KEYS:
+                errs += remember_valid(_VALID_CONFIG_KEYS, key, config_key(key, f"{name}[{key}]"))
             if key in seen:
                 errs.append(invalid(f"{name}[{key}]", key, "duplicate of key present in data"))
             seen.add(key)

@@ -144,7 +144,7 @@ class CreateVerbs:
         if generated:
             entry.generate_name = str(meta["generateName"])
             meta["name"] = namerules.generate_name(entry.generate_name, self.name_rng)
-        self._validate(target, obj, None)
+        checked = self._validate(target, obj, None)
         entry.namespace = meta.get("namespace") if target.namespaced else None
         bucket = self._bucket(target)
         attempts = 1
@@ -166,7 +166,7 @@ class CreateVerbs:
         if dry_run:
             ctx.rollback()
             return self._convert_out(rt, json_copy(obj))
-        record = self._commit(target, key, obj, None, entry)
+        record = self._commit(target, key, obj, None, entry, checked)
         ctx.commit()
         assert record is not None
         return self._present(rt, record)

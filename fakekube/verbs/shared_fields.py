@@ -55,7 +55,23 @@ def body_sends_stored(body_meta: Any, entries: list[Any]) -> bool:
     # Equal bytes, equal JSON (keys in the same order, ``1`` is not ``1.0``); encode_json gives None for a
     # value whose text would not stand for it (a NaN is written as null).
     text = encode_json(sent)
-    return text is not None and text == encode_json(entries)
+    return text is not None and text == _stored_json(entries)
+
+
+_last_stored: tuple[Any, bytes | None] = (None, None)  # the latest stored list seen and its JSON
+
+
+def _stored_json(entries: list[Any]) -> bytes | None:
+    """The JSON of a stored managedFields list. Stored lists are never mutated and successive versions share
+    one (see above), so the latest one's bytes are kept, by identity (the reference held keeps it alive; the
+    pair is replaced in one assignment, so threads serving other stores never see a mixed one)."""
+    global _last_stored
+    last = _last_stored
+    if last[0] is entries:
+        return last[1]
+    data = encode_json(entries)
+    _last_stored = (entries, data)
+    return data
 
 
 def patch_leaves_managed_fields(patch: Any, patch_type: str) -> bool:

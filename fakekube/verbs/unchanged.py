@@ -17,6 +17,7 @@ from typing import Any
 
 from fakekube import decoding
 from fakekube.jsonvalues import decode_json_bytes, encode_json
+from fakekube.records import Record
 from fakekube.resources import ResourceType
 from fakekube.verbs.shared_fields import body_sends_stored, put_back, stored_entries, with_placeholder
 
@@ -27,31 +28,16 @@ def same_as_stored(rt: ResourceType, stored: dict[str, Any] | None) -> bool:
             and stored.get("apiVersion") == rt.api_version)
 
 
-def decode_update_body(rt: ResourceType, body: dict[str, Any], stored: dict[str, Any]) -> tuple[dict[str, Any],
-                                                                                                  list[str]]:
-    """``decoding.decode_body(rt, body)`` (the copy and its unknown fields) for a PUT over ``stored``."""
-    unchanged: dict[str, Any] = {}
-    changed: dict[str, Any] = {}
-    for key, value in body.items():
-        old = stored.get(key, _MISSING)
-        if old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
-            text = encode_json(value)
-            # Equal bytes: equal keys in the same order and the same JSON literals (``1`` is not ``1.0``).
-            if text is not None and text == encode_json(old):
-                unchanged[key] = text
-                continue
-        changed[key] = value
-    entries = stored_entries(stored)
-    shared = entries is not None and "metadata" in changed and body_sends_stored(changed["metadata"], entries)
-    if shared:
-        changed["metadata"] = with_placeholder(changed)["metadata"]  # verbs.shared_fields
-    if not unchanged and not shared:
+def decode_update_body(rt: ResourceType, body: dict[str, Any], record: Record) -> tuple[dict[str, Any],
+                                                                                           list[str]]:
+    """``decoding.decode_body(rt, body)`` (the copy and its unknown fields) for a PUT over ``record``."""
+    changed, unchanged, entries = _split(body, record)
+    if not unchanged and entries is None:
         decoded = decoding.decode_body(rt, body)
         return decoded.value, decoded.unknown
     decoded = decoding.decode_body(rt, changed)
     value = decoded.value
-    if shared:
-        assert entries is not None
+    if entries is not None:
         put_back(value, entries)
     out = {}
     for key in body:  # the body's order, which the stored object keeps
@@ -61,6 +47,35 @@ def decode_update_body(rt: ResourceType, body: dict[str, Any], stored: dict[str,
         elif key in value:
             out[key] = value[key]
     return out, decoded.unknown
+
+
+def check_update_body(rt: ResourceType, body: dict[str, Any], record: Record) -> list[str]:
+    """``decoding.check_body(rt, body)`` (the unknown fields, or the 400) for a PUT over ``record``."""
+    changed, unchanged, entries = _split(body, record)
+    return decoding.check_body(rt, changed if unchanged or entries is not None else body)
+
+
+def _split(body: dict[str, Any], record: Record) -> tuple[dict[str, Any], dict[str, bytes], list[Any] | None]:
+    """The body's fields that need decoding (with the stored managedFields entries left out when the body
+    sends them back, see verbs.shared_fields), the JSON of those that are the stored ones byte for byte, and
+    the stored entries when they were left out."""
+    stored = record.obj
+    unchanged: dict[str, bytes] = {}
+    changed: dict[str, Any] = {}
+    for key, value in body.items():
+        old = stored.get(key, _MISSING)
+        if old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
+            text = encode_json(value)
+            # Equal bytes: equal keys in the same order and the same JSON literals (``1`` is not ``1.0``).
+            if text is not None and text == record.field_json(key):
+                unchanged[key] = text
+                continue
+        changed[key] = value
+    entries = stored_entries(stored)
+    if entries is not None and "metadata" in changed and body_sends_stored(changed["metadata"], entries):
+        changed["metadata"] = with_placeholder(changed)["metadata"]
+        return changed, unchanged, entries
+    return changed, unchanged, None
 
 
 def decode_patched_fields(rt: ResourceType, patched: dict[str, Any], touched: set[str] | None,

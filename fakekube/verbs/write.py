@@ -19,13 +19,19 @@ from fakekube.records import (
     record_key,
 )
 from fakekube.resources import ResourceType
+from fakekube.strategies import Strategy
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
     put_back,
     stored_entries,
     with_placeholder,
 )
-from fakekube.verbs.unchanged import decode_patched_fields, json_patch_fields, same_as_stored
+from fakekube.verbs.unchanged import (
+    check_update_body,
+    decode_patched_fields,
+    json_patch_fields,
+    same_as_stored,
+)
 
 
 class WriteVerbs:
@@ -54,10 +60,12 @@ class WriteVerbs:
             report = FieldReport(decoding.field_validation(field_validation, "UpdateOptions"), entry.warnings)
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
-            self._refuse_stale_put(rt, ns, name, body, entry, report)
-            stored = self._bucket(rt).get(self._key(rt, ns, name)) if isinstance(name, str) else None
-            obj = self._check_body(rt, body, report, stored.obj if stored is not None else None)
-            return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager))
+            stored = self._bucket(rt).get(self._key(rt, ns, name))
+            if stored is not None:
+                self._refuse_stale_put(rt, stored, name, body, entry, report)
+            obj = self._check_body(rt, body, report, stored)
+            return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager),
+                                current=stored)
 
         rv = meta.get("resourceVersion")
         return self._run(
@@ -66,7 +74,7 @@ class WriteVerbs:
             serve, request=body,
         )
 
-    def _refuse_stale_put(self, rt: ResourceType, namespace: str | None, name: str, body: Any,
+    def _refuse_stale_put(self, rt: ResourceType, record: Record, name: str, body: Any,
                           entry: AuditEntry, report: FieldReport) -> None:
         """Answer a PUT with a stale resourceVersion before copying its body (controllers send many).
 
@@ -78,8 +86,7 @@ class WriteVerbs:
         if not isinstance(meta, dict) or rt.to_storage is not None or meta.get("name", name) != name:
             return
         rv = meta.get("resourceVersion")
-        record = self._bucket(rt).get(self._key(rt, namespace, name))
-        if not isinstance(rv, str) or not rv.isdigit() or record is None or int(rv) == int(record.rv):
+        if not isinstance(rv, str) or not rv.isdigit() or int(rv) == int(record.rv):
             return
         if meta.get("uid") not in (None, "", record.obj["metadata"]["uid"]):
             return
@@ -88,7 +95,9 @@ class WriteVerbs:
                 return
         if rt.model is not None:
             # What decoding the body reports comes first, as on the full path (a 400, or warnings).
-            report.body(rt, list(getattr(body, "duplicate_fields", ())), decoding.check_body(rt, body))
+            unknown = (check_update_body(rt, body, record) if same_as_stored(rt, record.obj)
+                       else decoding.check_body(rt, body))
+            report.body(rt, list(getattr(body, "duplicate_fields", ())), unknown)
         elif rt.custom:
             return
         entry.rv_before = record.rv
@@ -159,6 +168,9 @@ class WriteVerbs:
         defaulted = strategy.defaulted_fields
         if defaulted is None or any(obj.get(key) != old.get(key) for key in defaulted):
             strategy.default(obj)
+        if not _hooks_take_context(strategy):
+            # Nothing can reach the context (the base hooks ignore it), so there is nothing to undo or finish.
+            return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None)
         ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
         try:
             result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx)
@@ -173,7 +185,7 @@ class WriteVerbs:
 
     def _update_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], record: Record,
                          subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
-                         ctx: WriteContext) -> dict[str, Any]:
+                         ctx: WriteContext | None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginUpdate and BeforeUpdate, validation, the commit."""
         old = record.obj
         old_meta, meta = old["metadata"], obj["metadata"]
@@ -187,13 +199,14 @@ class WriteVerbs:
             self._prepare_schema(target, obj)
             if target.storage == CRD_STORAGE:
                 self._check_crd(obj)
-        self._validate(target, obj, old, subresource)
+        checked = self._validate(target, obj, old, subresource, record.checked)
         self._record_managed_fields(target, old, obj, manager, subresource)
         if obj == old:
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
             entry.notes.append("no-op")
-            return self._present(rt, record)
+            # Controllers send the same no-op write again and again: the answer's bytes are kept with the version.
+            return self._convert_out(rt, record.read())
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds")):
             # ShouldDeleteDuringUpdate: the last finalizer is gone, so the update becomes the delete.
@@ -204,7 +217,7 @@ class WriteVerbs:
             return self._convert_out(rt, json_copy(obj))
         if dry_run:
             return self._convert_out(rt, json_copy(obj))
-        new_record = self._commit(target, record_key(target, old), obj, record, entry)
+        new_record = self._commit(target, record_key(target, old), obj, record, entry, checked)
         assert new_record is not None
         return self._present(rt, new_record)
 
@@ -240,7 +253,9 @@ class WriteVerbs:
             # The engines never mutate their input, so the stored object is patched without a copy first;
             # its managedFields list is carried over, not copied, when the patch leaves it alone.
             source = self._view(rt)(record.obj)
-            entries = stored_entries(source) if patch_leaves_managed_fields(patch_doc, kind) else None
+            entries = stored_entries(source)
+            if entries is not None and not patch_leaves_managed_fields(patch_doc, kind):
+                entries = None
             patched = apply_patch(with_placeholder(source) if entries else source, patch_doc, kind,
                                   schema=rt.patch_schema, custom=rt.custom)
             if entries:
@@ -281,7 +296,14 @@ class WriteVerbs:
             return decoding.patch_may_need_decoding(rt, patch_type, patch)
         if not isinstance(patch, dict) or not patch_type.startswith("application/merge-patch"):
             return True
-        return bool(self._prune_custom(rt, json_copy(patch)))
+        # What _prune_custom would drop from the patch, asked without copying or changing it.
+        meta = patch.get("metadata")
+        version = self.registry.kubernetes_version
+        if isinstance(meta, dict) and version is not None:
+            known = decoding.object_meta_fields(version)
+            if any(key not in known for key in meta):
+                return True
+        return rt.schema is not None and rt.schema.would_prune(patch)
 
     def _apply(self, rt: ResourceType, namespace: str | None, name: str, body: Any, subresource: str | None,
                entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool) -> dict[str, Any]:
@@ -324,3 +346,15 @@ class WriteVerbs:
         entry.rv_before = record.rv
         # manager None: the apply has recorded its own managedFields entry.
         return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record)
+
+
+_TAKES_CONTEXT: dict[type, bool] = {}
+
+
+def _hooks_take_context(strategy: Strategy) -> bool:
+    """Whether an update's hooks may use its WriteContext: only ``admit`` and ``begin_update`` receive it."""
+    kind = type(strategy)
+    known = _TAKES_CONTEXT.get(kind)
+    if known is None:
+        known = _TAKES_CONTEXT[kind] = kind.admit is not Strategy.admit or kind.begin_update is not Strategy.begin_update
+    return known

@@ -54,6 +54,18 @@ def test_secret_type_and_keys(kube: Store) -> None:
         "'_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"]
 
 
+def test_remembered_config_keys_still_reject_bad_ones(kube: Store) -> None:
+    # Valid keys are remembered across writes; an update that adds a bad key or a duplicate is still a 422.
+    live = kube.create("configmaps", {"metadata": {"name": "c"}, "data": {"good": "v"}}, "default")
+    live["data"]["bad key"] = "v"
+    live["binaryData"] = {"good": "djE="}
+    assert _update_fails(kube, "configmaps", live) == [
+        "data[bad key]: Invalid value: \"bad key\": a valid config key must consist of alphanumeric characters, "
+        "'-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+        "'[-._a-zA-Z0-9]+')",
+        "binaryData[good]: Invalid value: \"good\": duplicate of key present in data"]
+
+
 def test_string_data_folds_into_data(kube: Store) -> None:
     secret = kube.create("secrets", {"metadata": {"name": "s"}, "stringData": {"password": "hunter2"}}, "default")
     assert secret["data"] == {"password": "aHVudGVyMg=="} and "stringData" not in secret

@@ -85,6 +85,36 @@ def test_unchanged_fields_are_not_revalidated_on_update(crd_kube: Store) -> None
         crd_kube.update("widgets", w, "default")
 
 
+def test_a_version_checked_against_an_older_schema_is_walked_again(crd_kube: Store) -> None:
+    """An update skips the members it leaves as stored only when the stored version passed the schema in force:
+    writes after the CRD tightens must not make the old color count as checked against the new schema."""
+    import copy
+
+    crd_kube.create("widgets", widget(color="red"), "default")
+    w = crd_kube.get("widgets", "w1", "default")
+    w["status"] = {"phase": "Pending"}
+    crd_kube.update("widgets", w, "default", subresource="status")
+    stricter = copy.deepcopy(WIDGET_CRD)
+    props = stricter["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    props["color"]["enum"] = ["green", "blue"]
+    crd = crd_kube.get("customresourcedefinitions", "widgets.example.com")
+    crd_kube.update("customresourcedefinitions", {**stricter, "metadata": crd["metadata"]})
+    for phase in ("Ready", "Done"):  # status writes over a version checked against the old schema
+        w = crd_kube.get("widgets", "w1", "default")
+        w["status"] = {"phase": phase}
+        crd_kube.update("widgets", w, "default", subresource="status")
+    w = crd_kube.get("widgets", "w1", "default")
+    w["spec"]["replicas"] = 2
+    with pytest.raises(errors.Invalid, match="spec.color"):
+        crd_kube.update("widgets", w, "default")
+    w["spec"]["color"] = "green"
+    crd_kube.update("widgets", w, "default")
+    w = crd_kube.get("widgets", "w1", "default")
+    w["spec"]["replicas"], w["spec"]["color"] = 3, "red"  # now checked against the new schema: still refused
+    with pytest.raises(errors.Invalid, match="spec.color"):
+        crd_kube.update("widgets", w, "default")
+
+
 def test_load_registers_crds_before_creating_their_objects(kube: Store) -> None:
     import yaml
 

@@ -10,7 +10,7 @@ import pytest
 
 from fakekube import decoding, errors
 from fakekube.store import Store
-from fakekube.verbs.unchanged import decode_update_body, json_patch_fields
+from fakekube.verbs.unchanged import check_update_body, decode_update_body, json_patch_fields
 
 POD = {"metadata": {"name": "p", "labels": {"a": "1"}},
        "spec": {"containers": [{"name": "c", "image": "i:1", "env": [{"name": "E", "value": "1"}]}]}}
@@ -42,7 +42,7 @@ def test_a_put_that_keeps_the_spec_shares_nothing_with_the_caller(kube: Store, s
 def test_decoding_a_put_over_the_stored_object_finds_what_a_whole_decode_finds(kube: Store, stored: dict,
                                                                                change) -> None:
     rt = kube.resolve("pods")
-    record = kube._data[rt.storage][("default", "p")].obj
+    record = kube._data[rt.storage][("default", "p")]
     body = json.loads(json.dumps(stored))
     body["metadata"]["bogus"] = 1
     change(body["spec"])
@@ -55,12 +55,38 @@ def test_decoding_a_put_over_the_stored_object_finds_what_a_whole_decode_finds(k
         return
     value, unknown = decode_update_body(rt, body, record)
     assert (json.dumps(value), unknown) == (json.dumps(whole.value), whole.unknown)
+    assert check_update_body(rt, body, record) == decoding.check_body(rt, body) == whole.unknown
+
+
+@pytest.mark.parametrize("change", [
+    lambda spec: spec["containers"][0].__setitem__("image", 5),  # wrong type: the 400 comes before the 409
+    lambda spec: spec.__setitem__("bogus", 1),  # unknown: warned, then the 409
+])
+def test_a_stale_put_reports_what_decoding_its_changed_fields_finds(kube: Store, stored: dict, change) -> None:
+    body = json.loads(json.dumps(stored))
+    stored["metadata"]["labels"]["a"] = "2"
+    kube.update("pods", stored, "default")  # the body above is now stale
+    change(body["spec"])
+    body["metadata"]["bogus"] = 1
+    rt = kube.resolve("pods")
+    record = kube._data[rt.storage][("default", "p")]
+    try:
+        expected = decoding.check_body(rt, body)
+    except errors.BadRequest as exc:
+        with pytest.raises(errors.BadRequest) as info:
+            kube.update("pods", body, "default")
+        assert info.value.status == exc.status
+        return
+    assert check_update_body(rt, body, record) == expected
+    with pytest.raises(errors.Conflict):
+        kube.update("pods", body, "default", field_validation="Warn")
+    assert kube.audit.entries[-1].warnings == [f'unknown field "{path}"' for path in expected]
 
 
 def test_fields_equal_only_as_python_values_are_decoded(kube: Store, stored: dict) -> None:
     """``True == 1`` in Python, not in JSON: a field that differs only so is still checked."""
     rt = kube.resolve("pods")
-    record = kube._data[rt.storage][("default", "p")].obj
+    record = kube._data[rt.storage][("default", "p")]
     body = json.loads(json.dumps(stored))
     body["spec"]["terminationGracePeriodSeconds"] = 30.0
     with pytest.raises(errors.BadRequest, match="terminationGracePeriodSeconds"):
