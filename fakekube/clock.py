@@ -29,9 +29,15 @@ class VirtualClock:
     def __init__(self, start: datetime | None = None) -> None:
         self._start = start or datetime(2026, 1, 1, tzinfo=UTC)
         self._offset = 0.0
+        self._now = (0.0, self._start)  # (offset, the datetime at it): many stamps share one instant
 
     def now(self) -> datetime:
-        return self._start + timedelta(seconds=self._offset)
+        offset, moment = self._now
+        if offset != self._offset:
+            offset = self._offset
+            moment = self._start + timedelta(seconds=offset)
+            self._now = (offset, moment)
+        return moment  # datetimes are immutable: one object per instant is safe to share
 
     @property
     def monotonic(self) -> float:
@@ -48,8 +54,21 @@ class VirtualClock:
         self._offset = monotonic
 
 
+_last_rfc3339: tuple[datetime | None, str] = (None, "")
+
+
 def rfc3339(moment: datetime) -> str:
     """metav1.Time's JSON form: RFC 3339 in UTC with second precision."""
+    global _last_rfc3339
+    last, text = _last_rfc3339
+    if moment is last:  # the virtual clock hands out one datetime per instant, stamped many times
+        return text
+    text = _format_rfc3339(moment)
+    _last_rfc3339 = (moment, text)
+    return text
+
+
+def _format_rfc3339(moment: datetime) -> str:
     t = moment.astimezone(UTC)
     if t.year < 1000:
         return t.strftime("%Y-%m-%dT%H:%M:%SZ")  # strftime's %Y does not zero-pad such years on every platform

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fakekube.jsonvalues import json_copy
 
@@ -34,9 +34,12 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Request:
-    """reconcile.Request: the key of one object."""
+class Request(NamedTuple):
+    """reconcile.Request: the key of one object.
+
+    A named tuple: the workqueue hashes and compares its keys on every add, hand-out and ``done``, and a
+    tuple's hash and equality are C's (the same values, and orders, as the frozen dataclass it was).
+    """
 
     namespace: str | None
     name: str
