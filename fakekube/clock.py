@@ -54,17 +54,24 @@ class VirtualClock:
         self._offset = monotonic
 
 
-_last_rfc3339: tuple[datetime | None, str] = (None, "")
+_SECOND = timedelta(seconds=1)
+# The last second formatted: [start, end) and its text. Every stamp within one second has the same text, and
+# a simulation stamps many times a second (UTC datetimes only: a naive one is local time to astimezone, and
+# another zone's second need not start where UTC's does).
+_last_second: tuple[datetime, datetime, str] | None = None
 
 
 def rfc3339(moment: datetime) -> str:
     """metav1.Time's JSON form: RFC 3339 in UTC with second precision."""
-    global _last_rfc3339
-    last, text = _last_rfc3339
-    if moment is last:  # the virtual clock hands out one datetime per instant, stamped many times
-        return text
+    global _last_second
+    last = _last_second
+    utc = moment.tzinfo is UTC
+    if utc and last is not None and last[0] <= moment < last[1]:
+        return last[2]
     text = _format_rfc3339(moment)
-    _last_rfc3339 = (moment, text)
+    if utc:
+        start = moment.replace(microsecond=0)
+        _last_second = (start, start + _SECOND, text)
     return text
 
 

@@ -43,6 +43,7 @@ from reconcilers.objects import (
     semantic_equal,
     set_status_condition,
     sort_conditions,
+    with_annotations,
 )
 from reconcilers.strategies import WriteStrategies
 from reconcilers.tracing import Tracer
@@ -79,8 +80,7 @@ class ClaimReconciler:
         tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
         if tc and not ann.get(keys.TRACE_CONTEXT):
             patch = MergeFrom(claim, copy=False)
-            claim = json_copy(claim)
-            annotations(claim)[keys.TRACE_CONTEXT] = tc
+            claim = with_annotations(claim, {keys.TRACE_CONTEXT: tc})
             await c.patch(keys.CLAIMS, claim, patch)
 
         original_status = json_copy(claim.get("status") or {})

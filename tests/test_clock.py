@@ -59,3 +59,13 @@ def test_rfc3339_remembers_only_the_same_moment() -> None:
     assert rfc3339(b) == "2026-04-02T10:00:01Z"
     assert rfc3339(a) == "2026-04-02T10:00:00Z"
     assert rfc3339(datetime(2026, 4, 2, 12, 0, 0, tzinfo=timezone(timedelta(hours=2)))) == "2026-04-02T10:00:00Z"
+
+
+def test_rfc3339_within_and_across_a_second() -> None:
+    base = datetime(2026, 4, 2, 10, 0, 5, tzinfo=UTC)
+    assert rfc3339(base + timedelta(microseconds=999_999)) == "2026-04-02T10:00:05Z"
+    assert rfc3339(base) == "2026-04-02T10:00:05Z"
+    assert rfc3339(base + timedelta(seconds=1)) == "2026-04-02T10:00:06Z"
+    assert rfc3339(base - timedelta(microseconds=1)) == "2026-04-02T10:00:04Z"
+    assert rfc3339(base.replace(tzinfo=None)) == rfc3339(base.replace(tzinfo=None))  # naive: local time, not cached
+    assert rfc3339(datetime(2026, 4, 2, 12, 0, 5, 500, tzinfo=timezone(timedelta(hours=2)))) == "2026-04-02T10:00:05Z"
