@@ -236,10 +236,7 @@ class RealTimeScheduler:
                 logger.error("%s: task %s failed: %r", self.name, task.name, error, exc_info=error)
             return
         if type(command) is Future:
-            if command._done:
-                self._ready(task, command._result, command._exc)
-            else:
-                command._waiters.append(task)
+            command._resume_when_done(task)
         else:  # a delay in seconds
             self._push(self.now + command if command > 0 else self.now, _TASK, task)
 

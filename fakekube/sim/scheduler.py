@@ -65,6 +65,13 @@ class Future:
         self._done, self._exc = True, exc
         self._wake()
 
+    def _resume_when_done(self, task: Task) -> None:
+        """``task`` awaits this future: ready it with the outcome now, or when there is one."""
+        if self._done:
+            self._scheduler._ready(task, self._result, self._exc)
+        else:
+            self._waiters.append(task)
+
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, []
         for task in waiters:
@@ -232,10 +239,7 @@ class Scheduler:
                 continue
             self.current = None
             if type(command) is Future:
-                if command._done:
-                    self._ready(task, command._result, command._exc)
-                else:
-                    command._waiters.append(task)
+                command._resume_when_done(task)
             else:  # a delay in seconds
                 self._seq += 1
                 if command > 0:
