@@ -265,18 +265,19 @@ class FieldReport:
         self.warnings.extend(problems)
 
 
-def undeclared_apply_fields(rt: ResourceType, config: dict[str, Any]) -> None:
+def undeclared_apply_fields(rt: ResourceType, config: dict[str, Any]) -> bool:
     """Server-side apply of a built-in kind: a field the schema does not declare fails the typed conversion
-    of the applied configuration (a 500 with structured-merge-diff's message)."""
+    of the applied configuration (a 500 with structured-merge-diff's message). True when the configuration
+    decoded cleanly (a built-in kind, no value of the wrong type); False when that is not known."""
     model = rt.model
     if model is None:
-        return
+        return False
     try:
         decoded = model.decoder.in_place(config, prune=False)
     except DecodeError:
-        return  # a wrong type surfaces when the result is decoded
+        return False  # a wrong type surfaces when the result is decoded
     if not decoded.locations:
-        return
+        return True
     schema = rt.patch_schema
     lines = [f"{_smd_path(schema, config, location)}: field not declared in schema"
              for location in decoded.locations]

@@ -118,7 +118,7 @@ def _strategic(current: dict, body: Any, schema: PatchSchema | None) -> dict:
             f"json: cannot unmarshal {go_json_kind(patch)} into Go value of type map[string]interface {{}}"
         )
     try:
-        return strategic_merge(current, patch, schema)
+        return strategic_merge(current, patch, schema, patch_owned=True)  # decode_json made it a copy
     except SmpError as exc:
         raise smp_api_error(exc) from None
 

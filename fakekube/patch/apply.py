@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from fakekube import errors
-from fakekube.jsonvalues import encode_json, json_copy
+from fakekube.jsonvalues import decode_json_bytes, encode_json, walk_copy
 from fakekube.patch import fieldpath, typed
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.managed_fields import (
@@ -30,9 +30,10 @@ FIELD_MANAGER_MAX_LENGTH = 128
 
 
 def parse_apply_body(body: bytes | str | dict) -> dict:
-    """Decode an apply body (YAML or JSON); anything but a single object is a 400."""
+    """Decode an apply body (YAML or JSON); anything but a single object is a 400. A dict is returned as it
+    is: nothing reads it but to decode it, and :func:`server_side_apply` copies its result."""
     if isinstance(body, dict):
-        return json_copy(body)
+        return body
     if isinstance(body, bytes | bytearray):
         body = bytes(body).decode("utf-8", errors="replace")
     if not isinstance(body, str):
@@ -98,28 +99,38 @@ def server_side_apply(
     subresource: str | None,
     now: str,
     keep_nulls: bool = False,
+    live_is_stored: bool = False,
 ) -> dict:
     """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
 
     ``Updater.Apply``: merge, own the configuration's fields, prune what the applier owned before and
     nobody owns now, then take the changed fields from their owners (409 without ``force``). Nulls are
     then dropped from the result as the server's decoding does (:func:`drop_nulls`); ``keep_nulls`` returns
-    the object as structured-merge-diff leaves it, to compare with its tables.
+    the object as structured-merge-diff leaves it, to compare with its tables. ``live_is_stored``: ``live`` is
+    a stored object, which nothing changes (its managedFields trees are then recognised by identity).
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
     schema = schema or UNTYPED
-    managers = decode_managed_fields(live)
+    managers = decode_managed_fields(live, frozen=live_is_stored)
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
-    merged = typed.merge(live_body, config, schema)
+    # Until the copy below, the result shares what it keeps of the live object and of the configuration: the
+    # merge copies nothing, and the comparison skips every shared subtree by identity.
+    merged = typed.merge_shared(live_body, config, schema)
     if not isinstance(merged, dict):
         merged = {}
 
     key = apply_key(manager, subresource)
     previous = managers.get(key)
+    previous_tree = previous.canonical_tree() if previous is not None else None  # before .fields decodes it
     applied = typed.applied_fields(config, schema) - fieldpath.STRIPPED
-    entry = ManagerEntry(manager, "Apply", api_version, previous.time if previous else None,
-                         fields=set(applied), subresource=subresource or "")
+    if previous_tree is not None and previous.fields == applied:
+        # The same fields as last time: their canonical tree is the one read (to_fields_v1 would rebuild it).
+        entry = ManagerEntry(manager, "Apply", api_version, previous.time, tree=previous_tree,
+                             subresource=subresource or "")
+    else:
+        entry = ManagerEntry(manager, "Apply", api_version, previous.time if previous else None,
+                             fields=set(applied), subresource=subresource or "")
     managers[key] = entry
     if previous is not None and not previous.fields <= applied:
         # When the applier still applies everything it owned, upstream's prune changes nothing: every path it
@@ -147,7 +158,10 @@ def server_side_apply(
         # leaves managedFields byte-for-byte unchanged).
         entry.time = now
     entry.api_version = api_version
-    if not keep_nulls and has_null(merged):
+    # The one copy of the result, which is also the scan for nulls: the C encoder's text holds them all.
+    text = encode_json(merged)
+    merged = decode_json_bytes(text) if text is not None else walk_copy(merged)
+    if not keep_nulls and (text is None or b"null" in text):
         drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
     return merged
@@ -161,12 +175,6 @@ def _without_managed_fields_view(live: dict | None) -> dict:
     if not isinstance(meta, dict) or "managedFields" not in meta:
         return live
     return {**live, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
-
-
-def has_null(value: Any) -> bool:
-    """Whether a JSON document holds a null anywhere (one C encode instead of a Python walk)."""
-    text = encode_json(value)
-    return text is None or b"null" in text
 
 
 def _prune(merged: dict, managers: dict[str, ManagerEntry], last: set[Path], schema: PatchSchema) -> dict:

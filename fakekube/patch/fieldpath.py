@@ -215,20 +215,35 @@ _CANONICAL_TREES: set[bytes] = set()
 _MAX_CANONICAL_TREES = 2048
 
 
-def is_canonical_tree(tree: Any) -> bool:
+# Trees of stored objects found canonical, by identity: a stored object is never changed, so neither is a tree
+# it holds, and the tree a write keeps is the very object the next write reads. Each is kept alive here, so its
+# id cannot name another tree while it is remembered; bounded (the trees a store holds now, more or less).
+_FROZEN_CANONICAL: dict[int, dict] = {}
+_MAX_FROZEN_TREES = 1024
+
+
+def is_canonical_tree(tree: Any, *, frozen: bool = False) -> bool:
     """Whether ``tree`` is ``to_fields_v1(from_fields_v1(tree))`` (what this module writes): every level's
     elements strictly sorted, ``"."`` first and only beside children. A manager's tree that is can be kept
-    and edited as it is instead of being decoded and encoded again."""
+    and edited as it is instead of being decoded and encoded again. ``frozen``: the caller guarantees that
+    ``tree`` is never changed (it belongs to a stored object), so a tree seen before needs no look."""
     if type(tree) is not dict:
         return False
+    if frozen and _FROZEN_CANONICAL.get(id(tree)) is tree:
+        return True
     text = encode_json(tree)
     if text is not None and text in _CANONICAL_TREES:
-        return True
-    canonical = _is_canonical(tree)
-    if canonical and text is not None:
-        if len(_CANONICAL_TREES) >= _MAX_CANONICAL_TREES:
-            _CANONICAL_TREES.clear()
-        _CANONICAL_TREES.add(text)
+        canonical = True
+    else:
+        canonical = _is_canonical(tree)
+        if canonical and text is not None:
+            if len(_CANONICAL_TREES) >= _MAX_CANONICAL_TREES:
+                _CANONICAL_TREES.clear()
+            _CANONICAL_TREES.add(text)
+    if canonical and frozen:
+        if len(_FROZEN_CANONICAL) >= _MAX_FROZEN_TREES:
+            _FROZEN_CANONICAL.clear()
+        _FROZEN_CANONICAL[id(tree)] = tree
     return canonical
 
 
@@ -442,14 +457,13 @@ def tree_add(tree: dict, paths: Iterable[Path]) -> dict:
 def _add_one(node: dict, path: Path) -> dict:
     head = path[0]
     child = node.get(head)
-    out = dict(node)
     if len(path) == 1:
         if child is None:
-            out[head] = {}
+            new_child: dict = {}
         elif child and "." not in child:
-            out[head] = _sorted_node({".": {}, **child})
+            new_child = _sorted_node({".": {}, **child})
         else:
-            return node
+            return node  # already a member: nothing is copied
     else:
         if child is None:
             new_child = _add_one({}, path[1:])
@@ -459,5 +473,6 @@ def _add_one(node: dict, path: Path) -> dict:
             new_child = _add_one(child, path[1:])
         if new_child is child:
             return node
-        out[head] = new_child
+    out = dict(node)  # copied only on the way to a change
+    out[head] = new_child
     return _sorted_node(out) if head not in node else out

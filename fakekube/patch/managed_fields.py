@@ -64,6 +64,10 @@ class ManagerEntry:
         else:
             self._tree = fieldpath.tree_remove(self._tree or {}, paths)
 
+    def canonical_tree(self) -> dict | None:
+        """The canonical FieldsV1 tree the entry was read with, while its field set is still that tree's."""
+        return self._tree if self._fields is None else None
+
     def has_fields(self) -> bool:
         return bool(self._fields) if self._fields is not None else bool(self._tree)
 
@@ -109,11 +113,13 @@ def _build_identifier(manager: Any, operation: Any, api_version: Any, subresourc
 Managers = dict[str, ManagerEntry]
 
 
-def decode_managed_fields(obj: dict | None) -> Managers:
+def decode_managed_fields(obj: dict | None, *, frozen: bool = False) -> Managers:
+    """The entries of ``obj``; ``frozen``: ``obj`` is a stored object, never changed (see
+    ``fieldpath.is_canonical_tree``)."""
     managers: Managers = {}
     for raw in ((obj or {}).get("metadata") or {}).get("managedFields") or []:
         tree = raw.get("fieldsV1") or {}
-        canonical = fieldpath.is_canonical_tree(tree)
+        canonical = fieldpath.is_canonical_tree(tree, frozen=frozen)
         entry = ManagerEntry(
             manager=raw.get("manager", ""),
             operation=raw.get("operation", "Update"),
@@ -163,12 +169,19 @@ def compare(old: dict, new: dict, schema: PatchSchema | None) -> Comparison:
     return cmp
 
 
+# metadata fields the field manager never tracks: when both sides are scalars, their only path is stripped.
+_UNTRACKED_META = frozenset(path[1][2:] for path in fieldpath.STRIPPED if len(path) == 2)
+
+
 def _diff_map(old: dict, new: dict, schema: PatchSchema, prefix: Path, cmp: Comparison) -> None:
     in_metadata = prefix == ("f:metadata",)
     for key, new_value in new.items():
         old_value = old.get(key, _MISSING)
         if old_value is new_value or old_value == new_value or (in_metadata and key == "managedFields"):
             continue
+        if (in_metadata and key in _UNTRACKED_META and not isinstance(old_value, _CONTAINERS)
+                and not isinstance(new_value, _CONTAINERS)):
+            continue  # (compare strips the path itself, and a scalar has no other)
         child = schema.field(key) or UNTYPED
         path = (*prefix, "f:" + key)
         if old_value is _MISSING:
@@ -193,12 +206,13 @@ def _diff_value(old: Any, new: Any, schema: PatchSchema, path: Path, cmp: Compar
             and schema.map_type != "atomic"):
         _diff_map(old, new, schema, path, cmp)
         return
-    if (isinstance(old, list) and isinstance(new, list) and old and new
-            and fieldpath.list_kind(schema) == "map" and all(isinstance(i, dict) for i in old + new)):
+    old_items = new_items = None
+    if isinstance(old, list) and isinstance(new, list) and old and new and fieldpath.list_kind(schema) == "map":
         keys = schema.ssa_keys
+        old_items = _by_key(old, keys)
+        new_items = _by_key(new, keys) if old_items is not None else None
+    if old_items is not None and new_items is not None:
         item_schema = schema.item()
-        old_items = {fieldpath.key_element(i, keys): i for i in old}
-        new_items = {fieldpath.key_element(i, keys): i for i in new}
         for element, item in new_items.items():
             item_path = (*path, element)
             if element not in old_items:
@@ -225,6 +239,17 @@ def _diff_value(old: Any, new: Any, schema: PatchSchema, path: Path, cmp: Compar
         after = fieldpath.get_path(new, p[depth:])
         if before != after and not isinstance(after, dict):
             cmp.modified.add(p)
+
+
+def _by_key(items: list, keys: tuple[str, ...]) -> dict[str, dict] | None:
+    """A list-map's items by path element (the last of equal keys wins); None unless every item is a map."""
+    out: dict[str, dict] = {}
+    key_element = fieldpath.key_element
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        out[key_element(item, keys)] = item
+    return out
 
 
 def record_update(

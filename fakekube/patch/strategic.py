@@ -55,9 +55,10 @@ def _no_merge_key(m: dict, key: str) -> SmpError:
     return SmpError(f"map: {go_value(m)} does not contain declared merge key: {key}")
 
 
-def strategic_merge(original: dict, patch: dict, schema: PatchSchema | None) -> dict:
-    """Apply ``patch`` to ``original``; neither input is modified. Raises :class:`SmpError`."""
-    return merge_map(json_copy(original), json_copy(patch), schema or UNTYPED)
+def strategic_merge(original: dict, patch: dict, schema: PatchSchema | None, *, patch_owned: bool = False) -> dict:
+    """Apply ``patch`` to ``original``; neither input is modified (``patch_owned``: the caller hands over a patch
+    of its own, which the engine may then change instead of a copy). Raises :class:`SmpError`."""
+    return merge_map(json_copy(original), patch if patch_owned else json_copy(patch), schema or UNTYPED)
 
 
 # -- maps -------------------------------------------------------------------------------------------
@@ -72,14 +73,21 @@ def merge_map(original: dict | None, patch: dict, schema: PatchSchema) -> dict:
         raise SmpError(f"unknown patch type: {go_value(directive)} in map: {go_value(patch)}")
     if original is None:
         original = {}
-    if RETAIN_KEYS in patch:
-        _apply_retain_keys(original, patch)
-    if any(k.startswith(ORDER_PREFIX) for k in patch):
-        _merge_ordered_lists(original, patch, schema)
+    # Every directive key starts with "$": one look at the keys, and the common patch skips the rest.
+    directives = False
+    for key in patch:
+        if key.startswith("$"):
+            directives = True
+            break
+    if directives:
+        if RETAIN_KEYS in patch:
+            _apply_retain_keys(original, patch)
+        if any(k.startswith(ORDER_PREFIX) for k in patch):
+            _merge_ordered_lists(original, patch, schema)
 
     for key, patch_value in list(patch.items()):
         is_delete_list = False
-        if key.startswith(DELETE_PREFIX):
+        if directives and key.startswith(DELETE_PREFIX):
             head, sep, rest = key.partition("/")
             if not sep or head != DELETE_PREFIX:
                 raise SmpBadRequest(ERR_PRIMITIVE_LIST)

@@ -68,43 +68,42 @@ def _item_elements(items: list, schema: PatchSchema, kind: str) -> list[str] | N
 
 
 def merge(lhs: Any, rhs: Any, schema: PatchSchema) -> Any:
-    """``lhs.Merge(rhs)``: ``rhs`` wins on leaves; maps merge key by key and granular lists item by item."""
+    """``lhs.Merge(rhs)``: ``rhs`` wins on leaves; maps merge key by key and granular lists item by item.
+    The result is a fresh document (neither input is shared with it)."""
+    value = merge_shared(lhs, rhs, schema)
+    return value if value is ABSENT else json_copy(value)
+
+
+def merge_shared(lhs: Any, rhs: Any, schema: PatchSchema) -> Any:
+    """:func:`merge` without the copy: the result holds the subtrees of ``lhs`` and ``rhs`` it keeps as they
+    are, the very objects (only the maps and lists on the way to a merged member are new). For a caller that
+    copies the result once when it is done with it, and for :func:`compare`, which skips shared subtrees."""
     if lhs is ABSENT or rhs is ABSENT:
-        return _keep_rhs(lhs, rhs)  # what upstream's walk of one side rebuilds: that side, unchanged
-    handler = _handler(lhs if rhs is ABSENT else rhs, schema)
+        return rhs if rhs is not ABSENT else lhs  # what upstream's walk of one side rebuilds: that side
+    handler = _handler(rhs, schema)
     if handler == "map":
         return _merge_map(lhs, rhs, schema)
     if handler == "list":
         return _merge_list(lhs, rhs, schema)
-    return _keep_rhs(lhs, rhs)
-
-
-def _keep_rhs(lhs: Any, rhs: Any) -> Any:
-    return json_copy(rhs if rhs is not ABSENT else lhs)
+    return rhs
 
 
 def _merge_map(lhs: Any, rhs: Any, schema: PatchSchema) -> Any:
     left = lhs if isinstance(lhs, dict) else None
     right = rhs if isinstance(rhs, dict) else None
     if schema.map_type == "atomic" or (not left and not right):
-        return _keep_rhs(lhs, rhs)  # empty or null on both sides: a leaf, so {} and null stay apart
+        return rhs  # empty or null on both sides: a leaf, so {} and null stay apart
     left = left or {}
     right = right or {}
     out: dict[str, Any] = {}
-    one_sided: dict[str, Any] = {}  # members only one side has: merge copies them, here all in one copy
     for key in (*left, *(k for k in right if k not in left)):
         lhs_value, rhs_value = left.get(key, ABSENT), right.get(key, ABSENT)
         if lhs_value is ABSENT or rhs_value is ABSENT:
-            value = lhs_value if rhs_value is ABSENT else rhs_value
-            out[key] = value
-            if type(value) not in _SCALARS and value is not None:
-                one_sided[key] = value
+            out[key] = lhs_value if rhs_value is ABSENT else rhs_value  # one side only: kept as it is
             continue
-        value = merge(lhs_value, rhs_value, _child(schema, key))
+        value = merge_shared(lhs_value, rhs_value, _child(schema, key))
         if value is not ABSENT:
             out[key] = value
-    if one_sided:
-        out.update(json_copy(one_sided))  # (update keeps each key where it is)
     return out if out else ABSENT
 
 
@@ -113,13 +112,13 @@ def _merge_list(lhs: Any, rhs: Any, schema: PatchSchema) -> Any:
     right = rhs if isinstance(rhs, list) else None
     kind = list_kind(schema)
     if kind == "atomic" or (not left and not right):
-        return _keep_rhs(lhs, rhs)
+        return rhs
     left = left or []
     right = right or []
     left_pes = _item_elements(left, schema, kind)
     right_pes = _item_elements(right, schema, kind)
     if left_pes is None or right_pes is None:
-        return _keep_rhs(lhs, rhs)
+        return rhs
     out = _merge_list_items(left, right, left_pes, right_pes, schema.item())
     return out if out else ABSENT
 
@@ -145,7 +144,7 @@ def _merge_list_items(left: list, right: list, left_pes: list[str], right_pes: l
     out: list = []
 
     def add(lhs: Any, rhs: Any) -> None:
-        value = merge(lhs, rhs, item_schema)
+        value = merge_shared(lhs, rhs, item_schema)
         if value is not ABSENT:
             out.append(value)
 
@@ -330,7 +329,8 @@ def _remove(value: Any, trie: _Trie, schema: PatchSchema) -> Any:
 
 def compare(lhs: Any, rhs: Any, schema: PatchSchema) -> Comparison:
     """``lhs.Compare(rhs)``: every node of an added or removed subtree is listed, leaves that differ are
-    modified. Equal subtrees are skipped whole, so the cost follows the size of the change."""
+    modified. Equal subtrees are skipped whole (one the two sides share without a look inside), so the cost
+    follows the size of the change."""
     cmp = Comparison(set(), set(), set())
     _compare(lhs, rhs, schema, (), cmp)
     for found in (cmp.added, cmp.removed, cmp.modified):
@@ -339,7 +339,7 @@ def compare(lhs: Any, rhs: Any, schema: PatchSchema) -> Comparison:
 
 
 def _compare(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Comparison) -> None:
-    if lhs is not ABSENT and rhs is not ABSENT and lhs == rhs:
+    if lhs is rhs or (lhs is not ABSENT and rhs is not ABSENT and lhs == rhs):
         return  # (Python's ==: true and 1 compare equal inside containers; leaves below use json_equal)
     if rhs is ABSENT:
         handlers = [_handler(lhs, schema)]
@@ -382,8 +382,9 @@ def _compare_map(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Compa
     right = right or {}
     for key in (*left, *(k for k in right if k not in left)):
         lhs_value, rhs_value = left.get(key, ABSENT), right.get(key, ABSENT)
-        if lhs_value is not ABSENT and rhs_value is not ABSENT and lhs_value == rhs_value:
-            continue  # what _compare would skip first, without its call
+        if lhs_value is rhs_value or (lhs_value is not ABSENT and rhs_value is not ABSENT
+                                      and lhs_value == rhs_value):
+            continue  # what _compare would skip first, without its call (a shared subtree: by identity)
         _compare(lhs_value, rhs_value, _child(schema, key), (*path, "f:" + key), cmp)
     return False
 

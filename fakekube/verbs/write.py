@@ -287,21 +287,31 @@ class WriteVerbs:
                entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool) -> dict[str, Any]:
         config = parse_apply_body(body)
         validate_apply_request(config, field_manager=field_manager, api_version=rt.api_version, kind=rt.kind)
-        decoding.undeclared_apply_fields(rt, config)
+        config_decoded = decoding.undeclared_apply_fields(rt, config)
         assert field_manager is not None
         if rt.has_subresource("status"):
             # The strategy's reset fields (ResetFieldsStrategy.GetResetFields) are ignored by apply, so the
-            # applier neither changes nor owns them: status on the main resource, spec on /status.
-            config.pop("spec" if subresource == "status" else "status", None)
+            # applier neither changes nor owns them: status on the main resource, spec on /status. (Left out
+            # of a new dict: the configuration may be the caller's own.)
+            ignored = "spec" if subresource == "status" else "status"
+            if ignored in config:
+                config = {key: value for key, value in config.items() if key != ignored}
         record = self._bucket(rt).get(self._key(rt, namespace, name))
         # server_side_apply copies what it changes, so the stored object is read without a copy first.
         live = self._view(rt)(record.obj) if record is not None else None
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
-                                   api_version=rt.api_version, subresource=subresource, now=self._now())
+                                   api_version=rt.api_version, subresource=subresource, now=self._now(),
+                                   live_is_stored=True)
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
-            touched = set(config) if record is not None and same_as_stored(rt, record.obj) else None
-            decode_patched_fields(rt, result, touched, lambda: json.dumps(result, separators=(",", ":")))
+            same = record is not None and same_as_stored(rt, record.obj)
+            if not (same and config_decoded):
+                decode_patched_fields(rt, result, set(config) if same else None,
+                                      lambda: json.dumps(result, separators=(",", ":")))
+            # else nothing to decode: every value of the result is the live object's (decoded when it was
+            # stored) or the configuration's (just decoded without a finding), at the path it had there (apply
+            # merges field by field, and list items by key, so a value keeps its type's place), or is one of
+            # the managedFields entries the apply wrote, of declared fields and string values.
         else:
             self._prune_custom(rt, result)
         if record is None:

@@ -180,3 +180,30 @@ def test_parse_apply_body_yaml_and_json():
     for body in (b"- a\n- b\n", b"", b"{a: [", b"42"):
         with pytest.raises(errors.BadRequest):
             parse_apply_body(body)
+
+
+def _containers(value, skip_managed_fields=True):
+    """Every dict and list in ``value`` (managedFields left out: their trees are shared between versions)."""
+    if isinstance(value, dict):
+        yield value
+        for key, child in value.items():
+            if not (skip_managed_fields and key == "managedFields"):
+                yield from _containers(child)
+    elif isinstance(value, list):
+        yield value
+        for child in value:
+            yield from _containers(child)
+
+
+@pytest.mark.parametrize("second", [
+    deployment(replicas=2, template={"spec": {"containers": [{"name": "a", "image": "a:2"}]}}),
+    deployment(paused=None, template={"metadata": {"labels": {"x": "1"}}}),  # a null, and a pruned field
+])
+def test_the_result_shares_nothing_with_the_live_object_or_the_configuration(second):
+    """The merge shares what it keeps until server_side_apply's one copy of the result at the end."""
+    live = apply(None, deployment(replicas=1, paused=True, minReadySeconds=5,
+                                  template={"spec": {"containers": [{"name": "a", "image": "a:1"}]}}))
+    out = apply(live, second, now=T2)
+    inputs = {id(c) for c in _containers(live)} | {id(c) for c in _containers(second)}
+    assert not [c for c in _containers(out) if id(c) in inputs]
+    assert "paused" not in out["spec"] or second["spec"].get("paused") is not None

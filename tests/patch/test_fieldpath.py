@@ -125,3 +125,15 @@ def test_a_remembered_canonical_tree_does_not_vouch_for_a_reordered_or_retyped_o
     assert not fp.is_canonical_tree({"f:spec": {}, "f:metadata": {"f:labels": {".": {}, "f:a": {}}}})
     assert not fp.is_canonical_tree({"f:metadata": {"f:labels": {"f:a": {}, ".": {}}}, "f:spec": {}})
     assert not fp.is_canonical_tree({"f:metadata": {"f:labels": {".": {}, "f:a": []}}, "f:spec": {}})
+
+
+def test_only_a_frozen_tree_is_recognised_by_identity() -> None:
+    tree = {"f:metadata": {"f:labels": {"f:zz-only-here": {}}}}
+    assert fp.is_canonical_tree(tree, frozen=True)
+    assert fp.is_canonical_tree(tree, frozen=True)  # the second look is by identity
+    # A caller that does not promise to leave its tree alone has it looked at again after a change.
+    tree["f:metadata"]["f:labels"]["."] = {}  # "." after a field: not canonical
+    assert not fp.is_canonical_tree(tree)
+    other = {"f:spec": {"f:b": {}, "f:a": {}}}
+    assert not fp.is_canonical_tree(other, frozen=True)
+    assert not fp.is_canonical_tree(other, frozen=True)  # a tree found not canonical is not remembered
