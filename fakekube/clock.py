@@ -29,9 +29,15 @@ class VirtualClock:
     def __init__(self, start: datetime | None = None) -> None:
         self._start = start or datetime(2026, 1, 1, tzinfo=UTC)
         self._offset = 0.0
+        self._now = (0.0, self._start)  # (offset, the datetime at it): many stamps share one instant
 
     def now(self) -> datetime:
-        return self._start + timedelta(seconds=self._offset)
+        offset, moment = self._now
+        if offset != self._offset:
+            offset = self._offset
+            moment = self._start + timedelta(seconds=offset)
+            self._now = (offset, moment)
+        return moment  # datetimes are immutable: one object per instant is safe to share
 
     @property
     def monotonic(self) -> float:
@@ -48,8 +54,28 @@ class VirtualClock:
         self._offset = monotonic
 
 
+_SECOND = timedelta(seconds=1)
+# The last second formatted: [start, end) and its text. Every stamp within one second has the same text, and
+# a simulation stamps many times a second (UTC datetimes only: a naive one is local time to astimezone, and
+# another zone's second need not start where UTC's does).
+_last_second: tuple[datetime, datetime, str] | None = None
+
+
 def rfc3339(moment: datetime) -> str:
     """metav1.Time's JSON form: RFC 3339 in UTC with second precision."""
+    global _last_second
+    last = _last_second
+    utc = moment.tzinfo is UTC
+    if utc and last is not None and last[0] <= moment < last[1]:
+        return last[2]
+    text = _format_rfc3339(moment)
+    if utc:
+        start = moment.replace(microsecond=0)
+        _last_second = (start, start + _SECOND, text)
+    return text
+
+
+def _format_rfc3339(moment: datetime) -> str:
     t = moment.astimezone(UTC)
     if t.year < 1000:
         return t.strftime("%Y-%m-%dT%H:%M:%SZ")  # strftime's %Y does not zero-pad such years on every platform

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from freezegun import freeze_time
@@ -39,3 +39,33 @@ def test_virtual_clock_moves_only_when_told() -> None:
 def test_rfc3339_round_trip() -> None:
     moment = datetime(2026, 11, 29, 15, 56, 38, tzinfo=UTC)
     assert parse_rfc3339(rfc3339(moment)) == moment
+
+
+def test_the_virtual_clock_shares_one_datetime_per_instant_and_moves_with_its_offset() -> None:
+    clock = VirtualClock(datetime(2026, 4, 2, tzinfo=UTC))
+    first = clock.now()
+    assert clock.now() is first  # one object per instant (datetimes are immutable)
+    clock.advance(0.25)
+    assert clock.now() == datetime(2026, 4, 2, 0, 0, 0, 250000, tzinfo=UTC)
+    clock.advance_to(61.0)
+    assert rfc3339(clock.now()) == "2026-04-02T00:01:01Z"
+    assert clock.now() - first == timedelta(seconds=61)
+
+
+def test_rfc3339_remembers_only_the_same_moment() -> None:
+    a = datetime(2026, 4, 2, 10, 0, 0, tzinfo=UTC)
+    b = datetime(2026, 4, 2, 10, 0, 1, tzinfo=UTC)
+    assert rfc3339(a) == "2026-04-02T10:00:00Z"
+    assert rfc3339(b) == "2026-04-02T10:00:01Z"
+    assert rfc3339(a) == "2026-04-02T10:00:00Z"
+    assert rfc3339(datetime(2026, 4, 2, 12, 0, 0, tzinfo=timezone(timedelta(hours=2)))) == "2026-04-02T10:00:00Z"
+
+
+def test_rfc3339_within_and_across_a_second() -> None:
+    base = datetime(2026, 4, 2, 10, 0, 5, tzinfo=UTC)
+    assert rfc3339(base + timedelta(microseconds=999_999)) == "2026-04-02T10:00:05Z"
+    assert rfc3339(base) == "2026-04-02T10:00:05Z"
+    assert rfc3339(base + timedelta(seconds=1)) == "2026-04-02T10:00:06Z"
+    assert rfc3339(base - timedelta(microseconds=1)) == "2026-04-02T10:00:04Z"
+    assert rfc3339(base.replace(tzinfo=None)) == rfc3339(base.replace(tzinfo=None))  # naive: local time, not cached
+    assert rfc3339(datetime(2026, 4, 2, 12, 0, 5, 500, tzinfo=timezone(timedelta(hours=2)))) == "2026-04-02T10:00:05Z"
