@@ -59,6 +59,7 @@ _SECOND = timedelta(seconds=1)
 # a simulation stamps many times a second (UTC datetimes only: a naive one is local time to astimezone, and
 # another zone's second need not start where UTC's does).
 _last_second: tuple[datetime, datetime, str] | None = None
+_LAST_CACHED_SECOND = datetime.max.replace(microsecond=0, tzinfo=UTC)
 
 
 def rfc3339(moment: datetime) -> str:
@@ -69,7 +70,7 @@ def rfc3339(moment: datetime) -> str:
     if utc and last is not None and last[0] <= moment < last[1]:
         return last[2]
     text = _format_rfc3339(moment)
-    if utc:
+    if utc and moment < _LAST_CACHED_SECOND:  # the year 9999's last second has no end to compare with
         start = moment.replace(microsecond=0)
         _last_second = (start, start + _SECOND, text)
     return text
