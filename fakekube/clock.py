@@ -29,9 +29,15 @@ class VirtualClock:
     def __init__(self, start: datetime | None = None) -> None:
         self._start = start or datetime(2026, 1, 1, tzinfo=UTC)
         self._offset = 0.0
+        self._now = (0.0, self._start)  # (offset, the datetime at it): many stamps share one instant
 
     def now(self) -> datetime:
-        return self._start + timedelta(seconds=self._offset)
+        offset, moment = self._now
+        if offset != self._offset:
+            offset = self._offset
+            moment = self._start + timedelta(seconds=offset)
+            self._now = (offset, moment)
+        return moment  # datetimes are immutable: one object per instant is safe to share
 
     @property
     def monotonic(self) -> float:
@@ -48,31 +54,29 @@ class VirtualClock:
         self._offset = monotonic
 
 
-# The last second formatted and its text: a store stamps every write (a create twice), and writes come many
-# to a second. One tuple, replaced whole, so threads never see a second with another second's text.
-_last_formatted: tuple[int, str] = (-1, "")
+_SECOND = timedelta(seconds=1)
+# The last second formatted: [start, end) and its text. Every stamp within one second has the same text, and
+# a simulation stamps many times a second (UTC datetimes only: a naive one is local time to astimezone, and
+# another zone's second need not start where UTC's does).
+_last_second: tuple[datetime, datetime, str] | None = None
+_LAST_CACHED_SECOND = datetime.max.replace(microsecond=0, tzinfo=UTC)
 
 
 def rfc3339(moment: datetime) -> str:
     """metav1.Time's JSON form: RFC 3339 in UTC with second precision."""
-    global _last_formatted
-    if moment.tzinfo is not UTC:  # naive or another zone: no shortcut (the clocks give UTC)
-        return _format(moment)
-    stamp = moment.timestamp()
-    # Within 1970-2106 a float timestamp keeps microseconds apart from the next second, so its integer part
-    # is the second the text shows.
-    if 0 <= stamp < 2**32:
-        second = int(stamp)
-        last = _last_formatted
-        if last[0] == second:
-            return last[1]
-        text = _format(moment)
-        _last_formatted = (second, text)
-        return text
-    return _format(moment)
+    global _last_second
+    last = _last_second
+    utc = moment.tzinfo is UTC
+    if utc and last is not None and last[0] <= moment < last[1]:
+        return last[2]
+    text = _format_rfc3339(moment)
+    if utc and moment < _LAST_CACHED_SECOND:  # the year 9999's last second has no end to compare with
+        start = moment.replace(microsecond=0)
+        _last_second = (start, start + _SECOND, text)
+    return text
 
 
-def _format(moment: datetime) -> str:
+def _format_rfc3339(moment: datetime) -> str:
     t = moment.astimezone(UTC)
     if t.year < 1000:
         return t.strftime("%Y-%m-%dT%H:%M:%SZ")  # strftime's %Y does not zero-pad such years on every platform

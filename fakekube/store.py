@@ -112,7 +112,6 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self._dependents: dict[str, set[tuple[str, Key]]] = {}
         self._rv = 0
         self._seq = 0
-        self._now_text: tuple[Any, str] = (None, "")  # (second, its RFC 3339 text), see _now
         self._lock = threading.RLock()
         self._depth = 0
         self._collecting = False
@@ -150,16 +149,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return (namespace or "", name) if rt.namespaced else ("", name)
 
     def _now(self) -> str:
-        # Writes stamp this time (managedFields, creationTimestamp) many times a second: the text of the latest
-        # second is kept. Only for aware times, whose equality is the instant's (a naive one's ignores fold).
-        moment = self.clock.now()
-        if moment.tzinfo is None:
-            return rfc3339(moment)
-        second = moment.replace(microsecond=0)
-        cached = self._now_text
-        if cached[0] != second:
-            cached = self._now_text = (second, rfc3339(second))
-        return cached[1]
+        return rfc3339(self.clock.now())  # rfc3339 keeps the current second's text: writes come many to a second
 
     def _new_uid(self) -> str:
         return uuid4_text(self.rng)

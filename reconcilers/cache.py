@@ -10,8 +10,10 @@ points, like the client's reads.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
+from fakekube.sim.client import Client as SimClient
 from reconcilers.objects import Obj, controller_of
 
 CONTROLLER_UID = "controller-uid"
@@ -92,8 +94,14 @@ def has_index(client: Any, resource: str, field: str) -> bool:
     return informer is not None and field in informer.indexes
 
 
-async def shared_get(client: Any, resource: str, name: str, namespace: str | None = None) -> Obj:
-    """``client.get`` without the copy: the cache's own object, to be read only (raises NotFound)."""
+def shared_get(client: Any, resource: str, name: str, namespace: str | None = None) -> Awaitable[Obj]:
+    """``client.get`` without the copy: the cache's own object, to be read only (raises NotFound).
+
+    It hands back the client's own awaitable (no coroutine of its own around it): for a fakekube.sim client
+    that is ``get(copy=False)``, which the API reader answers from the store with a fresh copy anyway.
+    """
+    if type(client) is SimClient:
+        return client.get(resource, name, namespace, copy=False)
     if cache_informer(client, resource) is None:
-        return await client.get(resource, name, namespace)
-    return await client.get(resource, name, namespace, copy=False)
+        return client.get(resource, name, namespace)
+    return client.get(resource, name, namespace, copy=False)

@@ -32,17 +32,16 @@ from reconcilers.objects import (
     Obj,
     ReconcileError,
     TemplateNotFound,
-    annotations,
     apply_secure_pod_defaults,
     controller_of,
     controller_ref,
     find_condition,
     is_controlled_by,
     is_ready,
-    labels,
     semantic_equal,
     set_status_condition,
     sort_conditions,
+    with_annotations,
 )
 from reconcilers.strategies import WriteStrategies
 from reconcilers.tracing import Tracer
@@ -79,8 +78,7 @@ class ClaimReconciler:
         tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
         if tc and not ann.get(keys.TRACE_CONTEXT):
             patch = MergeFrom(claim, copy=False)
-            claim = json_copy(claim)
-            annotations(claim)[keys.TRACE_CONTEXT] = tc
+            claim = with_annotations(claim, {keys.TRACE_CONTEXT: tc})
             await c.patch(keys.CLAIMS, claim, patch)
 
         original_status = json_copy(claim.get("status") or {})
@@ -172,9 +170,11 @@ class ClaimReconciler:
         m = claim["metadata"]
         ns = m["namespace"]
         status_name = ((claim.get("status") or {}).get("sandbox") or {}).get("name")
+        # The sandbox found is only read (its name, status and Ready condition go into the claim's status, as
+        # copies): the cache's object serves, as the adopted one below is the private answer of its PUT.
         if status_name:
             try:
-                sandbox = await c.get(keys.SANDBOXES, status_name, ns)
+                sandbox = await shared_get(c, keys.SANDBOXES, status_name, ns)
                 if is_controlled_by(sandbox, claim):
                     return sandbox
             except errors.NotFound:
@@ -182,7 +182,7 @@ class ClaimReconciler:
 
         # Sandboxes created cold are named after the claim.
         try:
-            sandbox = await c.get(keys.SANDBOXES, m["name"], ns)
+            sandbox = await shared_get(c, keys.SANDBOXES, m["name"], ns)
         except errors.NotFound:
             sandbox = None
         if sandbox is not None:
@@ -214,7 +214,7 @@ class ClaimReconciler:
         for sb in owned:
             ref = controller_of(sb)
             if not sb["metadata"].get("deletionTimestamp") and ref is not None and ref.get("uid") == claim_uid:
-                return json_copy(sb)
+                return sb
         candidates = summary.candidates(ns, template_hash)
         if not candidates:
             return None
@@ -230,7 +230,7 @@ class ClaimReconciler:
                 continue
             ref = controller_of(sb)
             if ref is not None and ref.get("uid") == claim_uid:
-                return json_copy(sb)
+                return sb  # read only, as in _get_or_create_sandbox
             sb_labels = sm.get("labels") or {}
             if keys.WARM_POOL_SANDBOX not in sb_labels or sb_labels.get(keys.TEMPLATE_REF_HASH) != template_hash:
                 continue
@@ -251,18 +251,7 @@ class ClaimReconciler:
         start = numeric_hash(claim["metadata"]["uid"]) % window
         trace = (claim["metadata"].get("annotations") or {}).get(keys.TRACE_CONTEXT)
         for i in range(n):
-            adopted = json_copy(candidates[(start + i) % n])  # the cached objects are shared: copy to mutate
-            sb_labels = labels(adopted)
-            sb_labels.pop(keys.WARM_POOL_SANDBOX, None)
-            sb_labels.pop(keys.TEMPLATE_REF_HASH, None)
-            adopted["metadata"]["ownerReferences"] = [controller_ref(claim)]
-            ann = annotations(adopted)
-            if trace is not None:
-                ann[keys.TRACE_CONTEXT] = trace
-            pod_meta = adopted.setdefault("spec", {}).setdefault("podTemplate", {}).setdefault("metadata", {})
-            if pod_meta.get("labels") is None:
-                pod_meta["labels"] = {}
-            pod_meta["labels"][keys.CLAIM_UID] = claim["metadata"]["uid"]
+            adopted = _adoption(candidates[(start + i) % n], claim, trace)
             try:
                 # The cached resourceVersion rides along: claims racing for one sandbox get 409.
                 await self.client.update(keys.SANDBOXES, adopted)
@@ -404,6 +393,27 @@ class ClaimReconciler:
                 raise
             # #1256: a 409 means someone wrote after our read; their watch event re-enqueues the claim.
             return
+
+
+def _adoption(cached: Obj, claim: Obj, trace: str | None) -> Obj:
+    """The candidate as the claim's adoption PUT sends it: warm-pool labels off, the claim as controller, the
+    trace context and the claim-uid pod label on. The cached object is shared, so only the dicts on the paths
+    that change are new (keys keep their places, and a missing one is added last, as in-place edits would)."""
+    cm = cached["metadata"]
+    sb_labels = dict(cm.get("labels") or {})
+    sb_labels.pop(keys.WARM_POOL_SANDBOX, None)
+    sb_labels.pop(keys.TEMPLATE_REF_HASH, None)
+    ann = dict(cm.get("annotations") or {})
+    if trace is not None:
+        ann[keys.TRACE_CONTEXT] = trace
+    meta = {**cm, "labels": sb_labels, "ownerReferences": [controller_ref(claim)], "annotations": ann}
+    spec = dict(cached.get("spec") or {})
+    template = dict(spec.get("podTemplate") or {})
+    pod_meta = dict(template.get("metadata") or {})
+    pod_meta["labels"] = {**(pod_meta.get("labels") or {}), keys.CLAIM_UID: claim["metadata"]["uid"]}
+    template["metadata"] = pod_meta
+    spec["podTemplate"] = template
+    return {**cached, "metadata": meta, "spec": spec}
 
 
 def _owns_labelled(informer: Any, namespace: str, claim_uid: str, template_hash: str) -> bool:

@@ -39,6 +39,21 @@ def annotations(obj: Obj) -> dict[str, str]:
     return m["annotations"]
 
 
+def with_annotations(obj: Obj, set_: dict[str, str] | None = None, remove: str | None = None) -> Obj:
+    """``obj`` with its annotations changed, copying only the path to them: the object, its metadata and its
+    annotations are new dicts, everything else is shared with ``obj`` (which is left as it was).
+
+    What a pass sends a merge patch of: the diff from ``obj`` walks only the changed path, and the client puts
+    the server's answer into the new top-level dict, never into anything shared with a cached object.
+    """
+    m = obj.get("metadata") or {}
+    ann = dict(m.get("annotations") or {})
+    if remove is not None:
+        ann.pop(remove, None)
+    ann.update(set_ or {})
+    return {**obj, "metadata": {**m, "annotations": ann}}
+
+
 def controller_of(obj: Obj) -> Obj | None:
     """``metav1.GetControllerOf``: the ownerReference with ``controller: true``, if any."""
     refs = obj["metadata"].get("ownerReferences") if "metadata" in obj else None

@@ -33,7 +33,6 @@ from reconcilers.hashing import name_hash
 from reconcilers.objects import (
     Obj,
     ReconcileError,
-    annotations,
     controller_of,
     controller_ref,
     find_condition,
@@ -42,6 +41,7 @@ from reconcilers.objects import (
     semantic_equal,
     set_controller_reference,
     set_status_condition,
+    with_annotations,
 )
 from reconcilers.strategies import WriteStrategies
 from reconcilers.tracing import Tracer
@@ -80,8 +80,7 @@ class SandboxReconciler:
         tc = self.tracer.trace_context(m["uid"], ann.get(keys.TRACE_CONTEXT))
         if tc and not ann.get(keys.TRACE_CONTEXT):
             patch = MergeFrom(sandbox, copy=False)  # the cached object is never mutated: it is the base as is
-            sandbox = json_copy(sandbox)
-            annotations(sandbox)[keys.TRACE_CONTEXT] = tc
+            sandbox = with_annotations(sandbox, {keys.TRACE_CONTEXT: tc})
             await c.patch(keys.SANDBOXES, sandbox, patch)
 
         # spec.replicas nil means 1 (upstream sets it in memory only; _replicas() reads it that way).
@@ -361,11 +360,7 @@ class SandboxReconciler:
         """A merge patch of the sandbox's annotations; the in-memory sandbox becomes the server's answer."""
         # ``sandbox`` is the base as is: it is left alone until the patch has been sent.
         patch = MergeFrom(sandbox, copy=False)
-        full = json_copy(sandbox)
-        ann = annotations(full)
-        if remove is not None:
-            ann.pop(remove, None)
-        ann.update(set_ or {})
+        full = with_annotations(sandbox, set_, remove)
         await self.client.patch(keys.SANDBOXES, full, patch)
         sandbox.clear()
         sandbox.update(full)  # the in-memory object is now the server's answer, as in Go

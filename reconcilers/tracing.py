@@ -15,6 +15,7 @@ from reconcilers.hashing import numeric_hash
 class Tracer:
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
+        self._contexts: dict[str, str] = {}  # uid -> its context (a pure function of the uid, asked per pass)
 
     def trace_context(self, uid: str, existing: str | None = None) -> str:
         """The trace context of the span started for an object; empty when tracing is off."""
@@ -22,6 +23,10 @@ class Tracer:
             return ""
         if existing:
             return existing
-        trace = f"{numeric_hash(uid):08x}{numeric_hash(uid + '/t'):08x}" * 2
-        span = f"{numeric_hash(uid + '/s'):08x}" * 2
-        return json.dumps({"traceparent": f"00-{trace}-{span}-01"}, separators=(",", ":"))
+        context = self._contexts.get(uid)
+        if context is None:
+            trace = f"{numeric_hash(uid):08x}{numeric_hash(uid + '/t'):08x}" * 2
+            span = f"{numeric_hash(uid + '/s'):08x}" * 2
+            context = self._contexts[uid] = json.dumps({"traceparent": f"00-{trace}-{span}-01"},
+                                                       separators=(",", ":"))
+        return context

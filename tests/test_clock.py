@@ -42,21 +42,48 @@ def test_rfc3339_round_trip() -> None:
     assert parse_rfc3339(rfc3339(moment)) == moment
 
 
+def test_the_virtual_clock_shares_one_datetime_per_instant_and_moves_with_its_offset() -> None:
+    clock = VirtualClock(datetime(2026, 4, 2, tzinfo=UTC))
+    first = clock.now()
+    assert clock.now() is first  # one object per instant (datetimes are immutable)
+    clock.advance(0.25)
+    assert clock.now() == datetime(2026, 4, 2, 0, 0, 0, 250000, tzinfo=UTC)
+    clock.advance_to(61.0)
+    assert rfc3339(clock.now()) == "2026-04-02T00:01:01Z"
+    assert clock.now() - first == timedelta(seconds=61)
+
+
+def test_rfc3339_remembers_only_the_same_moment() -> None:
+    a = datetime(2026, 4, 2, 10, 0, 0, tzinfo=UTC)
+    b = datetime(2026, 4, 2, 10, 0, 1, tzinfo=UTC)
+    assert rfc3339(a) == "2026-04-02T10:00:00Z"
+    assert rfc3339(b) == "2026-04-02T10:00:01Z"
+    assert rfc3339(a) == "2026-04-02T10:00:00Z"
+    assert rfc3339(datetime(2026, 4, 2, 12, 0, 0, tzinfo=timezone(timedelta(hours=2)))) == "2026-04-02T10:00:00Z"
+
+
+def test_rfc3339_within_and_across_a_second() -> None:
+    base = datetime(2026, 4, 2, 10, 0, 5, tzinfo=UTC)
+    assert rfc3339(base + timedelta(microseconds=999_999)) == "2026-04-02T10:00:05Z"
+    assert rfc3339(base) == "2026-04-02T10:00:05Z"
+    assert rfc3339(base + timedelta(seconds=1)) == "2026-04-02T10:00:06Z"
+    assert rfc3339(base - timedelta(microseconds=1)) == "2026-04-02T10:00:04Z"
+    assert rfc3339(base.replace(tzinfo=None)) == rfc3339(base.replace(tzinfo=None))  # naive: local time, not cached
+    assert rfc3339(datetime(2026, 4, 2, 12, 0, 5, 500, tzinfo=timezone(timedelta(hours=2)))) == "2026-04-02T10:00:05Z"
+
+
 @pytest.mark.parametrize("moment", [
     datetime(1970, 1, 1, tzinfo=UTC),
     datetime(2026, 11, 29, 15, 56, 38, 999_999, tzinfo=UTC),
     datetime(2026, 11, 29, 15, 56, 39, tzinfo=UTC),
-    datetime(2106, 2, 7, 6, 28, 15, 999_999, tzinfo=UTC),  # the last second the shortcut covers
-    datetime(2106, 2, 7, 6, 28, 16, tzinfo=UTC),
+    datetime(2106, 2, 7, 6, 28, 15, 999_999, tzinfo=UTC),
     datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC),
     datetime(999, 1, 2, 3, 4, 5, tzinfo=UTC),
     datetime(2026, 11, 29, 17, 56, 38, tzinfo=timezone(timedelta(hours=2))),
 ])
-def test_rfc3339_remembers_only_the_text_of_the_same_second(moment: datetime) -> None:
-    """The last second's text is reused: each moment, after its neighbours a microsecond apart, shows its own
-    second, as the formatting without the shortcut does."""
-    expected = clock._format(moment)
-    assert expected.endswith(f"{moment.astimezone(UTC):%M:%S}Z")
+def test_rfc3339_after_its_neighbours_is_the_formatting_without_the_cache(moment: datetime) -> None:
+    """Each moment, right after its neighbours a microsecond apart were formatted, shows its own second."""
+    expected = clock._format_rfc3339(moment)
     for step in (timedelta(microseconds=-1), timedelta(microseconds=1)):
         try:
             neighbour = moment + step
@@ -64,3 +91,4 @@ def test_rfc3339_remembers_only_the_text_of_the_same_second(moment: datetime) ->
             continue
         rfc3339(neighbour)
         assert rfc3339(moment) == expected
+

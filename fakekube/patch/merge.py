@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
-from fakekube.jsonvalues import json_copy, json_equal
+from fakekube.jsonvalues import encode_json, json_copy, json_equal
 
 INVALID_PATCH = "Invalid JSON Patch"
 
@@ -78,15 +78,20 @@ def create_merge_patch(original: dict, modified: dict) -> dict:
     Objects are diffed key by key, removed keys become ``null``, and any changed list is sent whole.
     """
     patch: dict[str, Any] = {}
-    for key in original:
-        if key not in modified:
-            patch[key] = None
+    if len(original) > len(modified) or not original.keys() <= modified.keys():
+        for key in original:
+            if key not in modified:
+                patch[key] = None
     for key, new in modified.items():
-        if key not in original:
+        old = original.get(key, _ABSENT)
+        if old is new:
+            continue  # one shared subtree (a modified object built around its base's unchanged parts)
+        if old is _ABSENT:
             patch[key] = json_copy(new)
-            continue
-        old = original[key]
-        if isinstance(old, dict) and isinstance(new, dict):
+        elif type(old) is dict and type(new) is dict or isinstance(old, dict) and isinstance(new, dict):
+            # Equal JSON texts mean no difference below (json_equal's rule); a different subtree is walked.
+            if old == new and _same_text(old, new):
+                continue
             sub = create_merge_patch(old, new)
             if sub:
                 patch[key] = sub
@@ -95,3 +100,9 @@ def create_merge_patch(original: dict, modified: dict) -> dict:
     return patch
 
 
+_ABSENT: Any = object()
+
+
+def _same_text(a: dict, b: dict) -> bool:
+    text = encode_json(a)
+    return text is not None and text == encode_json(b)

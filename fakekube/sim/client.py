@@ -29,13 +29,14 @@ RV of the object as read or last written in place; a merge patch's base). The st
 
 from __future__ import annotations
 
+import types
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.jsonvalues import json_copy
 
 from .patches import Patch
-from .scheduler import _Sleep
 
 if TYPE_CHECKING:
     from fakekube.resources import ResourceType
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
     from .manager import Manager
 
 Obj = dict[str, Any]
+# The client's calls are generator-based coroutines (``types.coroutine``): they hand the scheduler their delays
+# themselves (``yield delay`` is ``await sleep(delay)``), so a request resumes through no extra frame of a
+# sleep object, and ``await client.get(...)`` works as before. A cache read is two resumptions and one frame.
+Call = Generator[Any, Any, Any]
 
 
 def _replace(target: Obj, answer: Obj) -> Obj:
@@ -90,7 +95,8 @@ class Client:
         """The informer this client's reads of ``resource`` come from; None for the API reader."""
         return None if self._live else self._informer(resource)
 
-    async def cache_read(self, items: int = 1) -> None:
+    @types.coroutine
+    def cache_read(self, items: int = 1) -> Call:
         """Pay for one cache read without reading (an await point costing ``cache_read_latency``).
 
         For callers that answer a read from their own index over the cache (maintained from the informer's
@@ -99,7 +105,7 @@ class Client:
         ``copy`` cost, when the manager has one).
         """
         manager = self.manager
-        await _Sleep(manager.cache_read_delay() + manager.cpu_delay("copy", items))
+        yield manager.cache_read_delay() + manager.cpu_delay("copy", items)
 
     def _rt(self, resource: str | ResourceType) -> ResourceType:
         return self.manager.sim.resolve(resource)
@@ -121,23 +127,25 @@ class Client:
 
     # -- reads ----------------------------------------------------------------------------------------
 
-    async def get(self, resource: str | ResourceType, name: str, namespace: str | None = None, *,
-                  copy: bool = True) -> Obj:
+    @types.coroutine
+    def get(self, resource: str | ResourceType, name: str, namespace: str | None = None, *,
+            copy: bool = True) -> Call:
         """Cached GET (NotFound if absent). ``copy=False``: the cache's shared object — read it only."""
         if not self._live:
             informer = self._informer(resource)
             manager = self.manager
             # With a CPU model, the DeepCopy out of the cache takes the worker's core that long.
-            await _Sleep(manager.cache_read_delay() + manager.cpu_delay("copy"))
+            yield manager.cache_read_delay() + manager.cpu_delay("copy")
             obj = informer.get(namespace, name) if copy else informer.get_raw(namespace, name)
             if obj is None:
                 raise errors.NotFound(informer.rt.plural, informer.rt.group, name)
             return obj
-        return await self._do(self.store.get, self._rt(resource), name, namespace, actor=self.actor)
+        return (yield from self._do(self.store.get, self._rt(resource), name, namespace, actor=self.actor))
 
-    async def list(self, resource: str | ResourceType, namespace: str | None = None,
-                   labels: dict[str, str] | str | None = None,
-                   fields: dict[str, str] | str | None = None, *, copy: bool = True) -> list[Obj]:
+    @types.coroutine
+    def list(self, resource: str | ResourceType, namespace: str | None = None,
+             labels: dict[str, str] | str | None = None,
+             fields: dict[str, str] | str | None = None, *, copy: bool = True) -> Call:
         """Cached LIST; ``fields`` may name an index (``mgr.index_field``), which then answers the query.
 
         ``copy=False`` returns the cache's shared objects (a fresh list, the items not copied): read them only.
@@ -148,16 +156,16 @@ class Client:
                               else labels)
             field_selector = (",".join(f"{k}={v}" for k, v in fields.items()) if isinstance(fields, dict)
                               else fields)
-            answer = await self._do(self.store.list, rt, namespace, label_selector=label_selector or None,
-                                    field_selector=field_selector or None, actor=self.actor)
+            answer = yield from self._do(self.store.list, rt, namespace, label_selector=label_selector or None,
+                                         field_selector=field_selector or None, actor=self.actor)
             return answer["items"]
         informer = self._informer(resource)
         manager = self.manager
-        await _Sleep(manager.cache_read_delay())
+        yield manager.cache_read_delay()
         if manager.cpu is not None:
             # The answer is the cache as the LIST found it; copying its items takes the process's CPU.
             found = informer.list_raw(namespace, labels, fields)
-            await _Sleep(manager.cpu_delay("copy", len(found)))
+            yield manager.cpu_delay("copy", len(found))
             return [json_copy(o) for o in found] if copy else found
         if copy:
             return informer.list(namespace, labels, fields)
@@ -165,53 +173,59 @@ class Client:
 
     # -- writes ---------------------------------------------------------------------------------------
 
-    async def create(self, resource: str | ResourceType, obj: Obj) -> Obj:
+    @types.coroutine
+    def create(self, resource: str | ResourceType, obj: Obj) -> Call:
         rt = self._rt(resource)
-        answer = await self._do(self.store.create, rt, obj, _ns(rt, obj, None), actor=self.actor)
+        answer = yield from self._do(self.store.create, rt, obj, _ns(rt, obj, None), actor=self.actor)
         return _replace(obj, answer)
 
-    async def update(self, resource: str | ResourceType, obj: Obj, *, subresource: str | None = None) -> Obj:
+    @types.coroutine
+    def update(self, resource: str | ResourceType, obj: Obj, *, subresource: str | None = None) -> Call:
         rt = self._rt(resource)
         meta = obj.get("metadata") or {}
         based_on = meta.get("resourceVersion") or None
-        answer = await self._do(self.store.update, rt, obj, _ns(rt, obj, None), subresource=subresource,
-                                actor=self.actor, based_on=str(based_on) if based_on else None)
+        answer = yield from self._do(self.store.update, rt, obj, _ns(rt, obj, None), subresource=subresource,
+                                     actor=self.actor, based_on=str(based_on) if based_on else None)
         return _replace(obj, answer)
 
-    async def status_update(self, resource: str | ResourceType, obj: Obj) -> Obj:
+    def status_update(self, resource: str | ResourceType, obj: Obj) -> Call:
         """``Status().Update``: PUT .../status with the object's resourceVersion."""
-        return await self.update(resource, obj, subresource="status")
+        return self.update(resource, obj, subresource="status")  # lazy: nothing runs before it is awaited
 
-    async def patch(self, resource: str | ResourceType, obj: Obj, patch: Patch, *,
-                    subresource: str | None = None) -> Obj:
+    @types.coroutine
+    def patch(self, resource: str | ResourceType, obj: Obj, patch: Patch, *,
+              subresource: str | None = None) -> Call:
         rt = self._rt(resource)
         meta = obj.get("metadata") or {}
         body = patch.body(obj, rt.patch_schema)
         based_on = patch.based_on(obj)
-        answer = await self._do(self.store.patch, rt, meta["name"], body, _ns(rt, obj, None),
-                                patch_type=patch.content_type, subresource=subresource, actor=self.actor,
-                                based_on=based_on, **patch.options())
+        answer = yield from self._do(self.store.patch, rt, meta["name"], body, _ns(rt, obj, None),
+                                     patch_type=patch.content_type, subresource=subresource, actor=self.actor,
+                                     based_on=based_on, **patch.options())
         return _replace(obj, answer)
 
-    async def status_patch(self, resource: str | ResourceType, obj: Obj, patch: Patch) -> Obj:
+    def status_patch(self, resource: str | ResourceType, obj: Obj, patch: Patch) -> Call:
         """``Status().Patch``."""
-        return await self.patch(resource, obj, patch, subresource="status")
+        return self.patch(resource, obj, patch, subresource="status")  # lazy, as status_update
 
-    async def delete(self, resource: str | ResourceType, obj_or_name: Obj | str, namespace: str | None = None,
-                     propagation_policy: str | None = None, *, grace_period_seconds: int | None = None,
-                     preconditions: dict[str, str] | None = None) -> None:
+    @types.coroutine
+    def delete(self, resource: str | ResourceType, obj_or_name: Obj | str, namespace: str | None = None,
+               propagation_policy: str | None = None, *, grace_period_seconds: int | None = None,
+               preconditions: dict[str, str] | None = None) -> Call:
         rt = self._rt(resource)
         if isinstance(obj_or_name, dict):
             name = obj_or_name["metadata"]["name"]
             namespace = _ns(rt, obj_or_name, namespace)
         else:
             name = obj_or_name
-        await self._do(self.store.delete, rt, name, namespace, propagation_policy=propagation_policy,
-                       grace_period_seconds=grace_period_seconds, preconditions=preconditions, actor=self.actor)
+        yield from self._do(self.store.delete, rt, name, namespace, propagation_policy=propagation_policy,
+                            grace_period_seconds=grace_period_seconds, preconditions=preconditions,
+                            actor=self.actor)
 
     # -- helpers --------------------------------------------------------------------------------------
 
-    async def _do(self, call: Any, rt: ResourceType | str, *args: Any, **kwargs: Any) -> Any:
+    @types.coroutine
+    def _do(self, call: Any, rt: ResourceType | str, *args: Any, **kwargs: Any) -> Call:
         """One API request: token bucket, the request leg, the store call (the commit), then the response leg.
 
         ``call`` is the store verb (``store.create``, ``store.patch``, ...): its name is the verb the request
@@ -225,7 +239,7 @@ class Client:
         before, after = manager.request_timing(call.__name__, rt, kwargs.get("subresource"))
         if cpu is not None:
             before += cpu.run_held("encode")  # the running caller builds the body before it is sent
-        await _Sleep(before)
+        yield before
         sim = manager.sim
         try:
             return call(rt, *args, **kwargs)
@@ -234,10 +248,10 @@ class Client:
             if sim._fault_delay:
                 extra, sim._fault_delay = extra + sim._fault_delay, 0.0
             if extra > 0:
-                await _Sleep(extra)
+                yield extra
             if cpu is not None:
                 # The answer wakes the caller from the network poller: it queues for a core, then decodes.
-                await _Sleep(cpu.run("decode"))
+                yield cpu.run("decode")
 
     def __repr__(self) -> str:
         return f"<Client {self.actor}{' live' if self._live else ''}>"

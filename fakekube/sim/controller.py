@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fakekube.jsonvalues import json_copy
 
@@ -34,9 +34,12 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Request:
-    """reconcile.Request: the key of one object."""
+class Request(NamedTuple):
+    """reconcile.Request: the key of one object.
+
+    A named tuple: the workqueue hashes and compares its keys on every add, hand-out and ``done``, and a
+    tuple's hash and equality are C's (the same values, and orders, as the frozen dataclass it was).
+    """
 
     namespace: str | None
     name: str
@@ -78,6 +81,13 @@ class EventHandler:
 
 Reconcile = Callable[[Request], Awaitable[Result | None]]
 MapFunc = Callable[[Obj], Iterable[Request]]
+
+
+def _checks(predicates: Iterable[preds.Predicate | Callable[[Obj], bool]] | None
+            ) -> tuple[list[Callable[[Obj], bool]], list[Callable[[Obj, Obj], bool]], list[Callable[[Obj], bool]]]:
+    """The predicates' bound create/update/delete checks, looked up once rather than on every event."""
+    filters = preds.coerce_all(predicates)
+    return [p.create for p in filters], [p.update for p in filters], [p.delete for p in filters]
 
 
 @dataclass(slots=True)
@@ -125,20 +135,26 @@ class Controller:
              predicates: Iterable[preds.Predicate | Callable[[Obj], bool]] | None = None) -> Controller:
         rt = self.sim.resolve(resource)
         self.for_type = rt
-        filters = preds.coerce_all(predicates)
-        queue = self.queue
+        creates, updates, deletes = _checks(predicates)
+        add = self.queue.add
 
         def on_add(obj: Obj, initial: bool) -> None:
-            if all(p.create(obj) for p in filters):
-                queue.add(Request.of(obj), LOW_PRIORITY if initial else 0)
+            for check in creates:
+                if not check(obj):
+                    return
+            add(Request.of(obj), LOW_PRIORITY if initial else 0)
 
         def on_update(old: Obj, new: Obj) -> None:
-            if all(p.update(old, new) for p in filters):
-                queue.add(Request.of(new))
+            for check in updates:
+                if not check(old, new):
+                    return
+            add(Request.of(new))
 
         def on_delete(obj: Obj) -> None:
-            if all(p.delete(obj) for p in filters):
-                queue.add(Request.of(obj))
+            for check in deletes:
+                if not check(obj):
+                    return
+            add(Request.of(obj))
 
         self._watch(rt, InformerHandler(on_add, on_update, on_delete))
         return self
@@ -148,43 +164,55 @@ class Controller:
              only_controller: bool = True) -> Controller:
         """EnqueueRequestForOwner(For type, OnlyControllerOwner): the owner of the old and of the new object."""
         rt = self.sim.resolve(resource)
-        filters = preds.coerce_all(predicates)
-        queue = self.queue
+        creates, updates, deletes = _checks(predicates)
+        add = self.queue.add
 
         def owners(obj: Obj) -> list[Request]:
             owner = self.for_type
-            if owner is None:
+            meta = obj["metadata"]
+            refs = meta.get("ownerReferences")
+            if owner is None or not refs:
                 return []
             found = []
-            for ref in obj["metadata"].get("ownerReferences") or ():
+            kind = owner.kind
+            for ref in refs:
                 if only_controller and not ref.get("controller"):
                     continue
-                group = ref.get("apiVersion", "").rpartition("/")[0]
-                if ref.get("kind") == owner.kind and group == owner.group:
-                    ns = obj["metadata"].get("namespace") if owner.namespaced else None
+                if ref.get("kind") == kind and ref.get("apiVersion", "").rpartition("/")[0] == owner.group:
+                    ns = meta.get("namespace") if owner.namespaced else None
                     found.append(Request(ns or None, ref.get("name", "")))
             return found
 
         def on_add(obj: Obj, initial: bool) -> None:
-            if all(p.create(obj) for p in filters):
-                for req in owners(obj):
-                    queue.add(req, LOW_PRIORITY if initial else 0)
+            for check in creates:
+                if not check(obj):
+                    return
+            for req in owners(obj):
+                add(req, LOW_PRIORITY if initial else 0)
 
         def on_update(old: Obj, new: Obj) -> None:
-            if all(p.update(old, new) for p in filters):
-                # One add per distinct owner (upstream collects old and new owners in a map first): a second
-                # add of the same key would otherwise find it handed out already and mark it dirty.
-                before, after = owners(old), owners(new)
-                if before == after and len(after) == 1:  # the usual event: one unchanged owner
-                    queue.add(after[0])
+            for check in updates:
+                if not check(old, new):
                     return
-                for req in dict.fromkeys(before + after):
-                    queue.add(req)
+            # One add per distinct owner (upstream collects old and new owners in a map first): a second
+            # add of the same key would otherwise find it handed out already and mark it dirty.
+            after = owners(new)
+            if old["metadata"].get("ownerReferences") is new["metadata"].get("ownerReferences"):
+                before = after  # one list shared by both versions: the same owners
+            else:
+                before = owners(old)
+            if len(after) == 1 and before == after:  # the usual event: one unchanged owner
+                add(after[0])
+                return
+            for req in dict.fromkeys(before + after):
+                add(req)
 
         def on_delete(obj: Obj) -> None:
-            if all(p.delete(obj) for p in filters):
-                for req in owners(obj):
-                    queue.add(req)
+            for check in deletes:
+                if not check(obj):
+                    return
+            for req in owners(obj):
+                add(req)
 
         self._watch(rt, InformerHandler(on_add, on_update, on_delete))
         return self

@@ -74,6 +74,10 @@ class Informer:
         self.store = store
         self.by_ns: dict[str, dict[str, Obj]] = {}
         self.handlers: list[InformerHandler] = []
+        # The handlers' callbacks by event type, collected once (add_handler): every event calls them.
+        self._on_add: list[Callable[[Obj, bool], None]] = []
+        self._on_update: list[Callable[[Obj, Obj], None]] = []
+        self._on_delete: list[Callable[[Obj], None]] = []
         self.indexes: dict[str, tuple[IndexFunc, dict[str, dict[tuple[str, str], None]]]] = {}
         self.overrides: dict[tuple[str, str], Obj] = {}
         self._pending: deque[tuple[float, WatchEvent]] = deque()  # (arrival time, event), in commit order
@@ -172,9 +176,8 @@ class Informer:
             bucket.pop(name, None)
             if self.indexes and old is not None:
                 self._unindex((ns, name), old)
-            for handler in self.handlers:
-                if handler.on_delete is not None:
-                    handler.on_delete(obj)
+            for on_delete in self._on_delete:
+                on_delete(obj)
             return
         bucket[name] = obj
         if self.indexes:
@@ -182,17 +185,19 @@ class Informer:
                 self._unindex((ns, name), old)
             self._index((ns, name), obj)
         if old is None:
-            for handler in self.handlers:
-                if handler.on_add is not None:
-                    handler.on_add(obj, initial)
+            for on_add in self._on_add:
+                on_add(obj, initial)
         else:
-            for handler in self.handlers:
-                if handler.on_update is not None:
-                    handler.on_update(old, obj)
+            for on_update in self._on_update:
+                on_update(old, obj)
 
     def add_handler(self, handler: InformerHandler) -> None:
         """Register a handler; objects already cached are replayed to it as initial adds."""
         self.handlers.append(handler)
+        for callback, callbacks in ((handler.on_add, self._on_add), (handler.on_update, self._on_update),
+                                    (handler.on_delete, self._on_delete)):
+            if callback is not None:
+                callbacks.append(callback)  # type: ignore[attr-defined]
         if handler.on_add is not None:
             for bucket in list(self.by_ns.values()):
                 for obj in list(bucket.values()):

@@ -65,6 +65,7 @@ class Manager:
         self.qps = qps
         self.burst = burst
         self.buckets: dict[str, TokenBucket] = {}  # one per resource type (controller-runtime's REST clients)
+        self._bucket_of: dict[int, tuple[ResourceType, TokenBucket]] = {}
         self.priority_queue = priority_queue
         self.event_delay = Lag.coerce(event_delay if event_delay is not None else 0.001)
         self._latency_rng = sim.rng(name, "api-latency")
@@ -160,10 +161,14 @@ class Manager:
         """The token bucket of ``rt``'s REST client (None without ``qps``)."""
         if not self.qps:
             return None
+        found = self._bucket_of.get(id(rt))  # every request asks: skip building the key
+        if found is not None and found[0] is rt:
+            return found[1]
         key = f"{rt.plural}.{rt.group}"
         bucket = self.buckets.get(key)
         if bucket is None:
             bucket = self.buckets[key] = TokenBucket(self.qps, self.burst)
+        self._bucket_of[id(rt)] = (rt, bucket)  # the type is kept alive, so its id is not reused
         return bucket
 
     @property

@@ -2,7 +2,7 @@
 
 The simulation's :class:`~fakekube.sim.scheduler.Scheduler` drives coroutines in virtual time on the caller's
 thread. :class:`RealTimeScheduler` speaks the same protocol (``spawn``, ``call_at``, ``future``, and the
-``_Sleep`` / ``Future`` awaitables a coroutine yields) but runs on a thread of its own, sleeps for real, and
+``_Sleep`` / ``Future`` awaitables: a coroutine yields a delay or a future) but runs on a thread of its own, sleeps for real, and
 wakes when another thread hands it work. :class:`RealTimeRuntime` is the object the runtime's managers,
 informers and clients take where the simulation passes a :class:`~fakekube.sim.simulation.Simulation`, so an
 actor written once (a kubelet, a Deployment controller) runs unchanged behind ``fakekube serve`` and in a
@@ -24,10 +24,10 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from .scheduler import _SLEEP, Future, Task, _Sleep, step
+from .scheduler import Future, Task, _Sleep, step
 from .simulation import BUG_EXCEPTIONS, Simulation
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class RealTimeScheduler:
         return Future(self)  # type: ignore[arg-type]  # Future only calls _ready
 
     @staticmethod
-    def sleep(delay: float) -> _Sleep:
+    def sleep(delay: float) -> Awaitable[None]:
         return _Sleep(delay)
 
     def cancel(self, task: Task) -> None:
@@ -235,15 +235,10 @@ class RealTimeScheduler:
                 self.task_errors.append((task, error))
                 logger.error("%s: task %s failed: %r", self.name, task.name, error, exc_info=error)
             return
-        op, arg = command
-        if op == _SLEEP:
-            self._push(self.now + arg if arg > 0 else self.now, _TASK, task)
-        else:
-            future: Future = arg
-            if future._done:
-                self._ready(task, future._result, future._exc)
-            else:
-                future._waiters.append(task)
+        if type(command) is Future:
+            command._resume_when_done(task)
+        else:  # a delay in seconds
+            self._push(self.now + command if command > 0 else self.now, _TASK, task)
 
 
 class _LoopStore:

@@ -15,26 +15,22 @@ the same instant with a smaller sequence number, so the order is exactly the hea
 from __future__ import annotations
 
 import heapq
+import types
 from collections import deque
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
 from fakekube.clock import VirtualClock
 
-_SLEEP = 0
-_WAIT = 1
 
+@types.coroutine
+def _Sleep(delay: float) -> Generator[float, Any, None]:  # noqa: N802 - read as the awaitable it was
+    """Awaitable: suspend the current task for ``delay`` virtual seconds (0 = yield to due work).
 
-class _Sleep:
-    """Awaitable: suspend the current task for ``delay`` virtual seconds (0 = yield to due work)."""
-
-    __slots__ = ("delay",)
-
-    def __init__(self, delay: float) -> None:
-        self.delay = delay
-
-    def __await__(self) -> Generator[Any, Any, None]:
-        yield (_SLEEP, self.delay)
+    A generator-based coroutine that hands the scheduler the bare number: no object, no ``__await__`` call,
+    no command tuple per sleep. A task yields either a number (sleep) or a :class:`Future` (wait for it).
+    """
+    yield delay
 
 
 class Future:
@@ -69,6 +65,13 @@ class Future:
         self._done, self._exc = True, exc
         self._wake()
 
+    def _resume_when_done(self, task: Task) -> None:
+        """``task`` awaits this future: ready it with the outcome now, or when there is one."""
+        if self._done:
+            self._scheduler._ready(task, self._result, self._exc)
+        else:
+            self._waiters.append(task)
+
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, []
         for task in waiters:
@@ -76,7 +79,7 @@ class Future:
 
     def __await__(self) -> Generator[Any, Any, Any]:
         if not self._done:
-            yield (_WAIT, self)
+            yield self
         return self.result()
 
 
@@ -98,9 +101,10 @@ class Task:
         return f"<Task {self.name} {'done' if self.done else 'pending'}>"
 
 
-def step(task: Task, value: Any, exc: BaseException | None) -> tuple[int, Any] | None:
-    """Run ``task`` to its next await and return the command it yields; None once it has ended, with its result
-    or its exception recorded and its joiner told. Both schedulers (virtual and wall time) step tasks so."""
+def step(task: Task, value: Any, exc: BaseException | None) -> float | Future | None:
+    """Run ``task`` to its next await and return what it yields (a delay or a :class:`Future`); None once it
+    has ended, with its result or its exception recorded and its joiner told. Both schedulers (virtual and
+    wall time) step tasks so (the virtual one has the same steps inlined in its loop)."""
     try:
         return task.coro.throw(exc) if exc is not None else task.coro.send(value)
     except StopIteration as stop:
@@ -156,7 +160,7 @@ class Scheduler:
         return Future(self)
 
     @staticmethod
-    def sleep(delay: float) -> _Sleep:
+    def sleep(delay: float) -> Awaitable[None]:
         return _Sleep(delay)
 
     def cancel(self, task: Task) -> None:
@@ -215,27 +219,33 @@ class Scheduler:
                 continue
             self.steps += 1
             self.current = task
-            command = step(task, value, exc)
-            self.current = None
-            if command is None:
-                if task.exception is not None:
-                    self.task_errors.append((task, task.exception))
-                    if stop_on_error:
-                        break
+            # ``step`` inlined: one Python call less on every resumption.
+            try:
+                command = task.coro.throw(exc) if exc is not None else task.coro.send(value)
+            except StopIteration as stop:
+                self.current = None
+                task.done, task.result = True, stop.value
+                if task._future is not None:
+                    task._future.set_result(stop.value)
                 continue
-            op, arg = command
-            if op == _SLEEP:
+            except BaseException as error:  # noqa: BLE001 - a task's failure is reported, not fatal to the loop
+                self.current = None
+                task.done, task.exception = True, error
+                if task._future is not None:
+                    task._future.set_exception(error)
+                self.task_errors.append((task, error))
+                if stop_on_error:
+                    break
+                continue
+            self.current = None
+            if type(command) is Future:
+                command._resume_when_done(task)
+            else:  # a delay in seconds
                 self._seq += 1
-                if arg > 0:
-                    push(heap, (self.now + arg, self._seq, 0, task, None, None))
+                if command > 0:
+                    push(heap, (self.now + command, self._seq, 0, task, None, None))
                 else:
                     due.append((self.now, self._seq, 0, task, None, None))
-            else:
-                future: Future = arg
-                if future._done:
-                    self._ready(task, future._result, future._exc)
-                else:
-                    future._waiters.append(task)
         if advance and until is not None and not due and (not heap or heap[0][0] > until) and until > self.now:
             self.now = until
             clock.advance_to(until)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import random
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -163,7 +163,7 @@ class Simulation:
         return self.scheduler.join(task)
 
     @staticmethod
-    def sleep(seconds: float) -> _Sleep:
+    def sleep(seconds: float) -> Awaitable[None]:
         return _Sleep(seconds)
 
     def future(self) -> Future:

@@ -42,8 +42,10 @@ def changed_paths(old: Any, new: Any, prefix: Path = ()) -> list[Path]:
         for key, value in old.items():
             if key not in new:
                 paths.append((*prefix, key))
-            elif new[key] != value:
-                paths.extend(changed_paths(value, new[key], (*prefix, key)))
+                continue
+            other = new[key]
+            if other is not value and other != value:  # a subtree both versions share is unchanged
+                paths.extend(changed_paths(value, other, (*prefix, key)))
         for key in new:
             if key not in old:
                 paths.append((*prefix, key))
@@ -51,8 +53,13 @@ def changed_paths(old: Any, new: Any, prefix: Path = ()) -> list[Path]:
     return [prefix] if old != new else []
 
 
+_IGNORED_SET = frozenset(IGNORED)
+_IGNORED_LENGTHS = sorted({len(i) for i in IGNORED})
+
+
 def _relevant(paths: list[Path]) -> list[Path]:
-    return [p for p in paths if not any(p[: len(i)] == i for i in IGNORED)]
+    """The paths that are not bookkeeping (not under an IGNORED prefix)."""
+    return [p for p in paths if not any(p[:n] in _IGNORED_SET for n in _IGNORED_LENGTHS if len(p) >= n)]
 
 
 def _overlap(a: Path, b: Path) -> bool:

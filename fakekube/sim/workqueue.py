@@ -33,6 +33,14 @@ __all__ = ["LOW_PRIORITY", "ItemExponentialBackoff", "WorkQueue"]
 LOW_PRIORITY = -100  # handler.LowPriority: adds for objects from the initial list
 
 
+_RANK_SPAN = 1 << 64  # more insertions than any run makes: the counter never reaches the next priority
+
+
+def _rank(priority: int, counter: int) -> int:
+    """One integer ordered as (-priority, counter)."""
+    return -priority * _RANK_SPAN + counter
+
+
 class _Item:
     __slots__ = ("key", "counter", "priority", "ready_at", "sort")
 
@@ -53,7 +61,12 @@ class WorkQueue:
         self.rate_limiter: RateLimiter = rate_limiter or ItemExponentialBackoff()
         self.name = name
         self._items: dict[Hashable, _Item] = {}
-        self._ready: list[tuple[Any, ...]] = []  # heap of (group, a, b, c, key); lazily invalidated
+        # Ready keys in two heaps, lazily invalidated (an entry counts only while it is its item's ``sort``):
+        # keys without a ready time as (rank, key), before delayed keys that became ready, as (ready_at, rank,
+        # key). ``rank`` orders by priority (higher first), then by first insertion, in one integer, so a heap
+        # comparison is one number's.
+        self._now: list[tuple[int, Hashable]] = []
+        self._later: list[tuple[float, int, Hashable]] = []
         self._locked: dict[Hashable, int] = {}  # key handed out → the priority it had
         self._getters: deque[Future] = deque()
         self._counter = 0
@@ -112,12 +125,15 @@ class WorkQueue:
         if item.key in self._locked:
             item.sort = None
             return
+        rank = _rank(item.priority, item.counter)
+        sort: tuple[Any, ...]
         if item.ready_at is None:
-            sort = (0, 0.0, -item.priority, item.counter, item.key)
+            sort = (rank, item.key)
+            heapq.heappush(self._now, sort)
         else:
-            sort = (1, item.ready_at, -item.priority, item.counter, item.key)
+            sort = (item.ready_at, rank, item.key)
+            heapq.heappush(self._later, sort)
         item.sort = sort
-        heapq.heappush(self._ready, sort)
         if self._getters:
             self._hand_out()
 
@@ -128,22 +144,22 @@ class WorkQueue:
     # -- getting --------------------------------------------------------------------------------------
 
     def _pop_ready(self) -> Hashable | None:
-        heap = self._ready
         items = self._items
-        while heap:
-            sort = heapq.heappop(heap)
-            key = sort[-1]
-            item = items.get(key)
-            if item is None or item.sort is not sort:
-                continue  # superseded entry
-            del items[key]
-            self._locked[key] = item.priority
-            return key
+        for heap in (self._now, self._later):
+            while heap:
+                sort = heapq.heappop(heap)
+                key = sort[-1]
+                item = items.get(key)
+                if item is None or item.sort is not sort:
+                    continue  # superseded entry
+                del items[key]
+                self._locked[key] = item.priority
+                return key
         return None
 
     def try_get(self) -> Hashable | None:
         """A ready key (now locked), or None."""
-        if not self._ready:
+        if not self._now and not self._later:
             return None
         return self._pop_ready()
 
@@ -154,7 +170,7 @@ class WorkQueue:
         return future
 
     def _hand_out(self) -> None:
-        while self._getters and self._ready:
+        while self._getters and (self._now or self._later):
             key = self._pop_ready()
             if key is None:
                 return

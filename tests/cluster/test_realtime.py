@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 import time
 
@@ -89,7 +90,8 @@ def test_watch_events_from_other_threads_arrive_on_the_loop_in_commit_order():
 
 def test_the_runtime_offers_the_simulations_helpers():
     runtime = RealTimeRuntime(Store())
-    assert runtime.sleep(0.25).delay == 0.25
+    sleep = runtime.sleep(0.25)
+    assert inspect.isawaitable(sleep) and next(sleep) == 0.25  # awaiting it hands the scheduler the delay
     assert runtime.manager("m") is runtime.managers["m"]
     assert runtime.rng("a").random() == runtime.rng("a").random()
     assert runtime.resolve("pods").plural == "pods"

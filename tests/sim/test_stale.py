@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+
 from fakekube.sim import MergeFrom, Simulation
-from fakekube.sim.stale import changed_paths, render_path
+from fakekube.sim.stale import IGNORED, _relevant, changed_paths, render_path
 
 
 def test_changed_paths_are_leaves_with_lists_whole():
@@ -59,3 +61,14 @@ def test_no_flag_when_the_write_touches_other_fields_or_writes_the_same_value():
 
     sim.run_until_complete(go())
     assert sim.stale_overwrites() == []
+
+
+def test_bookkeeping_paths_are_dropped_and_shared_subtrees_are_unchanged():
+    parts = ["metadata", "resourceVersion", "generation", "managedFields", "labels", "status"]
+    paths = [tuple(c) for n in range(4) for c in itertools.product(parts, repeat=n)]
+    assert _relevant(paths) == [p for p in paths if not any(p[:len(i)] == i for i in IGNORED)]
+    spec = {"containers": [{"name": "a"}]}
+    old = {"metadata": {"resourceVersion": "1", "labels": {"a": "1"}}, "spec": spec}
+    new = {"metadata": {"resourceVersion": "2", "labels": {"a": "2"}}, "spec": spec}
+    assert _relevant(changed_paths(old, new)) == [("metadata", "labels", "a")]
+    assert changed_paths(old, {**new, "spec": {"containers": [{"name": "b"}]}})[-1] == ("spec", "containers")

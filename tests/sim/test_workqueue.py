@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from fakekube.clock import VirtualClock
 from fakekube.sim.scheduler import Scheduler
 from fakekube.sim.workqueue import ItemExponentialBackoff, WorkQueue
@@ -107,3 +110,33 @@ def test_waiting_worker_gets_the_next_key():
     sched.run()
     assert got == [(3.0, "x")]
     assert q.is_locked("x")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 7), st.sampled_from([-100, 0, 3, 10]), st.sampled_from([0.0, 0.0, 0.5, 1.5])),
+                max_size=25))
+def test_hand_out_order_is_priority_then_insertion_then_ready_time(adds):
+    """Keys without a ready time by (higher priority, first insertion), then delayed keys by ready time (then
+    priority, insertion): the documented order, checked against a plain sort of what was added."""
+    sched = Scheduler()
+    q = WorkQueue(sched)
+    first_seen: dict[int, int] = {}
+    state: dict[int, tuple[int, float | None]] = {}  # key -> (priority, ready_at)
+    for key, priority, after in adds:
+        q.add_with_opts(key, priority=priority, after=after)
+        first_seen.setdefault(key, len(first_seen))
+        old = state.get(key)
+        ready_at = after if after > 0 else None
+        if old is None:
+            state[key] = (priority, ready_at)
+        else:
+            wait = old[1] if old[1] is None or (ready_at is not None and ready_at >= old[1]) else ready_at
+            state[key] = (max(old[0], priority), wait)
+    sched.run(until=10.0, advance=True)
+    got = []
+    while (key := q.try_get()) is not None:
+        got.append(key)
+    now_keys = sorted((k for k, (p, r) in state.items() if r is None), key=lambda k: (-state[k][0], first_seen[k]))
+    later = sorted((k for k, (p, r) in state.items() if r is not None),
+                   key=lambda k: (state[k][1], -state[k][0], first_seen[k]))
+    assert got == now_keys + later

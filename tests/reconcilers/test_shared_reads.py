@@ -1,0 +1,63 @@
+"""The ports read the informer caches without copying (``shared_get``, ``copy=False`` lists, the summaries)
+and build what they write around those shared objects. Nothing may ever change a published object: every
+version is compared, when it is replaced and at the end of the run, with its JSON at the commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from fakekube.sim import Simulation
+from reconcilers.scenarios import run_scenario
+from reconcilers.strategies import WriteStrategies
+
+
+@pytest.mark.parametrize("mode", ["update", "patch"])
+def test_no_pass_changes_an_object_the_caches_share(mode: str) -> None:
+    sim = Simulation(seed=3)
+    at_commit: dict[tuple[str, str], bytes] = {}
+    changed: list[str] = []
+
+    def key(obj: dict[str, Any]) -> tuple[str, str]:
+        meta = obj["metadata"]
+        return meta.get("uid", ""), meta.get("resourceVersion", "")
+
+    def check(obj: dict[str, Any], when: str) -> None:
+        seen = at_commit.get(key(obj))
+        if seen is not None and orjson.dumps(obj) != seen:
+            changed.append(f"{obj.get('kind')} {obj['metadata'].get('name')} rv {key(obj)[1]} ({when})")
+
+    def hook(entry: Any, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+        if old is not None:
+            check(old, "when replaced")
+        if new is not None:
+            at_commit[key(new)] = orjson.dumps(new)
+
+    sim.store.commit_hooks.append(hook)
+    run = run_scenario("seed-timeline", WriteStrategies(mode), sim=sim)
+    assert run.finished
+    cached = 0
+    for manager in sim.managers.values():
+        for informer in manager.informers.values():
+            for bucket in informer.by_ns.values():
+                for obj in bucket.values():
+                    check(obj, "cached at the end")
+                    cached += 1
+    assert cached > 20 and len(at_commit) > 100  # the run did adopt, patch and write status
+    assert changed == []
+
+
+def test_the_check_sees_a_change_to_a_cached_object() -> None:
+    """The test above could not fail if a mutation went unnoticed: change one cached object and look."""
+    sim = Simulation(seed=3)
+    store = sim.store
+    at_commit: dict[str, bytes] = {}
+    store.commit_hooks.append(lambda entry, old, new: at_commit.__setitem__(
+        new["metadata"]["resourceVersion"], orjson.dumps(new)) if new is not None else None)
+    store.create("configmaps", {"metadata": {"name": "a"}, "data": {"k": "v"}}, "default")
+    informer = sim.manager("m").informer("configmaps")
+    shared = informer.get_raw("default", "a")
+    shared["data"]["k"] = "corrupted"  # what a pass must never do
+    assert orjson.dumps(shared) != at_commit[shared["metadata"]["resourceVersion"]]
