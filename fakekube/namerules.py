@@ -22,6 +22,8 @@ __all__ = [
     "is_dns1035_label",
     "is_qualified_name",
     "is_valid_label_value",
+    "known_valid_annotation_keys",
+    "known_valid_labels",
     "name_is_dns_subdomain",
     "name_is_dns_label",
     "name_is_dns1035_label",
@@ -99,6 +101,12 @@ _LABEL_VALUE_REGEX_ERR = _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyVal
 
 def is_dns1123_label(value: str) -> list[str]:
     """RFC 1123 label (namespaces): at most 63 characters, no dots."""
+    if type(value) is str and value in _VALID_DNS_LABELS:
+        return []
+    return remember_valid(_VALID_DNS_LABELS, value, _dns1123_label_errors(value))
+
+
+def _dns1123_label_errors(value: str) -> list[str]:
     errs: list[str] = []
     if byte_len(value) > 63:
         errs.append(_max_len_chars(63))
@@ -134,6 +142,7 @@ def is_dns1035_label(value: str) -> list[str]:
 # and a regular expression costs more than a set lookup. Bounded; only valid strings are remembered.
 _VALID_QUALIFIED_NAMES: set[str] = set()
 _VALID_LABEL_VALUES: set[str] = set()
+_VALID_DNS_LABELS: set[str] = set()  # namespaces, container, volume and port names
 _MAX_REMEMBERED = 50_000
 
 
@@ -177,6 +186,26 @@ def _qualified_name_errors(value: str) -> list[str]:
     if not _LABEL_KEY_RE.fullmatch(name):
         errs.append("name part " + _LABEL_KEY_REGEX_ERR)
     return errs
+
+
+def known_valid_labels(labels: dict[Any, Any]) -> bool:
+    """Whether every key and value of ``labels`` is an exact ``str`` already known to pass
+    (``is_qualified_name``, ``is_valid_label_value``): most objects' labels are, and then nothing is checked."""
+    names, values = _VALID_QUALIFIED_NAMES, _VALID_LABEL_VALUES
+    for key, value in labels.items():
+        if type(key) is not str or type(value) is not str or key not in names or value not in values:
+            return False
+    return True
+
+
+def known_valid_annotation_keys(annotations: dict[Any, Any]) -> bool:
+    """Whether every key of ``annotations`` is an exact ``str`` whose lower-cased form is already known to pass
+    ``is_qualified_name``, and every value an exact ``str``."""
+    names = _VALID_QUALIFIED_NAMES
+    for key, value in annotations.items():
+        if type(key) is not str or type(value) is not str or key.lower() not in names:
+            return False
+    return True
 
 
 def is_valid_label_value(value: str) -> list[str]:
@@ -239,4 +268,20 @@ def generate_name(prefix: str, rng: random.Random) -> str:
     """``names.SimpleNameGenerator``: prefix cut to 58 characters plus 5 random consonants/digits."""
     if len(prefix) > _MAX_PREFIX:
         prefix = prefix[:_MAX_PREFIX]
-    return prefix + "".join(rng.choice(GENERATE_NAME_ALPHABET) for _ in range(5))
+    if type(rng) is not random.Random:  # a subclass may draw otherwise: ask it
+        return prefix + "".join(rng.choice(GENERATE_NAME_ALPHABET) for _ in range(5))
+    # What ``rng.choice(GENERATE_NAME_ALPHABET)`` draws, five times, without its two calls per character:
+    # CPython's Random.choice takes ``_randbelow(27)``, which draws 27's bit length (5) of bits until they are
+    # below 27 (a test checks that this gives choice's names, seed after seed).
+    bits = rng.getrandbits
+    chars = []
+    for _ in range(5):
+        drawn = bits(_DRAWN_BITS)
+        while drawn >= _ALPHABET_SIZE:
+            drawn = bits(_DRAWN_BITS)
+        chars.append(GENERATE_NAME_ALPHABET[drawn])
+    return prefix + "".join(chars)
+
+
+_ALPHABET_SIZE = len(GENERATE_NAME_ALPHABET)
+_DRAWN_BITS = _ALPHABET_SIZE.bit_length()

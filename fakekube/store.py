@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -38,6 +37,7 @@ from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.resources import Registry, ResourceType, load_manifests
 from fakekube.serviceaccounts import ServiceAccountController
 from fakekube.tokens import TokenAuthority
+from fakekube.uids import uuid4_text
 from fakekube.verbs.binding import BindingVerbs
 from fakekube.verbs.crds import CrdVerbs
 from fakekube.verbs.create import CreateVerbs
@@ -152,7 +152,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return rfc3339(self.clock.now())  # rfc3339 keeps the current second's text: writes come many to a second
 
     def _new_uid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        return uuid4_text(self.rng)
 
     def _begin(self, verb: str, rt: ResourceType, namespace: str | None, name: str | None,
                subresource: str | None, actor: str, **extra: Any) -> AuditEntry:

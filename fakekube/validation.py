@@ -20,6 +20,8 @@ from fakekube.namerules import (
     byte_len,
     is_qualified_name,
     is_valid_label_value,
+    known_valid_annotation_keys,
+    known_valid_labels,
     name_is_dns_subdomain,
     validate_namespace_name,
 )
@@ -80,6 +82,8 @@ def _string_map(value: Any, field_path: str) -> tuple[dict[str, str], list[Field
 
 def validate_labels(labels: Any, field_path: str = "metadata.labels") -> list[FieldError]:
     """Errors are reported on the map itself, as upstream does (not per key)."""
+    if type(labels) is dict and known_valid_labels(labels):
+        return []
     good, errs = _string_map(labels, field_path)
     for k, v in good.items():
         # (Known-valid keys and values answer an empty list: most calls build no errors at all.)
@@ -93,6 +97,10 @@ def validate_labels(labels: Any, field_path: str = "metadata.labels") -> list[Fi
 
 
 def validate_annotations(annotations: Any, field_path: str = "metadata.annotations") -> list[FieldError]:
+    # Keys known to pass leave only the total size to check.
+    if (type(annotations) is dict and known_valid_annotation_keys(annotations)
+            and sum(byte_len(k) + byte_len(v) for k, v in annotations.items()) <= TOTAL_ANNOTATION_SIZE_LIMIT):
+        return []
     good, errs = _string_map(annotations, field_path)
     total = 0
     for k, v in good.items():

@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from freezegun import freeze_time
 
+from fakekube import clock
 from fakekube.clock import RealClock, VirtualClock, parse_rfc3339, rfc3339
 from fakekube.store import Store
 
@@ -69,3 +70,25 @@ def test_rfc3339_within_and_across_a_second() -> None:
     assert rfc3339(base - timedelta(microseconds=1)) == "2026-04-02T10:00:04Z"
     assert rfc3339(base.replace(tzinfo=None)) == rfc3339(base.replace(tzinfo=None))  # naive: local time, not cached
     assert rfc3339(datetime(2026, 4, 2, 12, 0, 5, 500, tzinfo=timezone(timedelta(hours=2)))) == "2026-04-02T10:00:05Z"
+
+
+@pytest.mark.parametrize("moment", [
+    datetime(1970, 1, 1, tzinfo=UTC),
+    datetime(2026, 11, 29, 15, 56, 38, 999_999, tzinfo=UTC),
+    datetime(2026, 11, 29, 15, 56, 39, tzinfo=UTC),
+    datetime(2106, 2, 7, 6, 28, 15, 999_999, tzinfo=UTC),
+    datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC),
+    datetime(999, 1, 2, 3, 4, 5, tzinfo=UTC),
+    datetime(2026, 11, 29, 17, 56, 38, tzinfo=timezone(timedelta(hours=2))),
+])
+def test_rfc3339_after_its_neighbours_is_the_formatting_without_the_cache(moment: datetime) -> None:
+    """Each moment, right after its neighbours a microsecond apart were formatted, shows its own second."""
+    expected = clock._format_rfc3339(moment)
+    for step in (timedelta(microseconds=-1), timedelta(microseconds=1)):
+        try:
+            neighbour = moment + step
+        except OverflowError:
+            continue
+        rfc3339(neighbour)
+        assert rfc3339(moment) == expected
+

@@ -591,3 +591,43 @@ def test_one_pass_over_changed_fields_agrees_with_every_check(changes: dict, old
            **old_changes}
     new = {k: v for k, v in {**old, **changes}.items() if k not in dropped}
     assert causes(validate_object_meta_update(new, old)) == causes(_every_update_check(new, old))
+
+
+class _Text(str):
+    """A str subclass: the known-valid shortcut takes exact strings only."""
+
+
+def test_label_and_annotation_maps_known_valid_still_report_what_is_wrong() -> None:
+    from fakekube.validation import TOTAL_ANNOTATION_SIZE_LIMIT, validate_annotations, validate_labels
+
+    assert validate_labels({"app": "web", "Tier": "x"}) == []  # both now known to pass
+    assert validate_annotations({"Example.com/Owner": "a"}) == []
+    # Known keys, a value that fails (or is not a string), a new key that fails: all still reported.
+    assert [e.value for e in validate_labels({"app": "web", "Tier": "-x"})] == ["-x"]
+    assert [e.type for e in validate_labels({"app": 5})] == ["FieldValueTypeInvalid"]
+    assert [e.value for e in validate_labels({"app": "web", "bad key": "x"})] == ["bad key"]
+    assert validate_labels({_Text("app"): _Text("web")}) == []
+    big = "v" * (TOTAL_ANNOTATION_SIZE_LIMIT // 2)
+    assert [e.type for e in validate_annotations({"example.com/owner": big, "Example.com/Owner": big})] == [
+        "FieldValueTooLong"]
+    assert [e.type for e in validate_annotations({"example.com/owner": None})] == ["FieldValueTypeInvalid"]
+    assert [e.value for e in validate_annotations({"example.com/owner": "a", "/x": "b"})] == ["/x"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 42, "names", None])
+def test_generate_name_draws_what_random_choice_draws(seed: Any) -> None:
+    """Same seed, same names: the drawing loop is random.Random.choice's, character for character."""
+    ours, theirs = random.Random(seed), random.Random(seed)
+    theirs.setstate(ours.getstate())
+    for i in range(500):
+        prefix = "p" * (i % 70)
+        expected = prefix[:58] + "".join(theirs.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+        assert generate_name(prefix, ours) == expected
+
+
+def test_generate_name_asks_a_random_subclass_to_choose() -> None:
+    class Fixed(random.Random):
+        def choice(self, seq: Any) -> Any:
+            return seq[0]
+
+    assert generate_name("x-", Fixed(1)) == "x-bbbbb"

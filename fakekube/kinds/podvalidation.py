@@ -11,12 +11,14 @@ left out is listed in docs/not-emulated.md.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from fakekube import quantity
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from fakekube.jsonvalues import encode_json, json_equal
+from fakekube.kinds.admission import TOKEN_VOLUME_PREFIX
 from fakekube.kinds.checks import (
     dns_label,
     dns_subdomain,
@@ -28,7 +30,7 @@ from fakekube.kinds.checks import (
     port_number,
     seq,
 )
-from fakekube.namerules import is_qualified_name, is_valid_label_value, remember_valid
+from fakekube.namerules import GENERATE_NAME_ALPHABET, is_qualified_name, is_valid_label_value, remember_valid
 from fakekube.validation import validate_labels
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
@@ -238,8 +240,56 @@ def validate_tolerations(tolerations: Any, path: str) -> list[FieldError]:
     return errs
 
 
+# Specs known to pass every check of validate_pod_spec, by their JSON text with the names of admission's token
+# volumes masked (``_spec_key``): a workload's pods repeat their template's spec, but each pod's ServiceAccount
+# admission adds a volume with a random name (``kube-api-access-`` and five characters of the generateName
+# alphabet) and mounts it in every container. Only valid specs are remembered, at most ~16 MB of them.
+_VALID_SPECS: set[bytes] = set()
+_MAX_VALID_SPECS = 1_000
+_MAX_SPEC_TEXT = 16_384
+_TOKEN_VOLUME_NAME = re.compile(f"{re.escape(TOKEN_VOLUME_PREFIX)}[{GENERATE_NAME_ALPHABET}]{{5}}")
+
+
+def _spec_key(spec: Any, is_pod: bool) -> bytes | None:
+    """The spec's JSON text, each volume name shaped like admission's token volume's replaced by a mark of its
+    own (its rank between NUL bytes, which JSON text never holds raw), wherever the name occurs.
+
+    Two specs with the same key differ only in which such names they use, in the same places. That cannot
+    change whether they pass: every check treats those names alike. They are all valid DNS labels and label
+    values of one length, made of characters each pattern here puts in the same class (lower-case letters and
+    digits, away from the ends); none is in a list of supported values, none parses as a number or quantity
+    (the prefix has letters and dashes); and names are otherwise only compared for equality (duplicate volumes,
+    a mount's volume), which the marks keep: one mark per distinct name, and a name occurs nowhere unmarked.
+    None when there is no exact JSON text (``fakekube.jsonvalues.encode_json``)."""
+    if type(spec) is not dict:
+        return None
+    text = encode_json(spec)
+    if text is None or len(text) > _MAX_SPEC_TEXT:
+        return None
+    masked: dict[str, bytes] = {}
+    for volume in seq(spec.get("volumes")):
+        name = volume.get("name") if type(volume) is dict else None
+        if type(name) is str and name not in masked and _TOKEN_VOLUME_NAME.fullmatch(name):
+            masked[name] = b"\0%d\0" % len(masked)
+    for name, mark in masked.items():
+        text = text.replace(name.encode(), mark)
+    return (b"pod:" if is_pod else b"template:") + text
+
+
 def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[FieldError]:
     """``ValidatePodSpec`` (plus the pod-only container checks when ``is_pod``)."""
+    key = _spec_key(spec, is_pod)
+    if key is not None and key in _VALID_SPECS:
+        return []
+    errs = _validate_pod_spec(spec, path, is_pod=is_pod)
+    if key is not None and not errs:
+        if len(_VALID_SPECS) >= _MAX_VALID_SPECS:
+            _VALID_SPECS.clear()
+        _VALID_SPECS.add(key)
+    return errs
+
+
+def _validate_pod_spec(spec: Any, path: str, *, is_pod: bool) -> list[FieldError]:
     spec = mapping(spec)
     volumes, errs = validate_volumes(spec.get("volumes"), f"{path}.volumes")
     containers = seq(spec.get("containers"))

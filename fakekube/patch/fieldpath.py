@@ -332,20 +332,22 @@ def object_tree(obj: dict, schema: PatchSchema | None) -> dict:
         if type(v) in _SCALARS or not v:
             tree["f:" + k] = {}
         elif k == "metadata":
-            tree["f:" + k] = _value_tree(v, schema.field(k) or UNTYPED)
+            # Only an object's metadata has the fields no manager owns (STRIPPED): they are left out before the
+            # walk (a tree of any other value names no ``f:`` fields at its top).
+            if isinstance(v, dict):
+                v = {mk: mv for mk, mv in v.items() if mk not in _STRIPPED_META}
+            tree["f:" + k] = _value_tree(v, schema.field(k) or UNTYPED) if v else {}
         else:
             tree["f:" + k] = _remembered_tree(v, schema.field(k) or UNTYPED)
     tree.pop("f:apiVersion", None)
     tree.pop("f:kind", None)
-    meta = tree.get("f:metadata")
-    if meta is not None:
-        for path in STRIPPED:
-            if len(path) == 2:
-                meta.pop(path[1], None)
-        meta.pop(".", None)
-        if not meta:
-            del tree["f:metadata"]
+    if not tree.get("f:metadata", True):
+        del tree["f:metadata"]
     return tree
+
+
+# The metadata fields of STRIPPED, by name.
+_STRIPPED_META = frozenset(path[1][2:] for path in STRIPPED if len(path) == 2)
 
 
 _SUBTREES: dict[bytes, tuple[PatchSchema, dict]] = {}

@@ -16,6 +16,7 @@ from fakekube.records import (
 )
 from fakekube.resources import ResourceType
 from fakekube.strategies import CreateRequest, Strategy
+from fakekube.verbs.defaulted import decoded_defaulted, with_placeholders
 
 
 class CreateVerbs:
@@ -82,7 +83,13 @@ class CreateVerbs:
 
     def _create(self, rt: ResourceType, body: Any, namespace: str | None, entry: AuditEntry, dry_run: bool,
                 manager: str | None, report: FieldReport | None = None) -> dict[str, Any]:
-        obj = self._check_body(rt, body, report)
+        # A template's repeated spec is decoded and defaulted once (verbs.defaulted); the rest as usual.
+        defaulted = decoded_defaulted(rt, body)
+        if defaulted is None:
+            obj = self._check_body(rt, body, report)
+        else:
+            obj = self._check_body(rt, with_placeholders(body, defaulted), report)
+            obj.update(defaulted)
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         meta = obj["metadata"]
         if target.namespaced:
@@ -104,7 +111,8 @@ class CreateVerbs:
         meta["creationTimestamp"] = self._now()
         meta.pop("generation", None)
         strategy = target.strategy
-        strategy.default(obj)
+        if defaulted is None:
+            strategy.default(obj)
         # The field manager sees the decoded, defaulted request, before admission and the strategy change it
         # (a status the create drops is a reset field, not the manager's).
         status = obj.pop("status", None) if strategy.has_status else None

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import hypothesis.strategies as st
+import pytest
 from hypothesis import given, settings
 
 from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
@@ -26,6 +28,11 @@ PODS = st.fixed_dictionaries({
     "metadata": st.fixed_dictionaries({"name": st.just("p")}, optional={
         "labels": st.dictionaries(NAMES, st.sampled_from(["1", "2"]), max_size=2),
         "finalizers": st.lists(NAMES, max_size=2, unique=True),
+        # Fields no manager owns: left out of every tree.
+        "uid": st.just("u-1"), "namespace": st.just("ns"), "generateName": st.just("p-"),
+        "creationTimestamp": st.just("2026-01-01T00:00:00Z"), "resourceVersion": st.just("5"),
+        "managedFields": st.just([{"manager": "m", "operation": "Update"}]),
+        "annotations": st.dictionaries(NAMES, st.just("a"), max_size=2),
     }),
 }, optional={
     "spec": st.fixed_dictionaries({}, optional={
@@ -39,6 +46,13 @@ PODS = st.fixed_dictionaries({
                                unique_by=lambda c: c["type"]),
     }),
 })
+
+
+@pytest.mark.parametrize("meta", [{}, {"uid": "u"}, ["x"], "text", {"labels": {}}, {"labels": {"a": "1"}, "uid": "u"}])
+def test_object_tree_of_odd_metadata_is_the_field_set_encoded(meta: Any) -> None:
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"nodeName": "n"}}
+    for schema in (POD, None):
+        assert _encoded(fp.object_tree(obj, schema)) == _encoded(fp.to_fields_v1(fp.field_set(obj, schema)))
 
 
 def _encoded(tree: dict) -> str:
