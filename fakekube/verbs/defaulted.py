@@ -3,7 +3,7 @@
 Objects of a kind are often made from one template — a workload's pods repeat their template's spec — and
 what a create makes of such a field depends on nothing but its value: the typed decoder is a pure walk, and a
 strategy that declares ``defaulted_fields`` says its ``default`` reads and writes those fields alone. So a
-create remembers, by the fields' JSON text, the bytes of what decoding then defaulting made of them; a body
+create remembers, by the fields' JSON text (from the second time it sees it), the bytes of what decoding then defaulting made of them; a body
 sending the same values again gets a fresh copy of those bytes (one C decode) instead of the two Python
 walks. The rest of the body is decoded as before, with an empty object standing in for each remembered
 field (same key, same place, so key order is unchanged).
@@ -31,6 +31,7 @@ from fakekube.resources import ResourceType
 # templates of a run, not every object (at most ~32 MB).
 _REMEMBERED: dict[tuple[Any, type, bytes], tuple[list[Any], bytes]] = {}
 _MAX_REMEMBERED = 1_000
+_SEEN_ONCE: tuple[list[Any], bytes] = ([], b"")  # a key's first sighting (compared by identity)
 _MAX_TEXT = 16_384
 _TYPE_META = ("apiVersion", "kind", "metadata")
 
@@ -55,7 +56,14 @@ def decoded_defaulted(rt: ResourceType, body: Any) -> dict[str, Any] | None:
         return None
     key = (model, type(strategy), text)
     known = _REMEMBERED.get(key)
-    if known is not None and known[0] == values:
+    if known is None:
+        # A value seen once is only noted: remembering costs two encodes and a copy, which a body that never
+        # comes back (every spec distinct) would pay on every create for nothing.
+        if len(_REMEMBERED) >= _MAX_REMEMBERED:
+            _REMEMBERED.clear()
+        _REMEMBERED[key] = _SEEN_ONCE
+        return None
+    if known is not _SEEN_ONCE and known[0] == values:
         return dict(zip(fields, decode_json_bytes(known[1]), strict=True))
     decoders = _field_decoders(model, fields)
     if decoders is None:

@@ -124,3 +124,17 @@ def test_a_spec_changed_in_place_after_it_was_remembered_is_decoded_again(kube: 
     body["spec"]["containers"][0]["ports"][0]["containerPort"] = "80"  # a string where an int32 goes
     with pytest.raises(errors.BadRequest, match="cannot unmarshal string"):
         kube.create("pods", body, "default")
+
+
+def test_a_spec_is_remembered_the_second_time_it_is_seen_and_served_from_then_on(kube: Store) -> None:
+    defaulted._REMEMBERED.clear()
+    rt = kube.resolve("pods")
+    assert defaulted.decoded_defaulted(rt, _pod("a")) is None  # first sighting: noted, the full path decodes
+    first = defaulted.decoded_defaulted(rt, _pod("b"))  # second: decoded, defaulted and remembered
+    third = defaulted.decoded_defaulted(rt, _pod("c"))  # third: served from what was remembered
+    assert first is not None and third == first
+    assert third["spec"] is not first["spec"]
+    assert third["spec"]["containers"][0] is not first["spec"]["containers"][0]
+    # A spec never seen twice never costs more than the note of its text.
+    assert defaulted.decoded_defaulted(rt, _pod("d") | {"spec": {"containers": [{"name": "x", "image": "y"}]}}) \
+        is None
