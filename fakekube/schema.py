@@ -5,16 +5,17 @@ kubernetes/apiextensions-apiserver ``pkg/apiserver/validation/validation.go`` (`
 ``pkg/apiserver/schema/{pruning,defaulting,listtype,objectmeta}``. See docs/validation.md.
 
 A schema is compiled once into a tree of ``_Node`` objects; validating walks the object and the tree
-together, building a field path string only for the fields it visits.
+together, building a field path string only for the fields it visits. The pruning and defaulting walks over
+the same tree are in ``fakekube.schemaprune``; ``StructuralSchema`` is the one entry point to both.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from typing import Any
 
+from fakekube import schemaprune
 from fakekube.errors import (
     FieldError,
     duplicate,
@@ -30,10 +31,8 @@ from fakekube.schemavalues import FORMATS, go_float, go_number, json_type
 
 __all__ = ["StructuralSchema"]
 
-_META_FIELDS = frozenset(("apiVersion", "kind", "metadata"))
 _ABSENT: Any = object()  # no old value to compare with
 _NO_MEMBERS: dict[str, Any] = {}
-_LEAVES = frozenset((str, int, float, bool, type(None)))
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
@@ -332,144 +331,10 @@ class _Node:
                     else:
                         self.items.validate_lists(item, f"{path}[{i}]", errs)
 
-    # ----------------------------------------------------------------------------- pruning
-
-    def prune(self, value: Any, root: bool = False, where: list[Any] | None = None,
-              pruned: list[str] | None = None) -> None:
-        """Drop what the schema does not declare; ``pruned`` collects the dropped paths (``spec.a[0].b``).
-        ``where`` is the location of ``value`` (keys and list indices), kept up to date as the walk goes and
-        rendered only for what is dropped."""
-        # The resource root is treated as an embedded resource: apiVersion/kind/metadata are never pruned.
-        keep_meta = self.embedded or root
-        if where is None:
-            where = []
-        if self.preserve_unknown:
-            self._skip_prune(value, keep_meta, where, pruned)
-            return
-        if isinstance(value, dict):
-            for key in list(value):
-                if keep_meta and key in _META_FIELDS:
-                    continue
-                node = self._member(key)
-                if node is None:
-                    del value[key]
-                    if pruned is not None:
-                        pruned.append(_render(where, key))
-                elif type(item := value[key]) not in _LEAVES:  # a scalar has nothing to prune
-                    where.append(key)
-                    node.prune(item, False, where, pruned)
-                    where.pop()
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if type(item) in _LEAVES:
-                    continue
-                where.append(i)
-                if self.items is None:
-                    _prune_everything(item, where, pruned)
-                else:
-                    self.items.prune(item, False, where, pruned)
-                where.pop()
-
-    def _skip_prune(self, value: Any, keep_meta: bool, where: list[Any], pruned: list[str] | None) -> None:
-        # Unknown fields stay, but known ones are still pruned below (their own schema may not preserve).
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if (keep_meta or self.embedded) and key in _META_FIELDS:
-                    continue
-                node = self.properties.get(key) or self.additional
-                if node is not None and type(item) not in _LEAVES:
-                    where.append(key)
-                    node.prune(item, False, where, pruned)
-                    where.pop()
-        elif isinstance(value, list) and self.items is not None:
-            for i, item in enumerate(value):
-                if type(item) in _LEAVES:
-                    continue
-                where.append(i)
-                self.items._skip_prune(item, False, where, pruned)
-                where.pop()
-
     def _member(self, key: str) -> _Node | None:
         """The schema of member ``key`` of an object: its property's, else additionalProperties' (None: neither)."""
         node = self.properties.get(key)
         return node if node is not None else self.additional
-
-    def would_prune(self, value: Any, root: bool = False) -> bool:
-        """Whether ``prune`` would drop anything from ``value`` (which is left as it is): the same walk, stopping
-        at the first field it would drop."""
-        keep_meta = self.embedded or root
-        if self.preserve_unknown:
-            return self._would_skip_prune(value, keep_meta)
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if keep_meta and key in _META_FIELDS:
-                    continue
-                node = self._member(key)
-                if node is None:
-                    return True
-                if type(item) not in _LEAVES and node.would_prune(item):
-                    return True
-        elif isinstance(value, list):
-            for item in value:
-                if type(item) in _LEAVES:
-                    continue
-                if self.items is None:
-                    if _holds_a_member(item):
-                        return True
-                elif self.items.would_prune(item):
-                    return True
-        return False
-
-    def _would_skip_prune(self, value: Any, keep_meta: bool) -> bool:
-        """``would_prune`` for ``_skip_prune``'s walk (under a node that preserves unknown fields)."""
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if (keep_meta or self.embedded) and key in _META_FIELDS:
-                    continue
-                node = self.properties.get(key) or self.additional
-                if node is not None and type(item) not in _LEAVES and node.would_prune(item):
-                    return True
-        elif isinstance(value, list) and self.items is not None:
-            return any(type(item) not in _LEAVES and self.items._would_skip_prune(item, False) for item in value)
-        return False
-
-    # ----------------------------------------------------------------------------- defaulting
-
-    def apply_defaults(self, value: Any) -> None:
-        if isinstance(value, dict):
-            for key, node in self.properties.items():
-                if node.has_default and (key not in value or (value[key] is None and not node.nullable)):
-                    value[key] = copy.deepcopy(node.default)
-            for key in list(value):
-                node = self.properties.get(key)
-                if node is not None:
-                    node.apply_defaults(value[key])
-                elif self.additional is not None:
-                    add = self.additional
-                    if value[key] is None and not add.nullable and add.has_default:
-                        value[key] = copy.deepcopy(add.default)
-                    add.apply_defaults(value[key])
-        elif isinstance(value, list) and self.items is not None:
-            items = self.items
-            for i, item in enumerate(value):
-                if item is None and not items.nullable and items.has_default:
-                    value[i] = copy.deepcopy(items.default)
-                items.apply_defaults(value[i])
-
-    def prune_nulls(self, value: Any) -> None:
-        """``PruneNonNullableNullsWithoutDefaults``: drop ``null`` where the schema neither allows nor defaults it."""
-        if isinstance(value, dict):
-            for key in list(value):
-                node = self.properties.get(key) or self.additional
-                if node is None:
-                    continue
-                if value[key] is None and not node.nullable and not node.has_default:
-                    del value[key]
-                else:
-                    node.prune_nulls(value[key])
-        elif isinstance(value, list) and self.items is not None:
-            for item in value:
-                self.items.prune_nulls(item)
 
 
 def _same(value: Any, old: Any) -> bool:
@@ -490,41 +355,6 @@ def _same(value: Any, old: Any) -> bool:
 
 def _child(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
-
-def _render(where: list[Any], key: str | None = None) -> str:
-    """A pruned location as apiextensions-apiserver names it: ``spec.items[0].foo``."""
-    parts: list[str] = []
-    for entry in (*where, key) if key is not None else where:
-        if isinstance(entry, int):
-            parts.append(f"[{entry}]")
-        else:
-            parts.append(f".{entry}" if parts else entry)
-    return "".join(parts)
-
-
-def _prune_everything(value: Any, where: list[Any], pruned: list[str] | None) -> None:
-    """Pruning under no schema: objects lose every field, lists are walked."""
-    if isinstance(value, dict):
-        if pruned is not None:
-            pruned.extend(_render(where, key) for key in value)
-        value.clear()
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            where.append(i)
-            _prune_everything(item, where, pruned)
-            where.pop()
-
-
-
-
-def _holds_a_member(value: Any) -> bool:
-    """Whether ``_prune_everything`` would drop something: an object with a member, at any depth in lists."""
-    if isinstance(value, dict):
-        return bool(value)
-    if isinstance(value, list):
-        return any(_holds_a_member(item) for item in value)
-    return False
 
 
 def _has_duplicates(values: list[Any]) -> bool:
@@ -612,14 +442,14 @@ class StructuralSchema:
         Returns the dropped paths, sorted, as apiextensions-apiserver ``pruning.PruneWithOptions`` reports
         them for ``fieldValidation``."""
         pruned: list[str] = []
-        self._root.prune(obj, True, [], pruned)
+        schemaprune.prune(self._root, obj, True, [], pruned)
         return sorted(pruned)
 
     def would_prune(self, obj: Any) -> bool:
         """Whether ``prune`` would drop anything from ``obj``, without changing or copying it."""
-        return self._root.would_prune(obj, True)
+        return schemaprune.would_prune(self._root, obj, True)
 
     def apply_defaults(self, obj: Any) -> None:
         """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does)."""
-        self._root.apply_defaults(obj)
-        self._root.prune_nulls(obj)
+        schemaprune.apply_defaults(self._root, obj)
+        schemaprune.prune_nulls(self._root, obj)
