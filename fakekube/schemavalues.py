@@ -40,23 +40,35 @@ def go_number(value: float | int) -> str:
     return str(value) if isinstance(value, int) else go_float(value)
 
 
+# The kind of a value decoded from JSON: by its exact type (the common case), else by isinstance for a
+# subclass, in this order (bool before int: True is an int). Each consumer names the kinds in its own words.
+_KIND_CHECKS: tuple[tuple[type, str], ...] = (
+    (type(None), "null"), (bool, "bool"), (int, "int"), (float, "float"), (str, "string"), (list, "array"),
+    (dict, "object"),
+)
+_KIND_BY_TYPE: dict[type, str] = dict(_KIND_CHECKS)
+
+
+def json_kind(value: Any) -> str | None:
+    """``null``, ``bool``, ``int``, ``float``, ``string``, ``array`` or ``object``; None for anything else."""
+    kind = _KIND_BY_TYPE.get(type(value))
+    if kind is not None:
+        return kind
+    for cls, name in _KIND_CHECKS:
+        if isinstance(value, cls):
+            return name
+    return None
+
+
+_OPENAPI_TYPES: dict[str | None, str] = {
+    "null": "null", "bool": "boolean", "int": "integer", "float": "number", "string": "string", "array": "array",
+    "object": "object",
+}
+
+
 def json_type(value: Any) -> str:
-    """The OpenAPI type name kube-openapi infers for a decoded JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return ""
+    """The OpenAPI type name kube-openapi infers for a decoded JSON value ("" for a non-JSON value)."""
+    return _OPENAPI_TYPES.get(json_kind(value), "")
 
 
 # ------------------------------------------------------------------------------------------ formats

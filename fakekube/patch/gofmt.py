@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.schemavalues import go_float
+from fakekube.schemavalues import go_float, json_kind
 
 
 def go_value(value: Any) -> str:
@@ -27,20 +27,11 @@ def go_value(value: Any) -> str:
     return str(value)
 
 
+_GO_TYPES = {"null": "<nil>", "bool": "bool", "int": "int64", "float": "float64", "string": "string",
+             "object": "map[string]interface {}", "array": "[]interface {}"}
+
+
 def go_type(value: Any) -> str:
     """``reflect.TypeOf(v).String()`` for a value decoded from JSON by apimachinery."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    if isinstance(value, list):
-        return "[]interface {}"
-    return type(value).__name__
+    kind = json_kind(value)
+    return _GO_TYPES[kind] if kind is not None else type(value).__name__

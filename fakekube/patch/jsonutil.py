@@ -7,6 +7,7 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.jsonvalues import json_copy
+from fakekube.schemavalues import json_kind
 
 
 def go_key(value: Any) -> Any:
@@ -50,16 +51,11 @@ def _go_syntax_message(text: str, exc: ValueError) -> str:
     return f"invalid character '{char}' {msg}"
 
 
+_GO_JSON_KINDS: dict[str | None, str] = {
+    "bool": "bool", "int": "number", "float": "number", "string": "string", "array": "array", "object": "object",
+}
+
+
 def go_json_kind(value: Any) -> str:
     """The JSON kind word encoding/json uses in "cannot unmarshal <kind> into Go value of type ..."."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
+    return _GO_JSON_KINDS.get(json_kind(value), "null")
