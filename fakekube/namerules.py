@@ -120,21 +120,21 @@ def _dns1123_label_errors(value: str) -> list[str]:
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     """RFC 1123 subdomain (most kinds, all custom resources): at most 253 characters."""
-    errs: list[str] = []
-    if byte_len(value) > 253:
-        errs.append(_max_len_chars(253))
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_SUBDOMAIN_REGEX_ERR)
-    return errs
+    return _length_and_pattern(value, 253, _DNS1123_SUBDOMAIN_RE, _SUBDOMAIN_REGEX_ERR)
 
 
 def is_dns1035_label(value: str) -> list[str]:
     """RFC 1035 label (services): must start with a letter."""
+    return _length_and_pattern(value, 63, _DNS1035_LABEL_RE, _DNS1035_REGEX_ERR)
+
+
+def _length_and_pattern(value: str, limit: int, pattern: re.Pattern[str], pattern_error: str) -> list[str]:
+    """The two checks of apimachinery's simple name validators, each reported: length first, then form."""
     errs: list[str] = []
-    if byte_len(value) > 63:
-        errs.append(_max_len_chars(63))
-    if not _DNS1035_LABEL_RE.fullmatch(value):
-        errs.append(_DNS1035_REGEX_ERR)
+    if byte_len(value) > limit:
+        errs.append(_max_len_chars(limit))
+    if not pattern.fullmatch(value):
+        errs.append(pattern_error)
     return errs
 
 
