@@ -132,6 +132,26 @@ def custom_metadata_unknown(version: Any, meta: dict[str, Any]) -> list[str]:
     return [f"metadata.{key}" for key in unknown]
 
 
+def prune_custom(version: Any, rt: ResourceType, obj: dict[str, Any]) -> list[str]:
+    """Drop what a custom resource's schema (and ObjectMeta of Kubernetes ``version``, when known) does not
+    declare; the dropped paths."""
+    unknown: list[str] = []
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and version is not None:
+        unknown += custom_metadata_unknown(version, meta)
+    if rt.schema is not None:
+        unknown += rt.schema.prune(obj)
+    return unknown
+
+
+def custom_would_prune(version: Any, rt: ResourceType, obj: dict[str, Any]) -> bool:
+    """Whether ``prune_custom`` would drop anything from ``obj``, asked without copying or changing it."""
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and version is not None and not object_meta_fields(version).issuperset(meta):
+        return True
+    return rt.schema is not None and rt.schema.would_prune(obj)
+
+
 @cache
 def object_meta_fields(version: Any) -> frozenset[str]:
     return frozenset(definitions(version)[OBJECT_META]["properties"])

@@ -453,7 +453,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             obj, unknown = decoded.value, decoded.unknown
         else:
             obj = json_copy(body)
-            unknown = self._prune_custom(rt, obj)
+            unknown = decoding.prune_custom(self.registry.kubernetes_version, rt, obj)
         if report is not None:
             report.body(rt, duplicates, unknown)
         if rt.to_storage is not None and api_version in (None, rt.api_version):
@@ -476,16 +476,6 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
             raise errors.BadRequest("metadata must be an object")
         rest = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
         return {"apiVersion": api_version or rt.api_version, "kind": rt.kind, "metadata": meta, **rest}
-
-    def _prune_custom(self, rt: ResourceType, obj: dict[str, Any]) -> list[str]:
-        """Drop what a custom resource's schema (and ObjectMeta) does not declare; the dropped paths."""
-        unknown: list[str] = []
-        meta = obj.get("metadata")
-        if isinstance(meta, dict) and self.registry.kubernetes_version is not None:
-            unknown += decoding.custom_metadata_unknown(self.registry.kubernetes_version, meta)
-        if rt.schema is not None:
-            unknown += rt.schema.prune(obj)
-        return unknown
 
     def _prepare_schema(self, rt: ResourceType, obj: dict[str, Any]) -> None:
         """Defaults of a custom resource's schema (its unknown fields were pruned when the body or the patch's

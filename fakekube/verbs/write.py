@@ -286,7 +286,7 @@ class WriteVerbs:
             unknown = decode_patched_fields(rt, patched, touched,
                                             lambda: decoding.shown_patch(patch_type, patched, patch))
         else:
-            unknown = self._prune_custom(rt, patched)
+            unknown = decoding.prune_custom(self.registry.kubernetes_version, rt, patched)
         report.patch(shown, problems + report.problems([], unknown))
 
     def _patch_may_need_decoding(self, rt: ResourceType, patch_type: str, patch: Any) -> bool:
@@ -296,14 +296,7 @@ class WriteVerbs:
             return decoding.patch_may_need_decoding(rt, patch_type, patch)
         if not isinstance(patch, dict) or not patch_type.startswith("application/merge-patch"):
             return True
-        # What _prune_custom would drop from the patch, asked without copying or changing it.
-        meta = patch.get("metadata")
-        version = self.registry.kubernetes_version
-        if isinstance(meta, dict) and version is not None:
-            known = decoding.object_meta_fields(version)
-            if any(key not in known for key in meta):
-                return True
-        return rt.schema is not None and rt.schema.would_prune(patch)
+        return decoding.custom_would_prune(self.registry.kubernetes_version, rt, patch)
 
     def _apply(self, rt: ResourceType, namespace: str | None, name: str, body: Any, subresource: str | None,
                entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool) -> dict[str, Any]:
@@ -335,7 +328,7 @@ class WriteVerbs:
             # merges field by field, and list items by key, so a value keeps its type's place), or is one of
             # the managedFields entries the apply wrote, of declared fields and string values.
         else:
-            self._prune_custom(rt, result)
+            decoding.prune_custom(self.registry.kubernetes_version, rt, result)
         if record is None:
             if subresource:
                 raise errors.NotFound(rt.plural, rt.group, name)
