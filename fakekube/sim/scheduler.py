@@ -104,7 +104,7 @@ class Task:
 def step(task: Task, value: Any, exc: BaseException | None) -> float | Future | None:
     """Run ``task`` to its next await and return what it yields (a delay or a :class:`Future`); None once it
     has ended, with its result or its exception recorded and its joiner told. Both schedulers (virtual and
-    wall time) step tasks so (the virtual one has the same steps inlined in its loop)."""
+    wall time) step tasks so."""
     try:
         return task.coro.throw(exc) if exc is not None else task.coro.send(value)
     except StopIteration as stop:
@@ -219,25 +219,14 @@ class Scheduler:
                 continue
             self.steps += 1
             self.current = task
-            # ``step`` inlined: one Python call less on every resumption.
-            try:
-                command = task.coro.throw(exc) if exc is not None else task.coro.send(value)
-            except StopIteration as stop:
-                self.current = None
-                task.done, task.result = True, stop.value
-                if task._future is not None:
-                    task._future.set_result(stop.value)
-                continue
-            except BaseException as error:  # noqa: BLE001 - a task's failure is reported, not fatal to the loop
-                self.current = None
-                task.done, task.exception = True, error
-                if task._future is not None:
-                    task._future.set_exception(error)
-                self.task_errors.append((task, error))
-                if stop_on_error:
-                    break
-                continue
+            command = step(task, value, exc)
             self.current = None
+            if command is None:  # the task has ended
+                if task.exception is not None:
+                    self.task_errors.append((task, task.exception))
+                    if stop_on_error:
+                        break
+                continue
             if type(command) is Future:
                 command._resume_when_done(task)
             else:  # a delay in seconds
