@@ -28,6 +28,8 @@ STRIPPED: frozenset[Path] = frozenset(
         )
     }
 )
+# The metadata fields of STRIPPED (those no manager owns), by name.
+STRIPPED_META_FIELDS = frozenset(path[1][2:] for path in STRIPPED if len(path) == 2)
 
 
 def _dumps(value: Any) -> str:
@@ -335,7 +337,7 @@ def object_tree(obj: dict, schema: PatchSchema | None) -> dict:
             # Only an object's metadata has the fields no manager owns (STRIPPED): they are left out before the
             # walk (a tree of any other value names no ``f:`` fields at its top).
             if isinstance(v, dict):
-                v = {mk: mv for mk, mv in v.items() if mk not in _STRIPPED_META}
+                v = {mk: mv for mk, mv in v.items() if mk not in STRIPPED_META_FIELDS}
             tree["f:" + k] = _value_tree(v, schema.field(k) or UNTYPED) if v else {}
         else:
             tree["f:" + k] = _remembered_tree(v, schema.field(k) or UNTYPED)
@@ -344,10 +346,6 @@ def object_tree(obj: dict, schema: PatchSchema | None) -> dict:
     if not tree.get("f:metadata", True):
         del tree["f:metadata"]
     return tree
-
-
-# The metadata fields of STRIPPED, by name.
-_STRIPPED_META = frozenset(path[1][2:] for path in STRIPPED if len(path) == 2)
 
 
 _SUBTREES: dict[bytes, tuple[PatchSchema, dict]] = {}

@@ -169,19 +169,15 @@ def compare(old: dict, new: dict, schema: PatchSchema | None) -> Comparison:
     return cmp
 
 
-# metadata fields the field manager never tracks: when both sides are scalars, their only path is stripped.
-_UNTRACKED_META = frozenset(path[1][2:] for path in fieldpath.STRIPPED if len(path) == 2)
-
-
 def _diff_map(old: dict, new: dict, schema: PatchSchema, prefix: Path, cmp: Comparison) -> None:
     in_metadata = prefix == ("f:metadata",)
     for key, new_value in new.items():
         old_value = old.get(key, _MISSING)
         if old_value is new_value or old_value == new_value or (in_metadata and key == "managedFields"):
             continue
-        if (in_metadata and key in _UNTRACKED_META and not isinstance(old_value, _CONTAINERS)
+        if (in_metadata and key in fieldpath.STRIPPED_META_FIELDS and not isinstance(old_value, _CONTAINERS)
                 and not isinstance(new_value, _CONTAINERS)):
-            continue  # (compare strips the path itself, and a scalar has no other)
+            continue  # untracked (compare strips the path itself), and a scalar has no other path
         child = schema.field(key) or UNTYPED
         path = (*prefix, "f:" + key)
         if old_value is _MISSING:
