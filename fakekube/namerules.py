@@ -146,10 +146,11 @@ _VALID_DNS_LABELS: set[str] = set()  # namespaces, container, volume and port na
 _MAX_REMEMBERED = 50_000
 
 
-def remember_valid(known: set[Any], value: Any, errs: list[Any]) -> list[Any]:
-    """``errs``, after remembering ``value`` (an exact str, or JSON bytes) in ``known`` when it is empty."""
+def remember_valid(known: set[Any], value: Any, errs: list[Any], limit: int = _MAX_REMEMBERED) -> list[Any]:
+    """``errs``, after remembering ``value`` (an exact str, or JSON bytes) in ``known`` when it is empty;
+    ``known`` starts again empty once it holds ``limit`` values."""
     if not errs and type(value) in (str, bytes):
-        if len(known) >= _MAX_REMEMBERED:
+        if len(known) >= limit:
             known.clear()
         known.add(value)
     return errs

@@ -282,11 +282,7 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[Fie
     if key is not None and key in _VALID_SPECS:
         return []
     errs = _validate_pod_spec(spec, path, is_pod=is_pod)
-    if key is not None and not errs:
-        if len(_VALID_SPECS) >= _MAX_VALID_SPECS:
-            _VALID_SPECS.clear()
-        _VALID_SPECS.add(key)
-    return errs
+    return errs if key is None else remember_valid(_VALID_SPECS, key, errs, _MAX_VALID_SPECS)
 
 
 def _validate_pod_spec(spec: Any, path: str, *, is_pod: bool) -> list[FieldError]:
