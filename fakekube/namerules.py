@@ -101,9 +101,7 @@ _LABEL_VALUE_REGEX_ERR = _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyVal
 
 def is_dns1123_label(value: str) -> list[str]:
     """RFC 1123 label (namespaces): at most 63 characters, no dots."""
-    if type(value) is str and value in _VALID_DNS_LABELS:
-        return []
-    return remember_valid(_VALID_DNS_LABELS, value, _dns1123_label_errors(value))
+    return _checked_once(_VALID_DNS_LABELS, value, _dns1123_label_errors)
 
 
 def _dns1123_label_errors(value: str) -> list[str]:
@@ -128,11 +126,12 @@ def is_dns1035_label(value: str) -> list[str]:
     return _length_and_pattern(value, 63, _DNS1035_LABEL_RE, _DNS1035_REGEX_ERR)
 
 
-def _length_and_pattern(value: str, limit: int, pattern: re.Pattern[str], pattern_error: str) -> list[str]:
-    """The two checks of apimachinery's simple name validators, each reported: length first, then form."""
+def _length_and_pattern(value: str, limit: int, pattern: re.Pattern[str], pattern_error: str,
+                        too_long: Callable[[int], str] = _max_len_chars) -> list[str]:
+    """The two checks of apimachinery's simple validators, each reported: length first, then form."""
     errs: list[str] = []
     if byte_len(value) > limit:
-        errs.append(_max_len_chars(limit))
+        errs.append(too_long(limit))
     if not pattern.fullmatch(value):
         errs.append(pattern_error)
     return errs
@@ -144,6 +143,13 @@ _VALID_QUALIFIED_NAMES: set[str] = set()
 _VALID_LABEL_VALUES: set[str] = set()
 _VALID_DNS_LABELS: set[str] = set()  # namespaces, container, volume and port names
 _MAX_REMEMBERED = 50_000
+
+
+def _checked_once(known: set[str], value: str, errors_of: Callable[[str], list[str]]) -> list[str]:
+    """``errors_of(value)``, asked only of a string not already known to pass (and remembered if it does)."""
+    if type(value) is str and value in known:
+        return []
+    return remember_valid(known, value, errors_of(value))
 
 
 def remember_valid(known: set[Any], value: Any, errs: list[Any], limit: int = _MAX_REMEMBERED) -> list[Any]:
@@ -158,9 +164,7 @@ def remember_valid(known: set[Any], value: Any, errs: list[Any], limit: int = _M
 
 def is_qualified_name(value: str) -> list[str]:
     """Label keys, annotation keys and finalizers: ``[prefix/]name``, prefix a DNS subdomain."""
-    if type(value) is str and value in _VALID_QUALIFIED_NAMES:
-        return []
-    return remember_valid(_VALID_QUALIFIED_NAMES, value, _qualified_name_errors(value))
+    return _checked_once(_VALID_QUALIFIED_NAMES, value, _qualified_name_errors)
 
 
 def _qualified_name_errors(value: str) -> list[str]:
@@ -211,14 +215,11 @@ def known_valid_annotation_keys(annotations: dict[Any, Any]) -> bool:
 
 def is_valid_label_value(value: str) -> list[str]:
     """Label values: empty, or at most 63 alphanumerics/``-_.`` starting and ending alphanumeric."""
-    if type(value) is str and value in _VALID_LABEL_VALUES:
-        return []
-    errs: list[str] = []
-    if byte_len(value) > 63:
-        errs.append(_max_len_bytes(63))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_LABEL_VALUE_REGEX_ERR)
-    return remember_valid(_VALID_LABEL_VALUES, value, errs)
+    return _checked_once(_VALID_LABEL_VALUES, value, _label_value_errors)
+
+
+def _label_value_errors(value: str) -> list[str]:
+    return _length_and_pattern(value, 63, _LABEL_VALUE_RE, _LABEL_VALUE_REGEX_ERR, _max_len_bytes)
 
 
 # ------------------------------------------------------------------------------------ name functions
