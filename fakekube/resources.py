@@ -103,8 +103,9 @@ class ResourceType:
         """Merge metadata for patches and managedFields, built on first use."""
         return self.schema_loader() if self.schema_loader is not None else None
 
-    @property
+    @cached_property
     def api_version(self) -> str:
+        # Read several times by every request; group and version never change once the type is built.
         return f"{self.group}/{self.version}" if self.group else self.version
 
     @property
