@@ -2,7 +2,7 @@
 
 A patch usually changes a few fields of a large object (one container's image, one pod condition). The
 engine can leave every subtree the patch does not reach as the stored object's own (by identity,
-``strategic_merge(share=True)``) instead of copying the whole object first; what the write then stores shares
+``strategic_merge(share=True)``, ``server_side_apply(share_live=True)``) instead of copying the whole object; what the write then stores shares
 those subtrees with the version before it, as a Pod's main write already shares its status and a status write
 its spec. Sharing is sound because nothing changes a stored object in place: not the store, not the engines
 (copy-on-write), not the answer (every caller gets ``Record.copy``), and, for the kinds that opt in
@@ -19,23 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.patch import STRATEGIC_MERGE_PATCH
+from fakekube.patch.jsonutil import own_top_levels
 from fakekube.resources import ResourceType
 from fakekube.verbs.unchanged import same_as_stored
 
+__all__ = ["may_share", "own_top_levels"]
 
-def may_share(rt: ResourceType, patch_type: str, stored: dict[str, Any], subresource: str | None) -> bool:
-    """Whether a patch of ``stored`` through ``rt`` may be applied without copying the stored object: a strategic
-    merge patch of a kind whose hooks allow it, served in its storage version (no conversion in between)."""
-    return (patch_type == STRATEGIC_MERGE_PATCH and subresource != "scale" and rt.strategy.patch_shares_stored
+
+def may_share(rt: ResourceType, stored: dict[str, Any] | None, subresource: str | None) -> bool:
+    """Whether a strategic merge patch or an apply over ``stored`` through ``rt`` may keep the stored object's
+    subtrees: a kind whose hooks allow it, served in its storage version (no conversion in between)."""
+    return (subresource != "scale" and rt.strategy.patch_shares_stored and stored is not None
             and same_as_stored(rt, stored))
-
-
-def own_top_levels(result: dict[str, Any], base: dict[str, Any]) -> None:
-    """Give ``result`` (a new top-level dict) its own copy of each top-level value it still shares with
-    ``base``, the document the engine patched, so changing a key of the object or of one of its top-level
-    values never reaches ``base``."""
-    for key, value in result.items():
-        kind = type(value)
-        if (kind is dict or kind is list) and value is base.get(key):
-            result[key] = value.copy()

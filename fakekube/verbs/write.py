@@ -10,7 +10,7 @@ from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
-from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
+from fakekube.patch import APPLY_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.records import (
@@ -259,7 +259,7 @@ class WriteVerbs:
                 entries = None
             base = with_placeholder(source) if entries else source
             # A strategic merge patch may even leave what it does not change shared (verbs.shared_patch).
-            shared = may_share(rt, kind, record.obj, subresource)
+            shared = kind == STRATEGIC_MERGE_PATCH and may_share(rt, record.obj, subresource)
             patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared)
             if shared:
                 own_top_levels(patched, base)
@@ -324,15 +324,19 @@ class WriteVerbs:
             if ignored in config:
                 config = {key: value for key, value in config.items() if key != ignored}
         record = self._bucket(rt).get(self._key(rt, namespace, name))
-        # server_side_apply copies what it changes, so the stored object is read without a copy first.
+        # server_side_apply copies what it changes, so the stored object is read without a copy first; for a
+        # kind that allows it, the result keeps the stored subtrees it leaves alone (verbs.shared_patch).
         live = self._view(rt)(record.obj) if record is not None else None
+        shared = may_share(rt, record.obj if record is not None else None, subresource)
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
-                                   live_is_stored=True)
+                                   live_is_stored=True, share_live=shared)
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
             same = record is not None and same_as_stored(rt, record.obj)
             if not (same and config_decoded):
+                if shared:
+                    result = json_copy(result)  # decoding drops unknown fields in place
                 decode_patched_fields(rt, result, set(config) if same else None,
                                       lambda: json.dumps(result, separators=(",", ":")))
             # else nothing to decode: every value of the result is the live object's (decoded when it was

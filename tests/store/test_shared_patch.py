@@ -71,6 +71,47 @@ STATUS_PATCHES: list[Any] = [
 ]
 
 
+APPLY = "application/apply-patch+yaml"
+
+
+def _config(spec: Any = None, status: Any = None, **meta: Any) -> dict[str, Any]:
+    config: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", **meta}}
+    if spec is not None:
+        config["spec"] = spec
+    if status is not None:
+        config["status"] = status
+    return config
+
+
+# (configuration, field manager, force, subresource)
+APPLIES: list[tuple[dict[str, Any], str, bool, str | None]] = [
+    (_config(labels={"x": "1"}), "a", False, None),
+    (_config(labels={"x": "2"}, annotations={"y": "1"}), "a", False, None),
+    (_config(labels={"x": "3"}), "a", False, None),  # the annotation it no longer applies is pruned
+    (_config(labels={"x": "4"}), "b", False, None),  # a conflict with "a"
+    (_config(labels={"x": "4"}), "b", True, None),
+    (_config({"containers": [{"name": "c0", "image": "applied:1"}]}), "a", True, None),
+    (_config({"containers": [{"name": "c1", "image": "applied:2", "bogus": 1}]}), "c", True, None),
+    (_config({"containers": [{"name": "c1", "image": 7}]}), "c", True, None),
+    (_config({"activeDeadlineSeconds": 20, "tolerations": [{"key": "t", "operator": "Exists"}]}), "d", True,
+     None),
+    (_config(labels={"n": None}), "e", False, None),  # a null in the configuration
+    (_config(status={"phase": "Failed"}), "a", False, None),  # ignored by the main resource
+    (_config(status={"conditions": [{"type": "Ready", "status": "False"}]}), "k", True, "status"),
+    (_config(status={"conditions": [{"type": "X", "status": "True", "lastProbeTime": None}]}), "k", True,
+     "status"),
+    (_config(labels={"x": "5"}), "a", True, None),  # over a status that now holds a null
+    (_config(), "a", False, None),
+]
+
+
+def _apply(store: Store, config: dict[str, Any], manager: str, force: bool, subresource: str | None,
+           validation: str = "Strict") -> Any:
+    return _outcome(lambda: store.patch("pods", "p", copy.deepcopy(config), "default", patch_type=APPLY,
+                                        field_manager=manager, force=force, subresource=subresource,
+                                        field_validation=validation))
+
+
 def _store(managed_fields: bool) -> Store:
     store = Store(managed_fields=managed_fields, seed=3, clock=VirtualClock())
     store.create("pods", copy.deepcopy(POD), "default")
@@ -117,6 +158,42 @@ def test_a_shared_patch_answers_as_the_copying_path_does(monkeypatch: pytest.Mon
     assert shared == _run(managed_fields, steps, validation)
 
 
+def _run_applies(managed_fields: bool, steps: list[Any], validation: str) -> str:
+    store = _store(managed_fields)
+    seen = []
+    for step in steps:
+        seen.append(_apply(store, *step, validation=validation))
+        seen.append(store.get("pods", "p", "default"))
+    seen.append([(e.verb, e.code, e.warnings, e.notes, e.rv_before, e.rv_after) for e in store.audit.entries])
+    return json.dumps(seen)
+
+
+@pytest.mark.parametrize("validation", ["Strict", "Warn"])
+@pytest.mark.parametrize("managed_fields", [True, False])
+@pytest.mark.parametrize("steps", [[step] for step in APPLIES] + [APPLIES, APPLIES[::-1]])
+def test_a_shared_apply_answers_as_the_copying_path_does(monkeypatch: pytest.MonkeyPatch, managed_fields: bool,
+                                                         steps: list[Any], validation: str) -> None:
+    shared = _run_applies(managed_fields, steps, validation)
+    monkeypatch.setattr(PodStrategy, "patch_shares_stored", False)
+    assert shared == _run_applies(managed_fields, steps, validation)
+
+
+def test_an_apply_shares_nothing_with_the_configuration() -> None:
+    store = _store(True)
+    config = _config(labels={"x": "1"}, annotations={"y": "1"})
+    store.patch("pods", "p", config, "default", patch_type=APPLY, field_manager="a", force=True)
+    status = _config(status={"conditions": [{"type": "Mine", "status": "True"}], "hostIPs": [{"ip": "1.2.3.4"}]})
+    store.patch("pods", "p", status, "default", patch_type=APPLY, field_manager="k", subresource="status")
+    config["metadata"]["labels"]["x"] = "changed"
+    config["metadata"]["annotations"]["y"] = "changed"
+    status["status"]["conditions"][0]["status"] = "changed"
+    status["status"]["hostIPs"][0]["ip"] = "changed"
+    stored = store.get("pods", "p", "default")
+    assert stored["metadata"]["labels"]["x"] == "1" and stored["metadata"]["annotations"]["y"] == "1"
+    assert {"type": "Mine", "status": "True"} in stored["status"]["conditions"]
+    assert stored["status"]["hostIPs"] == [{"ip": "1.2.3.4"}]
+
+
 def _stored(store: Store) -> dict[str, Any]:
     return store._bucket(store.resolve("pods"))[("default", "p")].obj
 
@@ -160,6 +237,8 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
             _smp(store, STATUS_PATCHES[(i + round_) % len(STATUS_PATCHES)], "status")
             remember()
             _outcome(writes[(i + round_) % len(writes)])
+            remember()
+            _apply(store, *APPLIES[(i + round_) % len(APPLIES)])
             remember()
     store.patch("pods", "p", {"metadata": {"finalizers": ["example.com/f"]}}, "default", patch_type=SMP)
     remember()
