@@ -2,8 +2,9 @@
 
 Contract used by the store (keep these signatures):
 
-- ``apply_patch(current, body, patch_type, *, schema, custom) -> dict``: JSON patch, merge patch or strategic
-  merge patch applied to a copy of ``current``; raises ``ApiError`` with the status the real server gives.
+- ``apply_patch(current, body, patch_type, *, schema, custom, share=False) -> dict``: JSON patch, merge patch or
+  strategic merge patch applied to a copy of ``current``; raises ``ApiError`` with the status the real server
+  gives. ``share``: a strategic merge patch's result keeps ``current``'s unchanged subtrees (not copied).
 - ``PATCH_TYPES`` / ``CUSTOM_RESOURCE_PATCH_TYPES``: content types accepted for built-ins and custom resources.
 
 Modules (each small and single-purpose):
