@@ -52,6 +52,7 @@ class Manager:
                  handling: Lag | float | None = None, priority_queue: bool = True,
                  cpu: CpuModel | None = None) -> None:
         self.sim = sim
+        self.scheduler = sim.scheduler
         self.name = name
         self.cache_lag = Lag.coerce(cache_lag)
         self.per_kind_lag = {k: Lag.coerce(v) for k, v in (per_kind_lag or {}).items()}
