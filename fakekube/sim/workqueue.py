@@ -66,8 +66,11 @@ class WorkQueue:
         # that became ready, as (ready_at, rank, key). ``rank`` orders by priority (higher first), then by first
         # insertion, in one integer, so a comparison in the first heap is one number's, not a tuple's (the
         # initial list puts every object in it at once). A rank is pushed at most once: an item's counter is
-        # its own, and its priority only ever rises.
+        # its own, and its priority only ever rises. Ranks placed in rising order (new keys of one priority,
+        # the usual case) wait in a sorted run instead of the heap, taken in O(1): the next rank handed out is
+        # the smaller of the run's first and the heap's top, so the order is the one heap's.
         self._now: list[int] = []
+        self._run: deque[int] = deque()
         self._ranked: dict[int, Hashable] = {}
         self._later: list[tuple[float, int, Hashable]] = []
         self._locked: dict[Hashable, int] = {}  # key handed out → the priority it had
@@ -151,7 +154,11 @@ class WorkQueue:
         if item.ready_at is None:
             sort = rank
             self._ranked[rank] = item.key
-            heapq.heappush(self._now, rank)
+            run = self._run
+            if not run or rank > run[-1]:
+                run.append(rank)
+            else:
+                heapq.heappush(self._now, rank)
         else:
             sort = (item.ready_at, rank, item.key)
             heapq.heappush(self._later, sort)
@@ -167,9 +174,9 @@ class WorkQueue:
 
     def _pop_ready(self) -> Hashable | None:
         items = self._items
-        now, ranked = self._now, self._ranked
-        while now:
-            rank = heapq.heappop(now)
+        now, run, ranked = self._now, self._run, self._ranked
+        while now or run:
+            rank = run.popleft() if run and (not now or run[0] < now[0]) else heapq.heappop(now)
             key = ranked.pop(rank)
             item = items.get(key)
             if item is None or item.sort != rank:
@@ -192,7 +199,7 @@ class WorkQueue:
 
     def try_get(self) -> Hashable | None:
         """A ready key (now locked), or None."""
-        if not self._now and not self._later:
+        if not self._run and not self._now and not self._later:
             return None
         return self._pop_ready()
 
@@ -203,7 +210,7 @@ class WorkQueue:
         return future
 
     def _hand_out(self) -> None:
-        while self._getters and (self._now or self._later):
+        while self._getters and (self._run or self._now or self._later):
             key = self._pop_ready()
             if key is None:
                 return
