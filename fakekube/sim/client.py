@@ -105,7 +105,7 @@ class Client:
         ``copy`` cost, when the manager has one).
         """
         manager = self.manager
-        delay = manager.cache_read_delay() + manager.cpu_delay("copy", items)
+        delay = manager.read_delay(items)
         if delay > 0 or not manager.scheduler.continue_now():
             yield delay
 
@@ -138,7 +138,7 @@ class Client:
             manager = self.manager
             # With a CPU model, the DeepCopy out of the cache takes the worker's core that long. A read is
             # always an await point; at a quiet instant the scheduler lets it go on without suspending.
-            delay = manager.cache_read_delay() + manager.cpu_delay("copy")
+            delay = manager.read_delay()
             if delay > 0 or not manager.scheduler.continue_now():
                 yield delay
             obj = informer.get(namespace, name) if copy else informer.get_raw(namespace, name)

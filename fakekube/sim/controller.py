@@ -201,8 +201,10 @@ class Controller:
             # One add per distinct owner (upstream collects old and new owners in a map first): a second
             # add of the same key would otherwise find it handed out already and mark it dirty.
             after = owners(new)
-            if old["metadata"].get("ownerReferences") is new["metadata"].get("ownerReferences"):
-                before = after  # one list shared by both versions: the same owners
+            if old["metadata"].get("ownerReferences") == new["metadata"].get("ownerReferences"):
+                # Equal references (one C comparison; the usual update leaves them alone) give the same owners:
+                # the two versions are one object's, so its namespace is the same too.
+                before = after
             else:
                 before = owners(old)
             if len(after) == 1 and before == after:  # the usual event: one unchanged owner

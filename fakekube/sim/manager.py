@@ -199,6 +199,14 @@ class Manager:
         """The next cache read's cost (``cache_read_latency``, from this manager's seeded stream)."""
         return self.cache_read_latency.sample(self._cache_rng)
 
+    def read_delay(self, items: int = 1) -> float:
+        """A cache read's cost: ``cache_read_delay()`` plus ``cpu_delay("copy", items)``, in one call (every
+        read asks; a fixed latency draws nothing, as ``Lag.sample`` draws nothing for it)."""
+        lag = self.cache_read_latency
+        delay = lag.a if lag.kind == "fixed" else lag.sample(self._cache_rng)
+        cpu = self.cpu
+        return delay + cpu.run_held("copy", items) if cpu is not None else delay + 0.0
+
     def cpu_delay(self, operation: str, count: int = 1) -> float:
         """``operation`` by a running goroutine of this process (cpu.py, ``run_held``): how long it takes on
         its core (0 without a CPU)."""
