@@ -182,13 +182,18 @@ class Manager:
         drawn after the commit (``response_latency``, from its own stream). The wait includes the token."""
         self.requests += 1
         after: float | None
-        if self.latency is not None:
-            before, after = self.latency.split(verb, rt.plural, subresource, self._latency_rng)
+        latency = self.latency
+        if latency is not None:  # RequestLatency.split, spelt out: every request asks
+            total = latency.round_trip(verb, rt.plural, subresource).sample(self._latency_rng)
+            before = total * latency.commit_at
+            after = total - before
         else:
             before, after = self.api_latency.sample(self._latency_rng), None
-        bucket = self.bucket_for(rt)
-        if bucket is not None:
-            before += bucket.reserve(self.sim.scheduler.now)
+        if self.qps:
+            found = self._bucket_of.get(id(rt))
+            bucket = found[1] if found is not None and found[0] is rt else self.bucket_for(rt)
+            if bucket is not None:
+                before += bucket.reserve(self.scheduler.now)
         return before, after
 
     def response_delay(self) -> float:

@@ -107,11 +107,17 @@ def step(task: Task, value: Any, exc: BaseException | None) -> float | Future | 
     wall time) step tasks so."""
     try:
         return task.coro.throw(exc) if exc is not None else task.coro.send(value)
-    except StopIteration as stop:
-        task.done, task.result = True, stop.value
-        if task._future is not None:
-            task._future.set_result(stop.value)
     except BaseException as error:  # noqa: BLE001 - a task's failure is reported, not fatal to the loop
+        return _ended(task, error)
+
+
+def _ended(task: Task, error: BaseException) -> None:
+    """Record how ``task`` ended (``StopIteration``: its result; anything else: its failure), tell its joiner."""
+    if isinstance(error, StopIteration):
+        task.done, task.result = True, error.value
+        if task._future is not None:
+            task._future.set_result(error.value)
+    else:
         task.done, task.exception = True, error
         if task._future is not None:
             task._future.set_exception(error)
@@ -267,7 +273,13 @@ class Scheduler:
                 continue
             self.steps += 1
             self.current = task
-            command = step(task, value, exc)
+            if exc is None:  # ``step`` spelt out for the usual resumption: one Python call fewer per step
+                try:
+                    command = task.coro.send(value)
+                except BaseException as error:  # noqa: BLE001 - as in step()
+                    command = _ended(task, error)
+            else:
+                command = step(task, value, exc)
             self.current = None
             if command is None:  # the task has ended
                 if task.exception is not None:
