@@ -18,10 +18,12 @@ class Record:
     """A stored object and, once it has been read, its JSON bytes: a stored object is never mutated, so reads
     (which repeat) encode it once and each copy after that is one C decode (``fakekube.jsonvalues``)."""
 
-    __slots__ = ("obj", "checked", "_data", "_fields")
+    __slots__ = ("obj", "rv", "checked", "_data", "_fields")
 
     def __init__(self, obj: dict[str, Any], checked: Any = None) -> None:
         self.obj = obj
+        # Its resourceVersion, read several times by every write over it (preconditions, the audit entry).
+        self.rv: str = obj["metadata"]["resourceVersion"]
         # The custom resource schema (fakekube.schema.StructuralSchema) the whole object is known to pass, or
         # None: an update validates only what it changes against it (StructuralSchema.check).
         self.checked = checked
@@ -51,10 +53,6 @@ class Record:
             return fields[key]
         data = fields[key] = encode_json(self.obj[key])
         return data
-
-    @property
-    def rv(self) -> str:
-        return self.obj["metadata"]["resourceVersion"]
 
 
 def sort_key(key: Key) -> str:
