@@ -26,7 +26,7 @@ from fakekube.errors import (
     too_many,
     type_invalid,
 )
-from fakekube.jsonvalues import encode_json, json_equal
+from fakekube.jsonvalues import json_equal, json_text
 from fakekube.schemavalues import FORMATS, go_float, go_number, json_type
 
 __all__ = ["StructuralSchema"]
@@ -348,8 +348,9 @@ def _same(value: Any, old: Any) -> bool:
     if kind is dict or kind is list:
         if value != old:
             return False
-        text = encode_json(value)
-        return text is not None and text == encode_json(old)
+        # Equal values (a NaN equals no null, so the texts cannot hide one) with equal texts.
+        text = json_text(value)
+        return text is not None and text == json_text(old)
     return bool(value == old)
 
 

@@ -11,6 +11,7 @@ Python exception.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -230,7 +231,9 @@ def _int_field(meta: Mapping[str, Any], name: str, field_path: str, errs: list[F
     value = meta.get(name)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    # A non-finite float (in process only: JSON has none) is no integer either, and has no int() to compare.
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or (isinstance(value, float) and not math.isfinite(value)) or value != int(value)):
         errs.append(type_invalid(f"{field_path}.{name}", value, "must be of type integer"))
         return None
     return int(value)
