@@ -55,8 +55,10 @@ def sends_stored(body: Any, record: Record) -> bool:
     meta = body.get("metadata")
     if type(meta) is not dict or meta.get("resourceVersion") != record.obj["metadata"].get("resourceVersion"):
         return False
+    if body != record.obj:  # most writes differ somewhere: the comparison stops there, before any encoding
+        return False
     data = record.json()
-    return bool(data) and json_text(body) == data and body == record.obj
+    return bool(data) and json_text(body) == data
 
 
 def repeats(record: Record, request_key: tuple[Any, ...]) -> bool:
