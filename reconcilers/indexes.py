@@ -154,22 +154,44 @@ class ClaimCandidates(_Summary):
         """
         return _Snapshot(list(self.groups.get((namespace, template_hash), ())))
 
-    def _insert(self, key: Key, obj: Obj) -> None:
+    @staticmethod
+    def _place(key: Key, obj: Obj) -> tuple[Key, tuple[bool, str, str]] | None:
+        """(group, sort key) of a candidate; None for a sandbox that is not one."""
         meta = obj["metadata"]
         if meta.get("deletionTimestamp"):
-            return
+            return None
         sb_labels = meta.get("labels") or {}
         template_hash = sb_labels.get(keys.TEMPLATE_REF_HASH)
         if keys.WARM_POOL_SANDBOX not in sb_labels or template_hash is None:
-            return
+            return None
         ref = controller_of(obj)
         if ref is not None and ref.get("kind") != "SandboxWarmPool":
+            return None
+        return (key[0], template_hash), (not is_ready(obj), meta.get("creationTimestamp") or "", meta["name"])
+
+    def _on_update(self, old: Obj, new: Obj) -> None:
+        key = _key(new)
+        where = self._place(key, new)
+        if where is not None and self._where.get(key) == where:
+            # Same group and sort key: removing and inserting again would land on the same index (the sort key
+            # is unique in its group), so only the object in the entry changes.
+            entries = self.groups[where[0]]
+            entries[bisect_left(entries, where[1])] = (*where[1], new)
             return
-        gkey = (key[0], template_hash)
-        sort_key = (not is_ready(obj), meta.get("creationTimestamp") or "", meta["name"])
+        self._remove(key)
+        if where is not None:
+            self._add(key, where, new)
+
+    def _insert(self, key: Key, obj: Obj) -> None:
+        where = self._place(key, obj)
+        if where is not None:
+            self._add(key, where, obj)
+
+    def _add(self, key: Key, where: tuple[Key, tuple[bool, str, str]], obj: Obj) -> None:
+        gkey, sort_key = where
         # Names are unique in a namespace, so comparisons never reach the object itself.
         insort(self.groups.setdefault(gkey, []), (*sort_key, obj))
-        self._where[key] = (gkey, sort_key)
+        self._where[key] = where
 
     def _remove(self, key: Key) -> None:
         where = self._where.pop(key, None)

@@ -105,7 +105,9 @@ class Client:
         ``copy`` cost, when the manager has one).
         """
         manager = self.manager
-        yield manager.cache_read_delay() + manager.cpu_delay("copy", items)
+        delay = manager.read_delay(items)
+        if delay > 0 or not manager.scheduler.continue_now():
+            yield delay
 
     def _rt(self, resource: str | ResourceType) -> ResourceType:
         return self.manager.sim.resolve(resource)
@@ -134,8 +136,11 @@ class Client:
         if not self._live:
             informer = self._informer(resource)
             manager = self.manager
-            # With a CPU model, the DeepCopy out of the cache takes the worker's core that long.
-            yield manager.cache_read_delay() + manager.cpu_delay("copy")
+            # With a CPU model, the DeepCopy out of the cache takes the worker's core that long. A read is
+            # always an await point; at a quiet instant the scheduler lets it go on without suspending.
+            delay = manager.read_delay()
+            if delay > 0 or not manager.scheduler.continue_now():
+                yield delay
             obj = informer.get(namespace, name) if copy else informer.get_raw(namespace, name)
             if obj is None:
                 raise errors.NotFound(informer.rt.plural, informer.rt.group, name)
@@ -161,7 +166,9 @@ class Client:
             return answer["items"]
         informer = self._informer(resource)
         manager = self.manager
-        yield manager.cache_read_delay()
+        delay = manager.cache_read_delay()
+        if delay > 0 or not manager.scheduler.continue_now():
+            yield delay
         if manager.cpu is not None:
             # The answer is the cache as the LIST found it; copying its items takes the process's CPU.
             found = informer.list_raw(namespace, labels, fields)

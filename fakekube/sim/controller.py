@@ -50,7 +50,11 @@ class Request(NamedTuple):
     @classmethod
     def of(cls, obj: Obj) -> Request:
         meta = obj["metadata"]
-        return cls(meta.get("namespace") or None, meta["name"])
+        # tuple.__new__ directly: the named tuple's own __new__ is a Python function, and every event asks.
+        return _new_tuple(cls, (meta.get("namespace") or None, meta["name"]))
+
+
+_new_tuple = tuple.__new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +201,10 @@ class Controller:
             # One add per distinct owner (upstream collects old and new owners in a map first): a second
             # add of the same key would otherwise find it handed out already and mark it dirty.
             after = owners(new)
-            if old["metadata"].get("ownerReferences") is new["metadata"].get("ownerReferences"):
-                before = after  # one list shared by both versions: the same owners
+            if old["metadata"].get("ownerReferences") == new["metadata"].get("ownerReferences"):
+                # Equal references (one C comparison; the usual update leaves them alone) give the same owners:
+                # the two versions are one object's, so its namespace is the same too.
+                before = after
             else:
                 before = owners(old)
             if len(after) == 1 and before == after:  # the usual event: one unchanged owner
@@ -276,40 +282,43 @@ class Controller:
         reconcile = self.reconcile
         sim = self.sim
         cpu = self.manager.cpu
+        try_get, wait, priority_of, forget, done = queue.try_get, queue.wait, queue.priority_of, queue.forget, queue.done
         while True:
-            key = queue.try_get()
+            key = try_get()
             if key is None:
-                key = await queue.wait()
+                key = await wait()
             self.active += 1
             if self.active > self.max_active:
                 self.max_active = self.active
             self.reconciles += 1
-            priority = queue.priority_of(key)
+            priority = priority_of(key)
             try:
                 if cpu is not None:  # the pass's own work (log lines, metrics, span), on the worker's core
                     await _Sleep(cpu.run_held("pass_"))
                 result = await reconcile(key)
             except TerminalError as exc:
                 self._log_error(key, exc)
-                queue.forget(key)
+                forget(key)
             except Exception as exc:  # noqa: BLE001 - a returned error in Go terms
                 self._log_error(key, exc)
                 queue.add_rate_limited(key, priority)
                 if sim.strict and isinstance(exc, sim.bug_exceptions):
                     self.active -= 1
-                    queue.done(key)
+                    done(key)
                     raise
             else:
-                if result is not None and result.requeue_after > 0:
-                    queue.forget(key)
+                if result is None:
+                    forget(key)
+                elif result.requeue_after > 0:
+                    forget(key)
                     queue.add_after(key, result.requeue_after, priority)
                     self.requeues_after += 1
-                elif result is not None and result.requeue:
+                elif result.requeue:
                     queue.add_rate_limited(key, priority)
                 else:
-                    queue.forget(key)
+                    forget(key)
             self.active -= 1
-            queue.done(key)
+            done(key)
 
     def _log_error(self, key: Request, exc: BaseException) -> None:
         self.errors += 1

@@ -88,6 +88,7 @@ class Informer:
         self.last_rv = "0"
         self.delivered = 0
         self._watch: Any = None
+        self._drain_callback = self._drain  # bound once: every event arms a timer with it
 
     # -- lifecycle ------------------------------------------------------------------------------------
 
@@ -121,7 +122,7 @@ class Informer:
 
     def _arm(self, at: float) -> None:
         self._timer_at = at
-        self.scheduler.call_at(at, self._drain)
+        self.scheduler.call_at(at, self._drain_callback)
 
     def _drain(self) -> None:
         """The consumer: apply the events that have arrived, one at a time, each after its handling cost."""
@@ -129,6 +130,8 @@ class Informer:
         now = self.scheduler.now
         pending = self._pending
         handling = self.handling
+        cpu = self.cpu
+        costly = not handling.is_zero or cpu is not None  # else applying an event takes no time
         while pending and not self.held:
             done_at = self._done_at
             if done_at is None:
@@ -136,8 +139,7 @@ class Informer:
                 if at > now:
                     self._arm(at)
                     return
-                cpu = self.cpu
-                if not handling.is_zero or cpu is not None:
+                if costly:
                     cost = handling.sample(self.rng) if not handling.is_zero else 0.0
                     if cpu is None:
                         done = now + cost

@@ -52,6 +52,7 @@ class Manager:
                  handling: Lag | float | None = None, priority_queue: bool = True,
                  cpu: CpuModel | None = None) -> None:
         self.sim = sim
+        self.scheduler = sim.scheduler
         self.name = name
         self.cache_lag = Lag.coerce(cache_lag)
         self.per_kind_lag = {k: Lag.coerce(v) for k, v in (per_kind_lag or {}).items()}
@@ -181,13 +182,18 @@ class Manager:
         drawn after the commit (``response_latency``, from its own stream). The wait includes the token."""
         self.requests += 1
         after: float | None
-        if self.latency is not None:
-            before, after = self.latency.split(verb, rt.plural, subresource, self._latency_rng)
+        latency = self.latency
+        if latency is not None:  # RequestLatency.split, spelt out: every request asks
+            total = latency.round_trip(verb, rt.plural, subresource).sample(self._latency_rng)
+            before = total * latency.commit_at
+            after = total - before
         else:
             before, after = self.api_latency.sample(self._latency_rng), None
-        bucket = self.bucket_for(rt)
-        if bucket is not None:
-            before += bucket.reserve(self.sim.scheduler.now)
+        if self.qps:
+            found = self._bucket_of.get(id(rt))
+            bucket = found[1] if found is not None and found[0] is rt else self.bucket_for(rt)
+            if bucket is not None:
+                before += bucket.reserve(self.scheduler.now)
         return before, after
 
     def response_delay(self) -> float:
@@ -197,6 +203,14 @@ class Manager:
     def cache_read_delay(self) -> float:
         """The next cache read's cost (``cache_read_latency``, from this manager's seeded stream)."""
         return self.cache_read_latency.sample(self._cache_rng)
+
+    def read_delay(self, items: int = 1) -> float:
+        """A cache read's cost: ``cache_read_delay()`` plus ``cpu_delay("copy", items)``, in one call (every
+        read asks; a fixed latency draws nothing, as ``Lag.sample`` draws nothing for it)."""
+        lag = self.cache_read_latency
+        delay = lag.a if lag.kind == "fixed" else lag.sample(self._cache_rng)
+        cpu = self.cpu
+        return delay + cpu.run_held("copy", items) if cpu is not None else delay + 0.0
 
     def cpu_delay(self, operation: str, count: int = 1) -> float:
         """``operation`` by a running goroutine of this process (cpu.py, ``run_held``): how long it takes on

@@ -73,6 +73,10 @@ class RealTimeScheduler:
     def thread(self) -> threading.Thread | None:
         return self._thread
 
+    def continue_now(self) -> bool:
+        """Never on wall time: another thread may schedule work at any moment, so an await point suspends."""
+        return False
+
     def on_loop(self) -> bool:
         """True on the loop's own thread (or on any thread before the loop has started)."""
         return self._thread is None or threading.current_thread() is self._thread

@@ -107,11 +107,17 @@ def step(task: Task, value: Any, exc: BaseException | None) -> float | Future | 
     wall time) step tasks so."""
     try:
         return task.coro.throw(exc) if exc is not None else task.coro.send(value)
-    except StopIteration as stop:
-        task.done, task.result = True, stop.value
-        if task._future is not None:
-            task._future.set_result(stop.value)
     except BaseException as error:  # noqa: BLE001 - a task's failure is reported, not fatal to the loop
+        return _ended(task, error)
+
+
+def _ended(task: Task, error: BaseException) -> None:
+    """Record how ``task`` ended (``StopIteration``: its result; anything else: its failure), tell its joiner."""
+    if isinstance(error, StopIteration):
+        task.done, task.result = True, error.value
+        if task._future is not None:
+            task._future.set_result(error.value)
+    else:
         task.done, task.exception = True, error
         if task._future is not None:
             task._future.set_exception(error)
@@ -134,6 +140,11 @@ class Scheduler:
         self.time_listeners: list[Callable[[float], None]] = []  # called when virtual time moves forward
         self.task_errors: list[tuple[Task, BaseException]] = []
         self.current: Task | None = None
+        # The running ``run``'s stop condition, for ``continue_now`` (it must stop where the loop would).
+        self._stop_when: Callable[[], bool] | None = None
+        self._check_every = 1
+        self.fast_resume = True  # False: every zero-delay await goes through the loop (tests compare both)
+        self.continued = 0  # zero-delay awaits that went on without suspending (``continue_now``)
 
     # -- scheduling -----------------------------------------------------------------------------------
 
@@ -163,6 +174,32 @@ class Scheduler:
     def sleep(delay: float) -> Awaitable[None]:
         return _Sleep(delay)
 
+    def continue_now(self) -> bool:
+        """For the running task, about to await a zero delay: True when the loop would hand the processor
+        straight back to it, so it may go on without suspending; the step is counted as if it had been taken.
+
+        That is when nothing else is due at this instant (no ready task or callback, no heap entry at ``now``:
+        the task's own entry would be the next one taken), the task is not cancelled and the run would not
+        stop before resuming it (``stop_when``, checked here where the loop would check it). Skipping the
+        suspension then changes nothing but the cost: the same work runs at the same instant in the same
+        order, and ``steps`` and the sequence counter advance as they would have. A cache read is such an
+        await (always an await point, most often at a quiet instant): resuming a reconciler through its chain
+        of coroutines is most of what a read costs.
+        """
+        task = self.current
+        if task is None or self._due or not self.fast_resume or task.cancelled:
+            return False
+        heap = self._heap
+        if heap and heap[0][0] <= self.now:
+            return False
+        stop_when = self._stop_when
+        if stop_when is not None and (self._check_every != 1 or stop_when()):
+            return False
+        self._seq += 1
+        self.steps += 1
+        self.continued += 1
+        return True
+
     def cancel(self, task: Task) -> None:
         """Stop a task at its next resumption (its coroutine is closed)."""
         task.cancelled = True
@@ -183,6 +220,24 @@ class Scheduler:
         """Process entries in order until the heap is empty, ``until`` is reached or ``stop_when()``; with
         ``stop_on_error``, also as soon as a task has failed (``task_errors``), without a check per step."""
         heap = self._heap
+        clock = self.clock
+        listeners = self.time_listeners
+        stopped = stop_on_error and bool(self.task_errors)  # an earlier failure: no step at all
+        outer = self._stop_when, self._check_every  # a run inside a callback: restored at the end
+        self._stop_when, self._check_every = stop_when, check_every
+        try:
+            self._loop(until, stop_when, check_every, stop_on_error, stopped)
+        finally:
+            self._stop_when, self._check_every = outer
+        if advance and until is not None and not self._due and (not heap or heap[0][0] > until) and until > self.now:
+            self.now = until
+            clock.advance_to(until)
+            for listener in listeners:
+                listener(until)
+
+    def _loop(self, until: float | None, stop_when: Callable[[], bool] | None, check_every: int,
+              stop_on_error: bool, stopped: bool) -> None:
+        heap = self._heap
         due = self._due
         pop = heapq.heappop
         push = heapq.heappush
@@ -190,7 +245,6 @@ class Scheduler:
         clock = self.clock
         listeners = self.time_listeners
         counter = 0
-        stopped = stop_on_error and bool(self.task_errors)  # an earlier failure: no step at all
         while (due or heap) and not stopped:
             if until is not None and (self.now if due else heap[0][0]) > until:
                 break
@@ -219,7 +273,13 @@ class Scheduler:
                 continue
             self.steps += 1
             self.current = task
-            command = step(task, value, exc)
+            if exc is None:  # ``step`` spelt out for the usual resumption: one Python call fewer per step
+                try:
+                    command = task.coro.send(value)
+                except BaseException as error:  # noqa: BLE001 - as in step()
+                    command = _ended(task, error)
+            else:
+                command = step(task, value, exc)
             self.current = None
             if command is None:  # the task has ended
                 if task.exception is not None:
@@ -235,11 +295,6 @@ class Scheduler:
                     push(heap, (self.now + command, self._seq, 0, task, None, None))
                 else:
                     due.append((self.now, self._seq, 0, task, None, None))
-        if advance and until is not None and not due and (not heap or heap[0][0] > until) and until > self.now:
-            self.now = until
-            clock.advance_to(until)
-            for listener in listeners:
-                listener(until)
 
     def join(self, task: Task) -> Future:
         """A future resolved when ``task`` finishes (await it from another task)."""

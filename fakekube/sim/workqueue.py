@@ -49,7 +49,7 @@ class _Item:
         self.counter = counter
         self.priority = priority
         self.ready_at = ready_at
-        self.sort: tuple[Any, ...] | None = None  # the heap entry currently valid for this item
+        self.sort: int | tuple[Any, ...] | None = None  # the heap entry currently valid for this item
 
 
 class WorkQueue:
@@ -62,10 +62,16 @@ class WorkQueue:
         self.name = name
         self._items: dict[Hashable, _Item] = {}
         # Ready keys in two heaps, lazily invalidated (an entry counts only while it is its item's ``sort``):
-        # keys without a ready time as (rank, key), before delayed keys that became ready, as (ready_at, rank,
-        # key). ``rank`` orders by priority (higher first), then by first insertion, in one integer, so a heap
-        # comparison is one number's.
-        self._now: list[tuple[int, Hashable]] = []
+        # keys without a ready time by their ``rank`` alone (``_ranked`` maps it to the key), before delayed keys
+        # that became ready, as (ready_at, rank, key). ``rank`` orders by priority (higher first), then by first
+        # insertion, in one integer, so a comparison in the first heap is one number's, not a tuple's (the
+        # initial list puts every object in it at once). A rank is pushed at most once: an item's counter is
+        # its own, and its priority only ever rises. Ranks placed in rising order (new keys of one priority,
+        # the usual case) wait in a sorted run instead of the heap, taken in O(1): the next rank handed out is
+        # the smaller of the run's first and the heap's top, so the order is the one heap's.
+        self._now: list[int] = []
+        self._run: deque[int] = deque()
+        self._ranked: dict[int, Hashable] = {}
         self._later: list[tuple[float, int, Hashable]] = []
         self._locked: dict[Hashable, int] = {}  # key handed out → the priority it had
         self._getters: deque[Future] = deque()
@@ -77,7 +83,25 @@ class WorkQueue:
     # -- adding ---------------------------------------------------------------------------------------
 
     def add(self, key: Hashable, priority: int = 0) -> None:
-        self.add_with_opts(key, priority=priority)
+        """``add_with_opts`` without a delay or the rate limiter: every watch event's add, spelt out."""
+        if self.shutting_down:
+            return
+        item = self._items.get(key)
+        if item is None:
+            self._counter += 1
+            item = self._items[key] = _Item(key, self._counter, priority, None)
+            self.adds += 1
+            self._place(item)
+            return
+        changed = False
+        if priority > item.priority:
+            item.priority = priority
+            changed = True
+        if item.ready_at is not None:  # an immediate add makes a delayed key ready now
+            item.ready_at = None
+            changed = True
+        if changed:
+            self._place(item)
 
     def add_after(self, key: Hashable, after: float, priority: int = 0) -> None:
         self.add_with_opts(key, after=after, priority=priority)
@@ -126,10 +150,15 @@ class WorkQueue:
             item.sort = None
             return
         rank = _rank(item.priority, item.counter)
-        sort: tuple[Any, ...]
+        sort: int | tuple[Any, ...]
         if item.ready_at is None:
-            sort = (rank, item.key)
-            heapq.heappush(self._now, sort)
+            sort = rank
+            self._ranked[rank] = item.key
+            run = self._run
+            if not run or rank > run[-1]:
+                run.append(rank)
+            else:
+                heapq.heappush(self._now, rank)
         else:
             sort = (item.ready_at, rank, item.key)
             heapq.heappush(self._later, sort)
@@ -145,21 +174,32 @@ class WorkQueue:
 
     def _pop_ready(self) -> Hashable | None:
         items = self._items
-        for heap in (self._now, self._later):
-            while heap:
-                sort = heapq.heappop(heap)
-                key = sort[-1]
-                item = items.get(key)
-                if item is None or item.sort is not sort:
-                    continue  # superseded entry
-                del items[key]
-                self._locked[key] = item.priority
-                return key
+        now, run, ranked = self._now, self._run, self._ranked
+        while now or run:
+            rank = run.popleft() if run and (not now or run[0] < now[0]) else heapq.heappop(now)
+            key = ranked.pop(rank)
+            item = items.get(key)
+            if item is None or item.sort != rank:
+                continue  # superseded entry
+            return self._lock(key, item)
+        later = self._later
+        while later:
+            sort = heapq.heappop(later)
+            key = sort[-1]
+            item = items.get(key)
+            if item is None or item.sort is not sort:
+                continue  # superseded entry
+            return self._lock(key, item)
         return None
+
+    def _lock(self, key: Hashable, item: _Item) -> Hashable:
+        del self._items[key]
+        self._locked[key] = item.priority
+        return key
 
     def try_get(self) -> Hashable | None:
         """A ready key (now locked), or None."""
-        if not self._now and not self._later:
+        if not self._run and not self._now and not self._later:
             return None
         return self._pop_ready()
 
@@ -170,7 +210,7 @@ class WorkQueue:
         return future
 
     def _hand_out(self) -> None:
-        while self._getters and (self._now or self._later):
+        while self._getters and (self._run or self._now or self._later):
             key = self._pop_ready()
             if key is None:
                 return

@@ -140,3 +140,34 @@ def test_hand_out_order_is_priority_then_insertion_then_ready_time(adds):
     later = sorted((k for k, (p, r) in state.items() if r is not None),
                    key=lambda k: (state[k][1], -state[k][0], first_seen[k]))
     assert got == now_keys + later
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "add", "opts", "get", "get", "done"]), st.integers(0, 9),
+                          st.sampled_from([-100, 0, 0, 5])), max_size=60))
+def test_interleaved_adds_gets_and_dones_follow_priority_then_first_insertion(ops):
+    """``add`` (the events' fast path) and ``add_with_opts`` interleaved with hand-outs and ``done``: each hand-out
+    is the unlocked key of highest priority, then first insertion, as a plain model of the rule says."""
+    q = WorkQueue(Scheduler())
+    items: dict[int, list[int]] = {}  # key -> [priority, insertion counter]
+    locked: set[int] = set()
+    counter = 0
+    for op, key, priority in ops:
+        if op in ("add", "opts"):
+            q.add(key, priority) if op == "add" else q.add_with_opts(key, priority=priority)
+            if key in items:
+                items[key][0] = max(items[key][0], priority)
+            else:
+                counter += 1
+                items[key] = [priority, counter]
+        elif op == "get":
+            ready = [k for k in items if k not in locked]
+            expected = min(ready, key=lambda k: (-items[k][0], items[k][1])) if ready else None
+            assert q.try_get() == expected
+            if expected is not None:
+                del items[expected]
+                locked.add(expected)
+        elif locked:
+            done = min(locked) if key % 2 else max(locked)
+            q.done(done)
+            locked.discard(done)
