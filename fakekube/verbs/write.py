@@ -10,7 +10,7 @@ from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
-from fakekube.patch import APPLY_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
+from fakekube.patch import APPLY_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.records import (
@@ -278,8 +278,8 @@ class WriteVerbs:
             if entries is not None and not patch_leaves_managed_fields(patch_doc, kind):
                 entries = None
             base = with_placeholder(source) if entries else source
-            # A strategic merge patch may even leave what it does not change shared (verbs.shared_patch).
-            shared = kind == STRATEGIC_MERGE_PATCH and may_share(rt, record.obj, subresource)
+            # A (strategic) merge patch may even leave what it does not change shared (verbs.shared_patch).
+            shared = kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource)
             patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared)
             if shared:
                 own_top_levels(patched, base)
