@@ -93,6 +93,11 @@ class Strategy:
     # whose values there equal the stored object's skips defaulting: the stored values were defaulted when they
     # were written, and defaulting what is already defaulted changes nothing.
     defaulted_fields: tuple[str, ...] | None = None
+    # A patch's new object may reach the update hooks sharing, by identity, the stored object's subtrees the
+    # patch left alone (fakekube.verbs.shared_patch): True only when every update hook (default_update, admit,
+    # begin_update, prepare_for_*, validate_update) changes nothing in place below the object's top-level
+    # values (it may set or drop keys of the object and of those values) except what is not the stored one's.
+    patch_shares_stored = False
     # A create the kind answers instead of storing (upstream: a ``rest.Creater`` with no storage behind it, as
     # SubjectAccessReview and TokenReview are): the store decodes the body, checks its apiVersion and kind and
     # runs ``default``, then returns ``answer(obj, request)`` with 201. Nothing is stored: no resourceVersion,
@@ -106,6 +111,11 @@ class Strategy:
 
     def default(self, obj: dict[str, Any]) -> None:
         """Scheme defaulting (the kind's ``SetDefaults_*`` functions), applied in place."""
+
+    def default_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        """Defaulting of an update's new object; ``old`` is the stored one (already defaulted), which a kind may
+        use to leave alone what ``obj`` shares with it by identity."""
+        self.default(obj)
 
     def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
         """Mutating admission plugins for this kind (``old`` is None on create), applied in place; they may

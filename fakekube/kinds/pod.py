@@ -30,9 +30,15 @@ class PodStrategy(BuiltinStrategy):
     graceful_delete = True
     returns_deleted_object = True
     defaulted_fields = ("spec",)  # default_pod reads and writes the spec alone
+    # The update hooks below change the spec's and status's own keys and the metadata (one level under the
+    # top), and default_update leaves alone what the new pod shares with the stored one.
+    patch_shares_stored = True
 
     def default(self, obj: dict[str, Any]) -> None:
         default_pod(obj)
+
+    def default_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        default_pod(obj, old)
 
     def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
         if ctx.subresource is not None:

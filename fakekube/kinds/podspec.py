@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.jsonvalues import json_copy
 from fakekube.kinds.checks import seq
 from fakekube.quantity import canonicalize, canonicalize_list
 
@@ -209,8 +210,11 @@ def default_volume(volume: Any) -> None:
     default_volume_source(volume)
 
 
-def default_pod_spec(spec: Any) -> None:
-    """``SetDefaults_PodSpec`` and everything ``SetObjectDefaults_PodTemplate`` reaches from a PodSpec."""
+def default_pod_spec(spec: Any, fresh: dict[str, list[Any]] | None = None) -> None:
+    """``SetDefaults_PodSpec`` and everything ``SetObjectDefaults_PodTemplate`` reaches from a PodSpec.
+
+    ``fresh``: per list of volumes and containers, the only items to default (the others are a stored,
+    already defaulted pod's own, see :func:`default_pod`); None: every item."""
     if not isinstance(spec, dict):
         return
     if not spec.get("dnsPolicy"):
@@ -231,12 +235,12 @@ def default_pod_spec(spec: Any) -> None:
         spec["serviceAccount"] = spec["serviceAccountName"]
     else:
         spec.pop("serviceAccount", None)
-    for volume in seq(spec.get("volumes")):
+    for volume in seq(spec.get("volumes")) if fresh is None else fresh["volumes"]:
         default_volume(volume)
     for key in CONTAINER_LISTS:
-        for container in seq(spec.get(key)):
+        for container in seq(spec.get(key)) if fresh is None else fresh[key]:
             default_container(container)
-    if "overhead" in spec:
+    if "overhead" in spec and (fresh is None or "overhead" in fresh):
         canonicalize_list(spec["overhead"])
 
 
@@ -246,13 +250,33 @@ def default_pod_template(template: Any) -> None:
         default_pod_spec(template.get("spec"))
 
 
-def default_pod(pod: dict[str, Any]) -> None:
-    """``SetObjectDefaults_Pod``: ``SetDefaults_Pod`` then the PodSpec defaults."""
+# What default_pod and default_pod_spec default item by item (or, for overhead, as one value).
+_ITEM_LISTS = ("volumes", *CONTAINER_LISTS)
+
+
+def default_pod(pod: dict[str, Any], old: dict[str, Any] | None = None) -> None:
+    """``SetObjectDefaults_Pod``: ``SetDefaults_Pod`` then the PodSpec defaults.
+
+    ``old``: the stored pod an update replaces. A patch's result shares, by identity, the parts of the stored
+    spec the patch did not reach (fakekube.verbs.shared_patch), and those are left alone: they are the stored
+    pod's own values, defaulted when it was written, defaulting is idempotent, and every default below the
+    spec's own fields is a function of one volume, one container or the overhead alone — except the host
+    ports that ``hostNetwork`` gives every container's ports, so a spec whose hostNetwork turns on is
+    defaulted whole (on copies of the parts it shared). Never writes into what it shares with ``old``."""
     spec = _dict(pod.get("spec"))
     if spec is None:
         return
+    old_spec = _dict(old.get("spec")) if old is not None else None
+    if spec is old_spec:
+        return
+    if old_spec is not None and spec.get("hostNetwork") is True and old_spec.get("hostNetwork") is not True:
+        for key in (*_ITEM_LISTS, "overhead"):
+            if isinstance(spec.get(key), dict | list):
+                spec[key] = json_copy(spec[key])
+        old_spec = None
+    fresh = _fresh_parts(spec, old_spec) if old_spec is not None else None
     for key in ("containers", "initContainers"):
-        for container in seq(spec.get(key)):
+        for container in seq(spec.get(key)) if fresh is None else fresh[key]:
             resources = _dict(container.get("resources")) if isinstance(container, dict) else None
             limits = _dict(resources.get("limits")) if resources is not None else None
             if limits:
@@ -266,8 +290,27 @@ def default_pod(pod: dict[str, Any]) -> None:
         spec["enableServiceLinks"] = True
     if spec.get("hostNetwork") is True:
         for key in ("containers", "initContainers"):
-            for container in seq(spec.get(key)):
+            for container in seq(spec.get(key)) if fresh is None else fresh[key]:
                 for port in seq(container.get("ports") if isinstance(container, dict) else None):
                     if isinstance(port, dict) and not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort")
-    default_pod_spec(spec)
+    default_pod_spec(spec, fresh)
+
+
+def _fresh_parts(spec: dict[str, Any], old_spec: dict[str, Any]) -> dict[str, list[Any]]:
+    """Per item list, the items of ``spec`` that are not ``old_spec``'s own (by identity, in the same list);
+    the key ``overhead`` is there when the overhead is not the stored one."""
+    fresh: dict[str, list[Any]] = {}
+    for key in _ITEM_LISTS:
+        items = seq(spec.get(key))
+        stored = old_spec.get(key)
+        if items is stored:
+            fresh[key] = []
+        elif type(stored) is list and stored and items:
+            known = {id(item) for item in stored}
+            fresh[key] = [item for item in items if id(item) not in known]
+        else:
+            fresh[key] = items
+    if "overhead" in spec and spec["overhead"] is not old_spec.get("overhead"):
+        fresh["overhead"] = []
+    return fresh

@@ -2,8 +2,9 @@
 
 Contract used by the store (keep these signatures):
 
-- ``apply_patch(current, body, patch_type, *, schema, custom) -> dict``: JSON patch, merge patch or strategic
-  merge patch applied to a copy of ``current``; raises ``ApiError`` with the status the real server gives.
+- ``apply_patch(current, body, patch_type, *, schema, custom, share=False) -> dict``: JSON patch, merge patch or
+  strategic merge patch applied to a copy of ``current``; raises ``ApiError`` with the status the real server
+  gives. ``share``: a strategic merge patch's result keeps ``current``'s unchanged subtrees (not copied).
 - ``PATCH_TYPES`` / ``CUSTOM_RESOURCE_PATCH_TYPES``: content types accepted for built-ins and custom resources.
 
 Modules (each small and single-purpose):
@@ -79,8 +80,12 @@ def apply_patch(
     *,
     schema: PatchSchema | None = None,
     custom: bool = False,
+    share: bool = False,
 ) -> dict:
     """Apply a JSON, merge or strategic merge patch to a copy of ``current``.
+
+    ``share``: a strategic merge patch's result may share, by identity, the subtrees of ``current`` the patch
+    did not change (see :func:`fakekube.patch.strategic.strategic_merge`); the other engines ignore it.
 
     Server-side apply is not a transform of this shape (it needs the field manager); the store calls
     :func:`fakekube.patch.apply.server_side_apply` for ``APPLY_PATCH``.
@@ -94,7 +99,7 @@ def apply_patch(
     elif patch_type == MERGE_PATCH:
         result = merge_patch(current, decode_json(body))
     elif patch_type == STRATEGIC_MERGE_PATCH:
-        result = _strategic(current, body, schema)
+        result = _strategic(current, body, schema, share)
     else:
         raise errors.InternalError("apply patches go through fakekube.patch.apply.server_side_apply")
     if not isinstance(result, dict):
@@ -109,16 +114,17 @@ def apply_patch(
     return result
 
 
-def _strategic(current: dict, body: Any, schema: PatchSchema | None) -> dict:
+def _strategic(current: dict, body: Any, schema: PatchSchema | None, share: bool) -> dict:
     patch = decode_json(body)
     if patch is None:
-        return decode_json(current)  # Go decodes a `null` patch into an empty map: nothing changes.
+        # Go decodes a `null` patch into an empty map: nothing changes.
+        return dict(current) if share else decode_json(current)
     if not isinstance(patch, dict):
         raise errors.BadRequest(
             f"json: cannot unmarshal {go_json_kind(patch)} into Go value of type map[string]interface {{}}"
         )
     try:
-        return strategic_merge(current, patch, schema, patch_owned=True)  # decode_json made it a copy
+        return strategic_merge(current, patch, schema, patch_owned=True, share=share)  # decode_json copied it
     except SmpError as exc:
         raise smp_api_error(exc) from None
 

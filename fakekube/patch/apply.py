@@ -16,9 +16,10 @@ from typing import Any
 import yaml
 
 from fakekube import errors
-from fakekube.jsonvalues import decode_json_bytes, encode_json, walk_copy
+from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
 from fakekube.patch import fieldpath, typed
 from fakekube.patch.fieldpath import Path
+from fakekube.patch.jsonutil import own_top_levels
 from fakekube.patch.managed_fields import (
     ManagerEntry,
     decode_managed_fields,
@@ -100,6 +101,7 @@ def server_side_apply(
     now: str,
     keep_nulls: bool = False,
     live_is_stored: bool = False,
+    share_live: bool = False,
 ) -> dict:
     """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
 
@@ -108,6 +110,9 @@ def server_side_apply(
     then dropped from the result as the server's decoding does (:func:`drop_nulls`); ``keep_nulls`` returns
     the object as structured-merge-diff leaves it, to compare with its tables. ``live_is_stored``: ``live`` is
     a stored object, which nothing changes (its managedFields trees are then recognised by identity).
+    ``share_live``: the result may keep the subtrees of ``live`` it leaves as they are, by identity (what the
+    configuration brought is still copied, and the top level and each top-level value are the result's own),
+    so the caller must not change anything in it deeper than that without copying it first.
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
@@ -160,11 +165,57 @@ def server_side_apply(
     entry.api_version = api_version
     # The one copy of the result, which is also the scan for nulls: the C encoder's text holds them all.
     text = encode_json(merged)
-    merged = decode_json_bytes(text) if text is not None else walk_copy(merged)
-    if not keep_nulls and (text is None or b"null" in text):
-        drop_nulls(merged, schema)
+    if share_live and live is not None and text is not None and b"null" not in text:
+        # No null to drop, so nothing below the top changes: only the configuration's parts (the caller's
+        # own) need copies, and the live object's may stay shared.
+        _copy_configuration_parts(merged, live_body, _container_ids(config))
+        own_top_levels(merged, live_body)  # its values are live's, but for a metadata of its own
+    else:
+        merged = decode_json_bytes(text) if text is not None else walk_copy(merged)
+        if not keep_nulls and (text is None or b"null" in text):
+            drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
     return merged
+
+
+def _container_ids(value: Any) -> set[int]:
+    """The ids of every map and list in ``value`` (they stay alive as long as ``value`` does)."""
+    found: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            found.add(id(item))
+            stack.extend(item.values() if kind is dict else item)
+    return found
+
+
+def _copy_configuration_parts(merged: Any, live: Any, config_ids: set[int]) -> None:
+    """Replace, in the maps and lists the merge made, every subtree that is the configuration's own by a copy;
+    ``live`` is the live object's value at the same place (None when not known), whose subtrees stay shared.
+    The merge never changes its inputs, so a container is the configuration's, the live object's, or new."""
+    if type(merged) is dict:
+        for key, value in merged.items():
+            kind = type(value)
+            if kind is not dict and kind is not list:
+                continue
+            if id(value) in config_ids:
+                merged[key] = json_copy(value)
+                continue
+            counterpart = live.get(key) if type(live) is dict else None
+            if value is not counterpart:
+                _copy_configuration_parts(value, counterpart, config_ids)
+        return
+    stored = {id(item) for item in live} if type(live) is list else ()
+    for i, value in enumerate(merged):
+        kind = type(value)
+        if kind is not dict and kind is not list:
+            continue
+        if id(value) in config_ids:
+            merged[i] = json_copy(value)
+        elif id(value) not in stored:
+            _copy_configuration_parts(value, None, config_ids)
 
 
 def _without_managed_fields_view(live: dict | None) -> dict:

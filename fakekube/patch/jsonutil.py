@@ -59,3 +59,13 @@ _GO_JSON_KINDS: dict[str | None, str] = {
 def go_json_kind(value: Any) -> str:
     """The JSON kind word encoding/json uses in "cannot unmarshal <kind> into Go value of type ..."."""
     return _GO_JSON_KINDS.get(json_kind(value), "null")
+
+
+def own_top_levels(result: dict[str, Any], base: dict[str, Any]) -> None:
+    """Give ``result`` (a new top-level dict) its own shallow copy of each top-level map or list it still
+    shares, by identity, with ``base`` at the same key, so setting or dropping a key of the object or of one
+    of its top-level values never reaches ``base``."""
+    for key, value in result.items():
+        kind = type(value)
+        if (kind is dict or kind is list) and value is base.get(key):
+            result[key] = value.copy()

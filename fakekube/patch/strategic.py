@@ -4,8 +4,10 @@ Behaviour follows kubernetes/apimachinery ``pkg/util/strategicpatch/patch.go`` (
 with the options the API server uses (``MergeParallelList`` and ``IgnoreUnmatchedNulls`` both on).
 This module is written from a reading of that file; see ``docs/patches/strategic-merge-patch.md``.
 
-The engine works in place on private copies (like the Go code, which mutates its inputs), so callers
-must pass documents they own; :func:`strategic_merge` makes those copies.
+The engine never changes the original document: a map it merges into is copied (shallowly) first, so the
+result shares every subtree the patch did not reach with the original (copy-on-write along the patch's
+paths). It does change the patch (directives are consumed), so callers pass a patch they own;
+:func:`strategic_merge` makes that copy, and copies the result unless asked for the shared one.
 """
 
 from __future__ import annotations
@@ -55,10 +57,16 @@ def _no_merge_key(m: dict, key: str) -> SmpError:
     return SmpError(f"map: {go_value(m)} does not contain declared merge key: {key}")
 
 
-def strategic_merge(original: dict, patch: dict, schema: PatchSchema | None, *, patch_owned: bool = False) -> dict:
+def strategic_merge(original: dict, patch: dict, schema: PatchSchema | None, *, patch_owned: bool = False,
+                    share: bool = False) -> dict:
     """Apply ``patch`` to ``original``; neither input is modified (``patch_owned``: the caller hands over a patch
-    of its own, which the engine may then change instead of a copy). Raises :class:`SmpError`."""
-    return merge_map(json_copy(original), patch if patch_owned else json_copy(patch), schema or UNTYPED)
+    of its own, which the engine may then change instead of a copy). Raises :class:`SmpError`.
+
+    The result is a fresh document, unless ``share``: then it is a new top-level dict that shares, by identity,
+    every subtree of ``original`` the patch left as it was (and holds the patch's own values where it brought
+    them), so the caller must not change anything in it below the top level without copying it first."""
+    merged = merge_map(original, patch if patch_owned else json_copy(patch), schema or UNTYPED)
+    return merged if share else json_copy(merged)
 
 
 # -- maps -------------------------------------------------------------------------------------------
@@ -71,8 +79,8 @@ def merge_map(original: dict | None, patch: dict, schema: PatchSchema) -> dict:
         if directive == "delete":
             return {}
         raise SmpError(f"unknown patch type: {go_value(directive)} in map: {go_value(patch)}")
-    if original is None:
-        original = {}
+    # Copy-on-write: this level is a new dict, whatever below it the patch does not reach is shared.
+    original = {} if original is None else dict(original)
     # Every directive key starts with "$": one look at the keys, and the common patch skips the rest.
     directives = False
     for key in patch:

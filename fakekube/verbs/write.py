@@ -10,7 +10,7 @@ from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
-from fakekube.patch import APPLY_PATCH, apply_patch, normalize_patch_type
+from fakekube.patch import APPLY_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.records import (
@@ -26,6 +26,7 @@ from fakekube.verbs.shared_fields import (
     stored_entries,
     with_placeholder,
 )
+from fakekube.verbs.shared_patch import may_share, own_top_levels
 from fakekube.verbs.unchanged import (
     check_update_body,
     decode_patched_fields,
@@ -167,7 +168,7 @@ class WriteVerbs:
         strategy = target.strategy
         defaulted = strategy.defaulted_fields
         if defaulted is None or any(obj.get(key) != old.get(key) for key in defaulted):
-            strategy.default(obj)
+            strategy.default_update(obj, old)
         if not _hooks_take_context(strategy):
             # Nothing can reach the context (the base hooks ignore it), so there is nothing to undo or finish.
             return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None)
@@ -256,14 +257,18 @@ class WriteVerbs:
             entries = stored_entries(source)
             if entries is not None and not patch_leaves_managed_fields(patch_doc, kind):
                 entries = None
-            patched = apply_patch(with_placeholder(source) if entries else source, patch_doc, kind,
-                                  schema=rt.patch_schema, custom=rt.custom)
+            base = with_placeholder(source) if entries else source
+            # A strategic merge patch may even leave what it does not change shared (verbs.shared_patch).
+            shared = kind == STRATEGIC_MERGE_PATCH and may_share(rt, record.obj, subresource)
+            patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared)
+            if shared:
+                own_top_levels(patched, base)
             if entries:
                 put_back(patched, entries)
             if not isinstance(patched.get("metadata"), dict):
                 raise errors.BadRequest("metadata must be an object")
             touched = json_patch_fields(patch_doc) if same_as_stored(rt, record.obj) else None
-            self._decode_patched(rt, patched, kind, patch_doc, report, problems, touched)
+            patched = self._decode_patched(rt, patched, kind, patch_doc, report, problems, touched, shared=shared)
             return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
                                 self._manager(actor, field_manager), current=record)
 
@@ -274,13 +279,19 @@ class WriteVerbs:
         )
 
     def _decode_patched(self, rt: ResourceType, patched: dict[str, Any], patch_type: str, patch: Any,
-                        report: FieldReport, problems: list[str], touched: set[str] | None = None) -> None:
+                        report: FieldReport, problems: list[str], touched: set[str] | None = None, *,
+                        shared: bool = False) -> dict[str, Any]:
         """Decode a patch's result as the server decodes the patched document: wrong types are a 422 on
         ``patch``; unknown fields are dropped and reported (a Strict 422 shows the unpruned document).
-        ``touched``: the only top-level fields that may differ from the stored object's (None: any)."""
+        ``touched``: the only top-level fields that may differ from the stored object's (None: any).
+        ``shared``: the result shares subtrees with the stored object (verbs.shared_patch). Returns the
+        result to write on: ``patched``, or a copy of it when decoding had to change it in place."""
         if not self._patch_may_need_decoding(rt, patch_type, patch):
             report.patch("", problems)
-            return
+            return patched
+        if shared:
+            # Decoding drops unknown fields where they are: never in the stored object's own subtrees.
+            patched = json_copy(patched)
         shown = decoding.shown_patch(patch_type, patched, patch) if report.directive == decoding.STRICT else ""
         if rt.model is not None:
             unknown = decode_patched_fields(rt, patched, touched,
@@ -288,6 +299,7 @@ class WriteVerbs:
         else:
             unknown = decoding.prune_custom(self.registry.kubernetes_version, rt, patched)
         report.patch(shown, problems + report.problems([], unknown))
+        return patched
 
     def _patch_may_need_decoding(self, rt: ResourceType, patch_type: str, patch: Any) -> bool:
         """Whether a patch's result can hold something decoding refuses or drops (see
@@ -312,15 +324,19 @@ class WriteVerbs:
             if ignored in config:
                 config = {key: value for key, value in config.items() if key != ignored}
         record = self._bucket(rt).get(self._key(rt, namespace, name))
-        # server_side_apply copies what it changes, so the stored object is read without a copy first.
+        # server_side_apply copies what it changes, so the stored object is read without a copy first; for a
+        # kind that allows it, the result keeps the stored subtrees it leaves alone (verbs.shared_patch).
         live = self._view(rt)(record.obj) if record is not None else None
+        shared = may_share(rt, record.obj if record is not None else None, subresource)
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
-                                   live_is_stored=True)
+                                   live_is_stored=True, share_live=shared)
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
             same = record is not None and same_as_stored(rt, record.obj)
             if not (same and config_decoded):
+                if shared:
+                    result = json_copy(result)  # decoding drops unknown fields in place
                 decode_patched_fields(rt, result, set(config) if same else None,
                                       lambda: json.dumps(result, separators=(",", ":")))
             # else nothing to decode: every value of the result is the live object's (decoded when it was
