@@ -18,7 +18,7 @@ class Record:
     """A stored object and, once it has been read, its JSON bytes: a stored object is never mutated, so reads
     (which repeat) encode it once and each copy after that is one C decode (``fakekube.jsonvalues``)."""
 
-    __slots__ = ("obj", "rv", "checked", "_data", "_fields")
+    __slots__ = ("obj", "rv", "checked", "_data", "_fields", "noop")
 
     def __init__(self, obj: dict[str, Any], checked: Any = None) -> None:
         self.obj = obj
@@ -29,6 +29,16 @@ class Record:
         self.checked = checked
         self._data: bytes | None = None
         self._fields: dict[str, bytes | None] | None = None
+        # What a PUT of this very version back over it was, when it was a no-op that nothing but the request
+        # and this version decided (fakekube.verbs.noop); None until one was.
+        self.noop: Any = None
+
+    def json(self) -> bytes:
+        """The object's JSON bytes, kept for the next read (empty when it cannot be encoded exactly)."""
+        data = self._data
+        if data is None:
+            data = self._data = encode_json(self.obj) or b""
+        return data
 
     def read(self) -> dict[str, Any]:
         """A copy for a read (get, list): the encoded bytes are kept for the next read."""

@@ -347,10 +347,11 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         return checked
 
     def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None,
-                    stored: Record | None = None) -> dict[str, Any]:
+                    stored: Record | None = None, *, sends_stored: bool = False) -> dict[str, Any]:
         """The store's copy of a create or update body, decoded as the real server decodes it (fakekube.decoding):
         wrong JSON types are a 400, unknown fields are dropped and reported to ``report`` (fieldValidation).
-        ``stored``: the object an update replaces, whose unchanged fields need no decoding (verbs.unchanged)."""
+        ``stored``: the object an update replaces, whose unchanged fields need no decoding (verbs.unchanged);
+        ``sends_stored``: the body is that version itself (verbs.noop.sends_stored)."""
         if not isinstance(body, dict):
             raise errors.BadRequest(
                 f"the body of the request must be a JSON object describing a {rt.kind}, not {type(body).__name__}"
@@ -360,7 +361,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         kind = body.get("kind")
         duplicates = list(getattr(body, "duplicate_fields", ()))
         if stored is not None and same_as_stored(rt, stored.obj):
-            obj, unknown = decode_update_body(rt, body, stored)
+            obj, unknown = decode_update_body(rt, body, stored, sends_stored)
         elif rt.model is not None:
             decoded = decoding.decode_body(rt, body)
             obj, unknown = decoded.value, decoded.unknown
