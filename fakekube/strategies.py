@@ -1,7 +1,8 @@
 """Per-kind write rules: what create, update and a status write may change, and when generation moves.
 
 Each class mirrors one upstream ``RESTCreateStrategy``/``RESTUpdateStrategy`` (sources in
-docs/semantics.md). Strategies work on private copies the store hands them; they mutate ``new`` in place.
+docs/semantics.md). Strategies work on private copies the store hands them; they mutate ``new`` in place
+(a kind that sets ``patch_shares_stored`` may get, from a patch, a copy of the top two levels only).
 They are stateless and shared by every Store of one version: what is per store (allocators, the objects
 admission plugins read) comes in a :class:`fakekube.kinds.context.WriteContext`.
 

@@ -4,7 +4,7 @@ Contract used by the store (keep these signatures):
 
 - ``apply_patch(current, body, patch_type, *, schema, custom, share=False) -> dict``: JSON patch, merge patch or
   strategic merge patch applied to a copy of ``current``; raises ``ApiError`` with the status the real server
-  gives. ``share``: a strategic merge patch's result keeps ``current``'s unchanged subtrees (not copied).
+  gives. ``share``: a merge or strategic merge patch's result keeps ``current``'s unchanged subtrees.
 - ``PATCH_TYPES`` / ``CUSTOM_RESOURCE_PATCH_TYPES``: content types accepted for built-ins and custom resources.
 
 Modules (each small and single-purpose):
@@ -84,8 +84,8 @@ def apply_patch(
 ) -> dict:
     """Apply a JSON, merge or strategic merge patch to a copy of ``current``.
 
-    ``share``: a strategic merge patch's result may share, by identity, the subtrees of ``current`` the patch
-    did not change (see :func:`fakekube.patch.strategic.strategic_merge`); the other engines ignore it.
+    ``share``: a merge or strategic merge patch's result may share, by identity, the subtrees of ``current``
+    the patch did not change (see :func:`fakekube.patch.strategic.strategic_merge`); a JSON patch's never does.
 
     Server-side apply is not a transform of this shape (it needs the field manager); the store calls
     :func:`fakekube.patch.apply.server_side_apply` for ``APPLY_PATCH``.
@@ -97,7 +97,7 @@ def apply_patch(
     if patch_type == JSON_PATCH:
         result = apply_json_patch(current, decode_json_patch(body))
     elif patch_type == MERGE_PATCH:
-        result = merge_patch(current, decode_json(body))
+        result = merge_patch(current, decode_json(body), share=share)
     elif patch_type == STRATEGIC_MERGE_PATCH:
         result = _strategic(current, body, schema, share)
     else:

@@ -17,12 +17,14 @@ from fakekube.jsonvalues import encode_json, json_copy, json_equal
 INVALID_PATCH = "Invalid JSON Patch"
 
 
-def merge_patch(target: Any, patch: Any, *, rfc: bool = False) -> Any:
+def merge_patch(target: Any, patch: Any, *, rfc: bool = False, share: bool = False) -> Any:
     """Apply ``patch`` to ``target`` and return a new document; neither input is modified.
 
     A ``null`` or scalar top-level patch is rejected with 400 like the real server (``rfc=True`` follows
     RFC 7386 instead: such a patch replaces the document); an array patch replaces the whole document
-    (the caller then rejects a non-object result).
+    (the caller then rejects a non-object result). ``share``: the result is a new top-level dict that keeps,
+    by identity, every subtree of ``target`` the patch does not reach (maps on the way to a change are
+    copied, nothing else), so the caller must not change it below the top level without copying first.
     """
     if patch is None or not isinstance(patch, dict | list):
         if rfc:
@@ -32,12 +34,18 @@ def merge_patch(target: Any, patch: Any, *, rfc: bool = False) -> Any:
     if isinstance(patch, list) or not isinstance(target, dict):
         _prune_nulls(patch)
         return patch
+    if share:
+        doc = dict(target)
+        _merge_docs(doc, patch, shared=True)
+        return doc
     doc = json_copy(target)
     _merge_docs(doc, patch)
     return doc
 
 
-def _merge_docs(doc: dict, patch: dict) -> None:
+def _merge_docs(doc: dict, patch: dict, *, shared: bool = False) -> None:
+    """Merge ``patch`` (a private copy, which this consumes) into ``doc`` in place; ``shared``: ``doc``'s values
+    are not ours to change, so a map merged into is copied first."""
     for key, value in patch.items():
         if value is None:
             doc.pop(key, None)
@@ -47,16 +55,18 @@ def _merge_docs(doc: dict, patch: dict) -> None:
             _prune_nulls(value)
             doc[key] = value
         else:
-            doc[key] = _merge_value(current, value)
+            doc[key] = _merge_value(current, value, shared)
 
 
-def _merge_value(current: Any, value: Any) -> Any:
+def _merge_value(current: Any, value: Any, shared: bool = False) -> Any:
     if not isinstance(current, dict):
         _prune_nulls(value)
         return value
     if not isinstance(value, dict):
         return value
-    _merge_docs(current, value)
+    if shared:
+        current = dict(current)
+    _merge_docs(current, value, shared=shared)
     return current
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.jsonvalues import json_copy
+from fakekube.jsonvalues import encode_json, json_copy
 from fakekube.patch.gofmt import go_type, go_value
 from fakekube.patch.jsonutil import go_key
 from fakekube.patch.schema import UNTYPED, PatchSchema
@@ -129,7 +129,13 @@ def merge_map(original: dict | None, patch: dict, schema: PatchSchema) -> dict:
 
 
 def _store_new_value(original: dict, key: str, value: Any) -> None:
-    # A value with nothing to merge against: nulls are dropped and directives stripped.
+    # A value with nothing to merge against: nulls are dropped and directives stripped. Its JSON text tells in
+    # C when there is neither (no null literal, no "$patch" anywhere), and then both walks would keep it as is.
+    if type(value) is dict or type(value) is list:
+        text = encode_json(value)
+        if text is not None and b"null" not in text and b'"$patch"' not in text:
+            original[key] = value
+            return
     _discard_nulls(value)
     kept, keep = _remove_directives(value)
     if keep:
@@ -246,6 +252,8 @@ def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str
         for idx, element in zip(in_place, patch, strict=True):
             merged[idx] = merge_map(merged[idx], element, item_schema)
         return merged
+    if _only_new_items(original, patch, merge_key):
+        return [*patch, *original]
     original, patch = _apply_list_directives(original, patch, merge_key)
     item_schema = schema.item()
     merged = list(original)
@@ -284,6 +292,30 @@ def _merged_in_place(original: list, patch: list, merge_key: str) -> list[int] |
             return None
         found.append(idx)
     return found
+
+
+def _only_new_items(original: list, patch: list, merge_key: str) -> bool:
+    """Whether every patch element is a new item — every live and patch element a map with its merge key and
+    no directive, keys unique on each side, no patch key a live one (a pod's new conditions). The general
+    path then appends the patch elements as they are and its ordering puts them first: a patch item the live
+    order does not know wins every interleaving step, and the live items keep the live order after them."""
+    live: set[Any] = set()
+    for item in original:
+        if type(item) is not dict or merge_key not in item or DIRECTIVE in item:
+            return False
+        key = go_key(item[merge_key])
+        if key in live:
+            return False
+        live.add(key)
+    seen: set[Any] = set()
+    for element in patch:
+        if type(element) is not dict or merge_key not in element or DIRECTIVE in element:
+            return False
+        key = go_key(element[merge_key])
+        if key in live or key in seen:
+            return False
+        seen.add(key)
+    return True
 
 
 def _dedupe(values: list) -> list:

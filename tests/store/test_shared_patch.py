@@ -1,6 +1,6 @@
-"""A Pod's strategic merge patch shares the stored object's unchanged subtrees instead of copying them
-(fakekube/verbs/shared_patch.py): answers, stored objects, warnings and errors are those of the copying path,
-and no stored version ever changes afterwards."""
+"""A Pod's strategic merge patch, merge patch and apply share the stored object's unchanged subtrees instead of
+copying them (fakekube/verbs/shared_patch.py): answers, stored objects, warnings and errors are those of the
+copying path, and no stored version ever changes afterwards."""
 
 from __future__ import annotations
 
@@ -126,22 +126,40 @@ def _outcome(fn: Any) -> Any:
         return ["error", exc.status]
 
 
-def _smp(store: Store, patch: Any, subresource: str | None = None, validation: str = "Strict") -> Any:
-    return _outcome(lambda: store.patch("pods", "p", copy.deepcopy(patch), "default", patch_type=SMP,
+def _smp(store: Store, patch: Any, subresource: str | None = None, validation: str = "Strict",
+         patch_type: str = SMP) -> Any:
+    return _outcome(lambda: store.patch("pods", "p", copy.deepcopy(patch), "default", patch_type=patch_type,
                                         subresource=subresource, field_validation=validation))
 
 
-def _run(managed_fields: bool, steps: list[tuple[Any, str | None]], validation: str) -> str:
+def _run(managed_fields: bool, steps: list[tuple[Any, ...]], validation: str) -> str:
     store = _store(managed_fields)
     seen = []
-    for patch, subresource in steps:
-        seen.append(_smp(store, patch, subresource, validation))
+    for patch, subresource, *patch_type in steps:
+        seen.append(_smp(store, patch, subresource, validation, *patch_type))
         seen.append(store.get("pods", "p", "default"))
     seen.append([(e.verb, e.code, e.warnings, e.notes, e.rv_before, e.rv_after) for e in store.audit.entries])
     return json.dumps(seen)
 
 
+# Merge patches share the same way (a list is replaced whole, a null deletes).
+MERGE_PATCHES: list[tuple[Any, str | None]] = [
+    ({"spec": {"activeDeadlineSeconds": 40}}, None),
+    ({"spec": {"containers": [{"name": "c0", "image": "only"}]}}, None),  # a 422: the list is replaced
+    ({"metadata": {"labels": {"a": None, "m": "1"}, "annotations": None}}, None),
+    ({"spec": {"hostNetwork": True, "dnsPolicy": None}}, None),
+    ({"spec": {"bogus": {"x": None}}}, None),
+    ({"metadata": {"labels": {"m": 2}}}, None),
+    ({"status": {"phase": "Failed", "conditions": None}}, "status"),
+    ({"status": {"podIP": "10.1.1.1", "containerStatuses": [{"name": "c0", "ready": False}]}}, "status"),
+    ({"spec": {"nodeName": "ignored"}, "metadata": {"labels": {"s": "2"}}}, "status"),
+    ([], None),
+]
+MERGE = "application/merge-patch+json"
+
 CASES = [[(p, None)] for p in MAIN_PATCHES] + [[(p, "status")] for p in STATUS_PATCHES] + [
+    [(p, sub, MERGE)] for p, sub in MERGE_PATCHES] + [
+    [step for (p, sub), m in zip(MERGE_PATCHES, MAIN_PATCHES, strict=False) for step in ((p, sub, MERGE), (m, None))],
     [(p, None) for p in MAIN_PATCHES] + [(p, "status") for p in STATUS_PATCHES],
     [pair for m, s in zip(MAIN_PATCHES, STATUS_PATCHES * 3, strict=False) for pair in ((s, "status"), (m, None))],
 ]
@@ -239,6 +257,9 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
             _outcome(writes[(i + round_) % len(writes)])
             remember()
             _apply(store, *APPLIES[(i + round_) % len(APPLIES)])
+            remember()
+            merge, subresource = MERGE_PATCHES[(i + round_) % len(MERGE_PATCHES)]
+            _smp(store, merge, subresource, patch_type=MERGE)
             remember()
     store.patch("pods", "p", {"metadata": {"finalizers": ["example.com/f"]}}, "default", patch_type=SMP)
     remember()
