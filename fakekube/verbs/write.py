@@ -8,7 +8,7 @@ from typing import Any
 from fakekube import decoding, errors
 from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport
-from fakekube.jsonvalues import json_copy
+from fakekube.jsonvalues import json_copy, json_equal, json_text
 from fakekube.kinds.context import WriteContext
 from fakekube.patch import APPLY_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
@@ -220,7 +220,7 @@ class WriteVerbs:
                 self._check_crd(obj)
         checked = self._validate(target, obj, old, subresource, record.checked)
         self._record_managed_fields(target, old, obj, manager, subresource)
-        if obj == old:
+        if _same_json(obj, record):
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
             entry.notes.append("no-op")
@@ -387,3 +387,14 @@ def _hooks_take_context(strategy: Strategy) -> bool:
     if known is None:
         known = _TAKES_CONTEXT[kind] = kind.admit is not Strategy.admit or kind.begin_update is not Strategy.begin_update
     return known
+
+
+def _same_json(obj: dict[str, Any], record: Record) -> bool:
+    """Whether ``obj`` would be stored as the bytes ``record`` holds (etcd3's no-op test compares bytes):
+    Python's ``==`` alone also says ``true == 1``, which a free-form field of a custom resource can hold."""
+    if obj != record.obj:
+        return False
+    stored = record.json()  # kept: the no-op's answer is read from these bytes
+    if stored and json_text(obj) == stored:
+        return True
+    return json_equal(obj, record.obj)  # keys in another order, or a value orjson cannot write
