@@ -43,20 +43,22 @@ class GarbageCollector:
 
     def observe(self, rt: ResourceType, key: Key, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         """Called by the store on every commit: remember what the next collection must look at."""
+        old_refs = old["metadata"].get("ownerReferences") if old is not None else None
         if new is None:
             assert old is not None
             self._owners_gone.add(old["metadata"]["uid"])
             if key[0] and self._terminating(key[0]):
                 self._namespaces.add(key[0])
+            new_refs = None
         else:
             meta = new["metadata"]
-            if meta.get("ownerReferences") or (meta.get("deletionTimestamp") and meta.get("finalizers")):
+            new_refs = meta.get("ownerReferences")
+            deleting = meta.get("deletionTimestamp")
+            if new_refs or (deleting and meta.get("finalizers")):
                 self._attend.add((rt.storage, key))
-            if rt.storage == "/namespaces" and meta.get("deletionTimestamp"):
+            if deleting and rt.storage == "/namespaces":
                 self._namespaces.add(key[1])
         # An owner waiting in foreground deletion is looked at again whenever one of its dependents changes.
-        old_refs = old["metadata"].get("ownerReferences") if old is not None else None
-        new_refs = new["metadata"].get("ownerReferences") if new is not None else None
         if old_refs:
             self._attend_to_owners(old_refs)
         if new_refs and new_refs != old_refs:  # the same owners were just looked at

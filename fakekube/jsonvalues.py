@@ -57,6 +57,18 @@ def encode_json(value: Any) -> bytes | None:
     return data
 
 
+def json_text(value: Any) -> bytes | None:
+    """``encode_json``'s bytes without its check for non-finite floats (written as null), for a caller that
+    compares the values with ``==`` too: a NaN equals no null (nor itself), so equal texts of equal values are
+    equal JSON. None when orjson cannot write the value exactly (or is missing)."""
+    if _dumps is None:
+        return None
+    try:
+        return _dumps(value, option=_PASSTHROUGH)
+    except TypeError:
+        return None
+
+
 def decode_json_bytes(data: bytes) -> Any:
     """A fresh document from ``encode_json``'s bytes."""
     return _loads(data)

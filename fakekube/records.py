@@ -18,15 +18,27 @@ class Record:
     """A stored object and, once it has been read, its JSON bytes: a stored object is never mutated, so reads
     (which repeat) encode it once and each copy after that is one C decode (``fakekube.jsonvalues``)."""
 
-    __slots__ = ("obj", "checked", "_data", "_fields")
+    __slots__ = ("obj", "rv", "checked", "_data", "_fields", "noop")
 
     def __init__(self, obj: dict[str, Any], checked: Any = None) -> None:
         self.obj = obj
+        # Its resourceVersion, read several times by every write over it (preconditions, the audit entry).
+        self.rv: str = obj["metadata"]["resourceVersion"]
         # The custom resource schema (fakekube.schema.StructuralSchema) the whole object is known to pass, or
         # None: an update validates only what it changes against it (StructuralSchema.check).
         self.checked = checked
         self._data: bytes | None = None
         self._fields: dict[str, bytes | None] | None = None
+        # What a PUT of this very version back over it was, when it was a no-op that nothing but the request
+        # and this version decided (fakekube.verbs.noop); None until one was.
+        self.noop: Any = None
+
+    def json(self) -> bytes:
+        """The object's JSON bytes, kept for the next read (empty when it cannot be encoded exactly)."""
+        data = self._data
+        if data is None:
+            data = self._data = encode_json(self.obj) or b""
+        return data
 
     def read(self) -> dict[str, Any]:
         """A copy for a read (get, list): the encoded bytes are kept for the next read."""
@@ -51,10 +63,6 @@ class Record:
             return fields[key]
         data = fields[key] = encode_json(self.obj[key])
         return data
-
-    @property
-    def rv(self) -> str:
-        return self.obj["metadata"]["resourceVersion"]
 
 
 def sort_key(key: Key) -> str:

@@ -103,8 +103,9 @@ class ResourceType:
         """Merge metadata for patches and managedFields, built on first use."""
         return self.schema_loader() if self.schema_loader is not None else None
 
-    @property
+    @cached_property
     def api_version(self) -> str:
+        # Read several times by every request; group and version never change once the type is built.
         return f"{self.group}/{self.version}" if self.group else self.version
 
     @property
@@ -210,6 +211,9 @@ class Registry:
         self._added = 0  # types registered through register() and CRDs, ranked after the built-ins
         self.generation = 0  # bumped on every change, so discovery caches can tell
         self.kubernetes_version: Any = None  # the emulated version of the built-ins (KubernetesVersion)
+        # name -> (generation, type): every request resolves its resource, mostly by the same few names. Only
+        # names that resolved are kept, so the table is bounded by the names the served types answer to.
+        self._resolved: dict[str, tuple[int, ResourceType]] = {}
 
     def register(self, rt: ResourceType) -> ResourceType:
         with self._lock:
@@ -269,9 +273,14 @@ class Registry:
         preferred version; custom resources come after every built-in."""
         if isinstance(name, ResourceType):
             return name
+        known = self._resolved.get(name)
+        if known is not None and known[0] == self.generation:
+            return known[1]
+        generation = self.generation
         head, _, rest = name.partition(".")
         for rt in self._index.by_name.get(head.lower(), ()):
             if not rest or rest in (rt.group, f"{rt.version}.{rt.group}"):
+                self._resolved[name] = (generation, rt)
                 return rt
         raise errors.NotFound(name, "", "", message=f'the server doesn\'t have a resource type "{name}"')
 

@@ -26,7 +26,7 @@ from fakekube.errors import (
     too_many,
     type_invalid,
 )
-from fakekube.jsonvalues import encode_json, json_equal
+from fakekube.jsonvalues import json_equal, json_text
 from fakekube.schemavalues import FORMATS, go_float, go_number, json_type
 
 __all__ = ["StructuralSchema"]
@@ -73,6 +73,7 @@ class _Node:
         "embedded",
         "list_type",
         "list_map_keys",
+        "lists_below",
         "default",
         "has_default",
         "int_range",
@@ -118,6 +119,11 @@ class _Node:
         self.embedded = bool(schema.get("x-kubernetes-embedded-resource"))
         self.list_type: str = schema.get("x-kubernetes-list-type") or ""
         self.list_map_keys: tuple[str, ...] = tuple(schema.get("x-kubernetes-list-map-keys") or ())
+        # Whether this node or one below it is a set or map list: only those report in validate_lists, so a
+        # value under a node without one needs no walk there.
+        children = [*self.properties.values(), *(n for n in (self.additional, self.items) if n is not None)]
+        self.lists_below: bool = (self.list_type == "set" or (self.list_type == "map" and bool(self.list_map_keys))
+                                  or any(child.lists_below for child in children))
         self.has_default = "default" in schema
         self.default = schema.get("default")
         # int32/int64 formats bound integer values (IsValueValidAgainstRange).
@@ -291,6 +297,8 @@ class _Node:
 
     def validate_lists(self, value: Any, path: str, errs: list[FieldError], old: Any = _ABSENT) -> None:
         """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists. ``old`` as for ``validate``."""
+        if not self.lists_below:
+            return
         if isinstance(value, dict):
             olds = old if type(old) is dict else _NO_MEMBERS
             for key, item in value.items():
@@ -348,8 +356,9 @@ def _same(value: Any, old: Any) -> bool:
     if kind is dict or kind is list:
         if value != old:
             return False
-        text = encode_json(value)
-        return text is not None and text == encode_json(old)
+        # Equal values (a NaN equals no null, so the texts cannot hide one) with equal texts.
+        text = json_text(value)
+        return text is not None and text == json_text(old)
     return bool(value == old)
 
 

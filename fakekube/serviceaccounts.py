@@ -28,6 +28,9 @@ _SERVICE_ACCOUNTS = "/serviceaccounts"
 
 
 class ServiceAccountController:
+    # The storages ``observe`` looks at: the store does not call it for a commit to any other.
+    observed = frozenset((_NAMESPACES, _SERVICE_ACCOUNTS))
+
     def __init__(self, store: Store, names: tuple[str, ...] = (DEFAULT_NAME,)) -> None:
         self._store = store
         self.names = names
@@ -38,7 +41,7 @@ class ServiceAccountController:
         return bool(self._namespaces)
 
     def observe(self, rt: ResourceType, key: Key, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
-        """Called by the store on every commit."""
+        """Called by the store on every commit to one of the ``observed`` storages."""
         if rt.storage == _NAMESPACES:
             if new is not None and old is None and not new["metadata"].get("deletionTimestamp"):
                 self._namespaces.add(key[1])

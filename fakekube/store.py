@@ -14,7 +14,6 @@ listed with its source in docs/semantics.md. In short:
 from __future__ import annotations
 
 import random
-import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -23,7 +22,7 @@ from fakekube import decoding, errors, namerules, validation
 from fakekube.allocators import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR, ServiceAllocators
 from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
-from fakekube.audit.log import NO_BODY
+from fakekube.audit.log import NO_BODY  # noqa: F401  (re-exported: tools wrap Store._run with it)
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
 from fakekube.decoding import FieldReport, check_type_meta
@@ -34,6 +33,7 @@ from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.patch.managed_fields import record_update
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
+from fakekube.requestcycle import RequestCycle
 from fakekube.resources import Registry, ResourceType, load_manifests
 from fakekube.serviceaccounts import ServiceAccountController
 from fakekube.tokens import TokenAuthority
@@ -62,8 +62,8 @@ _NAME_VALIDATORS = {
 }
 
 
-class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs, BindingVerbs,
-            EvictionVerbs):
+class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs,
+            BindingVerbs, EvictionVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 
@@ -111,12 +111,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         self._by_uid: dict[str, tuple[str, Key]] = {}
         self._dependents: dict[str, set[tuple[str, Key]]] = {}
         self._rv = 0
-        self._seq = 0
-        self._lock = threading.RLock()
-        self._depth = 0
-        self._collecting = False
-        self._follow_ups: list[AuditEntry] = []  # entries of work a request caused, audited after it
-        self._thread_last = threading.local()  # the entry of each thread's latest outermost request
+        self._init_request_cycle()
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
         # kube-controller-manager's service-account controller; None when turned off.
@@ -154,88 +149,6 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
     def _new_uid(self) -> str:
         return uuid4_text(self.rng)
 
-    def _begin(self, verb: str, rt: ResourceType, namespace: str | None, name: str | None,
-               subresource: str | None, actor: str, **extra: Any) -> AuditEntry:
-        self._seq += 1
-        entry = AuditEntry(
-            seq=self._seq, time=self.clock.now().timestamp(), actor=actor, verb=verb, group=rt.group,
-            resource=rt.plural, namespace=namespace if rt.namespaced else None, name=name,
-            subresource=subresource, version=rt.version, **extra,
-        )
-        if self.audit.open_contexts:  # a front serves this request and told the audit log about it
-            entry.request = self.audit.take_context(entry)
-        return entry
-
-    def _inject_faults(self, entry: AuditEntry) -> None:
-        outcome = self.faults.check(entry.verb, entry.resource, entry.namespace, entry.name, entry.subresource,
-                                    entry.actor)
-        if outcome is None:
-            return
-        if outcome.delay:
-            self.delay_hook(outcome.delay)
-        if outcome.error is not None:
-            entry.notes.append("injected fault")
-            raise outcome.error
-
-    def _run(self, entry_factory: Callable[[], AuditEntry], body: Callable[[AuditEntry], Any],
-             request: Any = NO_BODY) -> Any:
-        """Serve one request under the store lock and audit it, whatever its outcome. ``request``: the body
-        the client sent, which an audit policy may ask to log."""
-        entry: AuditEntry | None = None
-        with self._lock:
-            self._depth += 1
-            try:
-                entry = entry_factory()
-                if self.audit.policy is not None:
-                    self.audit.admit(entry, request)
-                if self.faults:
-                    self._inject_faults(entry)
-                result = body(entry)
-                if not entry.code:
-                    entry.code = 200
-                if entry.level == "RequestResponse":
-                    self.audit.respond(entry, result)
-                return result
-            except errors.ApiError as exc:
-                if entry is not None:
-                    entry.code, entry.reason, entry.message = exc.code, exc.reason, exc.message
-                    entry.details = exc.details
-                    if entry.level == "RequestResponse":
-                        entry.response_object = exc.status
-                raise
-            except Exception as exc:  # a bug of ours: answered like the real server answers a panic
-                internal = errors.InternalError(f"Internal error occurred: {exc!r}", reason="InternalError")
-                if entry is not None:
-                    entry.code, entry.reason, entry.message = internal.code, internal.reason, internal.message
-                raise internal from exc
-            finally:
-                self._depth -= 1
-                if entry is not None:
-                    if self._depth == 0:
-                        self._thread_last.entry = entry
-                    self.audit.record(entry)
-                if self._depth == 0 and self._follow_ups:
-                    follow_ups, self._follow_ups = self._follow_ups, []
-                    for follow_up in follow_ups:
-                        self.audit.record(follow_up)
-                if self._depth == 0 and self.gc_mode == "sync" and not self._collecting:
-                    self._run_controllers()
-
-    def _run_controllers(self) -> None:
-        """The background controllers' work a request caused, each an audited request of its own; the
-        controllers' own requests come back here, so one run at a time."""
-        accounts = self.service_accounts
-        if not self.gc.pending and (accounts is None or not accounts.pending):
-            return
-        self._collecting = True
-        try:
-            if accounts is not None and accounts.pending:
-                accounts.collect()
-            if self.gc.pending:
-                self.gc.collect()
-        finally:
-            self._collecting = False
-
     def _write_context(self, namespace: str | None, subresource: str | None = None,
                        dry_run: bool = False) -> WriteContext:
         """What a write's strategy hooks may see of this store (fakekube.kinds.context)."""
@@ -271,30 +184,35 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                 entry: AuditEntry, checked: Any = None) -> Record | None:
         """Write (or delete, when ``new`` is None) one object at the next resourceVersion; ``checked`` as
         ``_validate`` returns it."""
-        self._rv += 1
-        rv = self._rv
+        rv = self._rv = self._rv + 1
+        text = entry.rv_after = str(rv)
+        storage = rt.storage
         bucket = self._bucket(rt)
         old_obj = old.obj if old is not None else None
         record = None
-        if new is None or old is None:
-            self._order.pop(rt.storage, None)
         if new is None:
             del bucket[key]
+            self._order.pop(storage, None)
             change_type = DELETED
             self._unindex(rt, key, old_obj)
         else:
-            new["metadata"]["resourceVersion"] = str(rv)
+            new["metadata"]["resourceVersion"] = text
             record = Record(new, checked)
             bucket[key] = record
-            change_type = MODIFIED if old is not None else ADDED
-            if old_obj is None or _index_fields_differ(old_obj["metadata"], new["metadata"]):
-                self._unindex(rt, key, old_obj)
+            if old_obj is None:
+                self._order.pop(storage, None)
+                change_type = ADDED
                 self._index(rt, key, new)
-        entry.rv_after = str(rv)
-        self.hub.publish(Change(rv, rt.storage, change_type, new, old_obj))
+            else:
+                change_type = MODIFIED
+                if _index_fields_differ(old_obj["metadata"], new["metadata"]):
+                    self._unindex(rt, key, old_obj)
+                    self._index(rt, key, new)
+        self.hub.publish(Change(rv, storage, change_type, new, old_obj))
         self.gc.observe(rt, key, new, old_obj)
-        if self.service_accounts is not None:
-            self.service_accounts.observe(rt, key, new, old_obj)
+        accounts = self.service_accounts
+        if accounts is not None and storage in accounts.observed:
+            accounts.observe(rt, key, new, old_obj)
         if new is None and rt.strategy.releases_on_delete:
             assert old_obj is not None
             rt.strategy.after_delete(old_obj, self._write_context(key[0] or None))
@@ -332,11 +250,6 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
                 deps.discard((rt.storage, key))
                 if not deps:
                     del self._dependents[ref.get("uid", "")]
-
-    def last_request(self) -> AuditEntry | None:
-        """The audit entry of the latest request this thread made, kept even when the audit log is off:
-        a front reads its outcome (an apply that created answers 201, one that updated 200)."""
-        return getattr(self._thread_last, "entry", None)
 
     # -- lookups used by the garbage collector and adapters ----------------------------------------------
 
@@ -434,10 +347,11 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         return checked
 
     def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None,
-                    stored: Record | None = None) -> dict[str, Any]:
+                    stored: Record | None = None, *, sends_stored: bool = False) -> dict[str, Any]:
         """The store's copy of a create or update body, decoded as the real server decodes it (fakekube.decoding):
         wrong JSON types are a 400, unknown fields are dropped and reported to ``report`` (fieldValidation).
-        ``stored``: the object an update replaces, whose unchanged fields need no decoding (verbs.unchanged)."""
+        ``stored``: the object an update replaces, whose unchanged fields need no decoding (verbs.unchanged);
+        ``sends_stored``: the body is that version itself (verbs.noop.sends_stored)."""
         if not isinstance(body, dict):
             raise errors.BadRequest(
                 f"the body of the request must be a JSON object describing a {rt.kind}, not {type(body).__name__}"
@@ -447,7 +361,7 @@ class Store(CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVe
         kind = body.get("kind")
         duplicates = list(getattr(body, "duplicate_fields", ()))
         if stored is not None and same_as_stored(rt, stored.obj):
-            obj, unknown = decode_update_body(rt, body, stored)
+            obj, unknown = decode_update_body(rt, body, stored, sends_stored)
         elif rt.model is not None:
             decoded = decoding.decode_body(rt, body)
             obj, unknown = decoded.value, decoded.unknown

@@ -11,6 +11,7 @@ Python exception.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -230,7 +231,9 @@ def _int_field(meta: Mapping[str, Any], name: str, field_path: str, errs: list[F
     value = meta.get(name)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    # A non-finite float (in process only: JSON has none) is no integer either, and has no int() to compare.
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or (isinstance(value, float) and not math.isfinite(value)) or value != int(value)):
         errs.append(type_invalid(f"{field_path}.{name}", value, "must be of type integer"))
         return None
     return int(value)
@@ -343,9 +346,12 @@ def validate_object_meta_update(
     # the new value equals the old one (an immutable field kept, a finalizer list with nothing new, a map that
     # was validated when it was written), so only the changed fields are looked at — in the order upstream
     # reports them. Generation is checked whatever it is (its own range), as is the resourceVersion.
-    changed = [name for name, value in new_meta.items() if value != old_meta.get(name)]
-    if not old_meta.keys() <= new_meta.keys():  # a field the update drops changed too (unless it was null)
-        changed += [name for name in old_meta if name not in new_meta and old_meta[name] is not None]
+    if new_meta == old_meta:  # (a status write's metadata is the stored one's: one comparison in C)
+        changed = []
+    else:
+        changed = [name for name, value in new_meta.items() if value != old_meta.get(name)]
+        if not old_meta.keys() <= new_meta.keys():  # a field the update drops changed too (unless it was null)
+            changed += [name for name in old_meta if name not in new_meta and old_meta[name] is not None]
     errs: list[FieldError] = []
     if "finalizers" in changed and old_meta.get("deletionTimestamp") is not None:
         new_fins = new_meta.get("finalizers") or []

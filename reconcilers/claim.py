@@ -15,7 +15,7 @@ Watches: ``For(SandboxClaim)`` and ``Owns(Sandbox)``, no predicates.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,10 +158,11 @@ class ClaimReconciler:
             await self.client.delete(keys.SANDBOXES, sandbox)
         return sandbox
 
-    async def _get_template(self, claim: Obj) -> Obj:
+    def _get_template(self, claim: Obj) -> Awaitable[Obj]:
         name = claim["spec"]["sandboxTemplateRef"]["name"]
-        # Read only (the pod template is deep-copied before use): the cache's object, not a copy.
-        return await shared_get(self.client, keys.TEMPLATES, name, claim["metadata"]["namespace"])
+        # Read only (the pod template is deep-copied before use): the cache's object, not a copy. The read's
+        # own awaitable, with no coroutine around it.
+        return shared_get(self.client, keys.TEMPLATES, name, claim["metadata"]["namespace"])
 
     # -- finding or adopting a sandbox -----------------------------------------------------------------
 

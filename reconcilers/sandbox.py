@@ -18,6 +18,7 @@ Watches: ``For(Sandbox)``; ``Owns(Pod)`` and ``Owns(Service)``, each behind a pr
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,7 +161,8 @@ class SandboxReconciler:
         name_h = name_hash(m["name"])
         problems: list[Exception] = []
         try:
-            await self._reconcile_pvcs(sandbox)
+            if sandbox["spec"].get("volumeClaimTemplates"):  # else the loop has nothing to do: no coroutine
+                await self._reconcile_pvcs(sandbox)
         except (ReconcileError, errors.ApiError) as exc:
             problems.append(exc)
         pod = None
@@ -297,8 +299,8 @@ class SandboxReconciler:
             return pod
         else:
             pod = await self._create_pod(sandbox, name_h, template_meta)
-        if self.build.pod_name_annotation:
-            await self._ensure_pod_name_annotation(sandbox, pod["metadata"]["name"])
+        if self.build.pod_name_annotation and not (sandbox["metadata"].get("annotations") or {}).get(keys.POD_NAME):
+            await self._ensure_pod_name_annotation(sandbox, pod["metadata"]["name"])  # its own test, asked first
         return pod
 
     async def _create_pod(self, sandbox: Obj, name_h: str, template_meta: Obj) -> Obj:
@@ -341,13 +343,15 @@ class SandboxReconciler:
         await self._write_pod(pod, before)
         return pod
 
-    async def _write_pod(self, pod: Obj, before: Obj | None) -> None:
-        """PUT ``pod``, or merge-patch it from ``before``: the cached pod it was derived from, read-only."""
+    def _write_pod(self, pod: Obj, before: Obj | None) -> Awaitable[Obj]:
+        """PUT ``pod``, or merge-patch it from ``before``: the cached pod it was derived from, read-only.
+
+        It hands back the client's awaitable (no coroutine of its own around it, one level fewer to resume).
+        """
         if before is None:
             # PUT with the cached resourceVersion: collides with the kubelet's status patches.
-            await self.client.update(keys.PODS, pod)
-        else:
-            await self.client.patch(keys.PODS, pod, MergeFrom(before, copy=False))
+            return self.client.update(keys.PODS, pod)
+        return self.client.patch(keys.PODS, pod, MergeFrom(before, copy=False))
 
     async def _ensure_pod_name_annotation(self, sandbox: Obj, pod_name: str) -> None:
         """#272 ``ensurePodNameAnnotation``: record the pod in the sandbox's annotation unless one is there."""

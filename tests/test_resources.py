@@ -110,3 +110,28 @@ def test_manifests_from_a_path_and_a_mistyped_path(tmp_path) -> None:
         load_manifests(str(tmp_path / "missing.yaml"))
     with pytest.raises(errors.BadRequest):
         load_manifests("- just\n- a list\n")
+
+
+def test_remembered_names_follow_every_change_of_the_served_types() -> None:
+    # Registry.resolve remembers what a name resolved to; a CRD registered, replaced or removed after a name was
+    # resolved must change the answer as it would for a registry that never resolved it.
+    registry = builtin_registry()
+    crd = {"metadata": {"name": "widgets.example.com"}, "spec": {
+        "group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+        "versions": [{"name": "v1", "served": True, "storage": True}]}}
+    with pytest.raises(errors.NotFound):
+        registry.resolve("widgets")
+    registry.register_crd(crd)
+    first = registry.resolve("widgets")
+    assert registry.resolve("widgets") is first and first.version == "v1"
+    registry.register_crd({**crd, "spec": {**crd["spec"], "versions": [{"name": "v2", "served": True,
+                                                                        "storage": True}]}})
+    assert registry.resolve("widgets").version == "v2"
+    registry.unregister_crd("widgets.example.com")
+    with pytest.raises(errors.NotFound):
+        registry.resolve("widgets")
+    registry.register(first)
+    assert registry.resolve("widgets.example.com") is first
+    registry.unregister(first)
+    with pytest.raises(errors.NotFound):
+        registry.resolve("widgets.example.com")

@@ -593,6 +593,13 @@ def test_one_pass_over_changed_fields_agrees_with_every_check(changes: dict, old
     assert causes(validate_object_meta_update(new, old)) == causes(_every_update_check(new, old))
 
 
+def test_a_non_finite_generation_is_no_integer() -> None:
+    for bad in (float("inf"), float("-inf"), float("nan")):
+        new = {**OLD, "generation": bad}
+        assert [(r, f) for r, f, _ in causes(validate_object_meta_update(new, OLD))] == [
+            ("FieldValueTypeInvalid", "metadata.generation")]
+
+
 class _Text(str):
     """A str subclass: the known-valid shortcut takes exact strings only."""
 

@@ -101,7 +101,7 @@ class StaleDetector:
 
     def __init__(self, history: int = 16) -> None:
         self.history = history
-        self._changes: dict[str, deque[tuple[int, str, int, Any, Any]]] = {}
+        self._changes: dict[str, deque[list[Any]]] = {}  # [rv, actor, seq, old, new, changed paths]
         self.records: list[StaleOverwrite] = []
         self.incomplete = 0  # stale writes whose base was older than the remembered history
 
@@ -112,44 +112,48 @@ class StaleDetector:
         if new is None:
             self._changes.pop(uid, None)
             return
-        rv = int(new["metadata"]["resourceVersion"])
         changes = self._changes.get(uid)
         if changes is None:
             changes = self._changes[uid] = deque(maxlen=self.history)
-        if entry.based_on and old is not None:
-            self._check(entry, old, new, changes)
-        changes.append((rv, entry.actor, entry.seq, old, new))
+        based_on = entry.based_on
+        paths = None
+        # A write based on the version it replaces is not stale: _check would parse both and stop there.
+        if based_on and old is not None and based_on != old["metadata"]["resourceVersion"]:
+            paths = self._check(entry, old, new, changes)
+        # The revision stays text until a stale write compares it; the last slot keeps the write's own changed
+        # paths once they are known (stored versions never change, so neither do the paths between two).
+        changes.append([new["metadata"]["resourceVersion"], entry.actor, entry.seq, old, new, paths])
 
     def _check(self, entry: AuditEntry, old: dict[str, Any], new: dict[str, Any],
-               changes: deque[tuple[int, str, int, Any, Any]]) -> None:
+               changes: deque[list[Any]]) -> list[Path] | None:
+        """Record what a write based on an older version overwrote; returns its changed paths if it diffed them."""
         try:
             based_on = int(entry.based_on or 0)
         except ValueError:
-            return
+            return None
         current = int(old["metadata"]["resourceVersion"])
         if based_on >= current:
-            return
-        later = [c for c in changes if c[0] > based_on]
-        if changes and changes[0][0] > based_on and changes.maxlen == len(changes):
+            return None
+        later = [c for c in changes if int(c[0]) > based_on]
+        if changes and int(changes[0][0]) > based_on and changes.maxlen == len(changes):
             self.incomplete += 1
         if not later:
-            return
+            return None
         mine = _relevant(changed_paths(old, new))
         if not mine:
-            return
+            return mine
         # Report against the latest other write that touched each path. A write's own paths are diffed at most
         # once, and only when some path gets that far back.
-        theirs_of: dict[int, list[Path]] = {}
         hits: dict[tuple[str, str, int], list[str]] = {}
         for path in mine:
-            for rv, actor, seq, before, after in reversed(later):
+            for change in reversed(later):
+                rv, actor, seq, before, after, theirs = change
                 if before is None:
                     continue
-                theirs = theirs_of.get(seq)
                 if theirs is None:
-                    theirs = theirs_of[seq] = _relevant(changed_paths(before, after))
+                    theirs = change[5] = _relevant(changed_paths(before, after))
                 if any(_overlap(path, t) for t in theirs):
-                    hits.setdefault((actor, str(rv), seq), []).append(render_path(path))
+                    hits.setdefault((actor, rv, seq), []).append(render_path(path))
                     break
         for (actor, rv, seq), paths in hits.items():
             record = StaleOverwrite(entry.seq, entry.time, entry.actor, entry.verb, entry.resource,
@@ -157,6 +161,7 @@ class StaleDetector:
                                     paths, actor, rv, seq)
             self.records.append(record)
             entry.notes.append(record.note())
+        return mine
 
     # -- reports --------------------------------------------------------------------------------------
 

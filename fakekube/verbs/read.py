@@ -17,6 +17,7 @@ from fakekube.records import (
 )
 from fakekube.resources import ResourceType
 from fakekube.selectors import LabelSelector
+from fakekube.watch import match_everything
 
 
 class ReadVerbs:
@@ -183,6 +184,8 @@ class ReadVerbs:
                 raise errors.BadRequest(f'field label not supported: {label}')
             getters[label] = getter
         ns = namespace if rt.namespaced and namespace else None
+        if ns is None and labels.empty and not getters:
+            return match_everything
         view = self._view(rt) if rt.from_storage else None
 
         def matches(obj: dict[str, Any]) -> bool:

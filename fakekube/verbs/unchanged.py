@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import decoding
-from fakekube.jsonvalues import decode_json_bytes, encode_json
+from fakekube.jsonvalues import decode_json_bytes, json_text
 from fakekube.records import Record
 from fakekube.resources import ResourceType
 from fakekube.verbs.shared_fields import body_sends_stored, put_back, stored_entries, with_placeholder
@@ -28,9 +28,15 @@ def same_as_stored(rt: ResourceType, stored: dict[str, Any] | None) -> bool:
             and stored.get("apiVersion") == rt.api_version)
 
 
-def decode_update_body(rt: ResourceType, body: dict[str, Any], record: Record) -> tuple[dict[str, Any],
-                                                                                           list[str]]:
-    """``decoding.decode_body(rt, body)`` (the copy and its unknown fields) for a PUT over ``record``."""
+def decode_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
+                       sends_stored: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """``decoding.decode_body(rt, body)`` (the copy and its unknown fields) for a PUT over ``record``;
+    ``sends_stored``: the body is the stored version's JSON itself (``verbs.noop.sends_stored``)."""
+    if sends_stored:
+        # Every top-level field is then the stored one, type for type and byte for byte (the text of an object
+        # is its members' texts in order): ``_split`` would find them all unchanged, so the decode is a copy of
+        # each, and one copy of the whole is the same document.
+        return record.read(), []
     changed, unchanged, entries = _split(body, record)
     if not unchanged and entries is None:
         decoded = decoding.decode_body(rt, body)
@@ -65,8 +71,9 @@ def _split(body: dict[str, Any], record: Record) -> tuple[dict[str, Any], dict[s
     for key, value in body.items():
         old = stored.get(key, _MISSING)
         if old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
-            text = encode_json(value)
-            # Equal bytes: equal keys in the same order and the same JSON literals (``1`` is not ``1.0``).
+            text = json_text(value)
+            # Equal bytes of equal values: equal keys in the same order and the same JSON literals (``1`` is not
+            # ``1.0``; the stored side's bytes are exact, and ``==`` has told a NaN from the null it is written as).
             if text is not None and text == record.field_json(key):
                 unchanged[key] = text
                 continue

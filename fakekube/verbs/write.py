@@ -20,6 +20,7 @@ from fakekube.records import (
 )
 from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy
+from fakekube.verbs import noop
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
     put_back,
@@ -62,11 +63,17 @@ class WriteVerbs:
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
             stored = self._bucket(rt).get(self._key(rt, ns, name))
-            if stored is not None:
+            noop_key = None
+            sends_stored = stored is not None and noop.sends_stored(body, stored)
+            if sends_stored:
+                noop_key = noop.key(rt, subresource, report.directive, self.track_managed_fields, dry_run)
+                if noop_key is not None and noop.repeats(stored, noop_key):
+                    return self._repeat_noop(rt, stored, entry)
+            elif stored is not None:  # (a body that is the stored version names its resourceVersion)
                 self._refuse_stale_put(rt, stored, name, body, entry, report)
-            obj = self._check_body(rt, body, report, stored)
+            obj = self._check_body(rt, body, report, stored, sends_stored=sends_stored)
             return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager),
-                                current=stored)
+                                current=stored, noop_key=noop_key)
 
         rv = meta.get("resourceVersion")
         return self._run(
@@ -105,10 +112,19 @@ class WriteVerbs:
         entry.uid = record.obj["metadata"]["uid"]
         raise errors.Conflict(rt.plural, rt.group, name)
 
+    def _repeat_noop(self, rt: ResourceType, record: Record, entry: AuditEntry) -> dict[str, Any]:
+        """A PUT of ``record``'s version back over it that was a no-op before (see verbs.noop): what the full
+        path answers and audits for it."""
+        entry.rv_before = entry.rv_after = record.rv
+        entry.uid = record.obj["metadata"]["uid"]
+        entry.notes.append("no-op")
+        return self._convert_out(rt, record.read())
+
     def _update(self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any],
                 subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
-                *, current: Record | None = None) -> dict[str, Any]:
-        """The shared write path of PUT and PATCH: preconditions, strategy, validation, commit."""
+                *, current: Record | None = None, noop_key: tuple[Any, ...] | None = None) -> dict[str, Any]:
+        """The shared write path of PUT and PATCH: preconditions, strategy, validation, commit. ``noop_key``: the
+        request is a PUT of ``current``'s version itself (verbs.noop), which is to remember a no-op."""
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         if rt.to_storage is not None:
             obj = rt.to_storage(obj)
@@ -171,10 +187,12 @@ class WriteVerbs:
             strategy.default_update(obj, old)
         if not _hooks_take_context(strategy):
             # Nothing can reach the context (the base hooks ignore it), so there is nothing to undo or finish.
-            return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None)
+            return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None,
+                                         noop_key)
         ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
         try:
-            result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx)
+            result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx,
+                                           noop_key)
         except BaseException:
             ctx.rollback()
             raise
@@ -186,7 +204,7 @@ class WriteVerbs:
 
     def _update_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], record: Record,
                          subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
-                         ctx: WriteContext | None) -> dict[str, Any]:
+                         ctx: WriteContext | None, noop_key: tuple[Any, ...] | None = None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginUpdate and BeforeUpdate, validation, the commit."""
         old = record.obj
         old_meta, meta = old["metadata"], obj["metadata"]
@@ -206,6 +224,8 @@ class WriteVerbs:
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
             entry.notes.append("no-op")
+            if noop_key is not None and not entry.warnings and (ctx is None or not ctx.used):
+                record.noop = noop_key  # nothing but the request and this version decided it (verbs.noop)
             # Controllers send the same no-op write again and again: the answer's bytes are kept with the version.
             return self._convert_out(rt, record.read())
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")

@@ -72,3 +72,59 @@ def test_bookkeeping_paths_are_dropped_and_shared_subtrees_are_unchanged():
     new = {"metadata": {"resourceVersion": "2", "labels": {"a": "2"}}, "spec": spec}
     assert _relevant(changed_paths(old, new)) == [("metadata", "labels", "a")]
     assert changed_paths(old, {**new, "spec": {"containers": [{"name": "b"}]}})[-1] == ("spec", "containers")
+
+
+def _brute_force_stale(writes, history):
+    """The detector's rule written out from scratch: (seq, paths, other seq) for every stale overwrite."""
+    from fakekube.sim.stale import _overlap
+
+    found = []
+    for i, (entry, old, new) in enumerate(writes):
+        current = int(old["metadata"]["resourceVersion"]) if old is not None else 0
+        based_on = int(entry.based_on) if entry.based_on else 0
+        if old is None or not based_on or based_on >= current:
+            continue
+        remembered = writes[max(0, i - history):i]
+        later = [w for w in remembered if int(w[2]["metadata"]["resourceVersion"]) > based_on]
+        mine = _relevant(changed_paths(old, new))
+        hits = {}
+        for path in mine:
+            for other, before, after in reversed(later):
+                if before is not None and any(_overlap(path, t) for t in _relevant(changed_paths(before, after))):
+                    hits.setdefault(other.seq, []).append(render_path(path))
+                    break
+        found.extend((entry.seq, paths, seq) for seq, paths in hits.items())
+    return found
+
+
+def test_remembered_paths_give_what_diffing_every_write_again_gives():
+    # The detector keeps each write's changed paths once a stale write has diffed them (and a stale write's own):
+    # random writes to one object, many of them stale, must be reported as diffing everything afresh reports them.
+    import random
+
+    from fakekube.audit import AuditEntry
+    from fakekube.sim.stale import StaleDetector
+
+    for seed in range(20):
+        rng = random.Random(seed)
+        history = rng.choice((2, 4, 16))
+        detector = StaleDetector(history)
+        obj = {"metadata": {"uid": "u1", "resourceVersion": "1"}, "data": {}}
+        versions = [obj]
+        writes = []
+        for seq in range(1, 60):
+            new = {"metadata": {"uid": "u1", "resourceVersion": str(seq + 1)},
+                   "data": {**obj["data"], rng.choice("abcd"): str(rng.randrange(3))}}
+            if rng.random() < 0.3:
+                new["data"].pop(rng.choice("abcd"), None)
+            base = rng.choice(versions[-6:])
+            entry = AuditEntry(seq=seq, time=0.0, actor=f"actor-{rng.randrange(3)}", verb="update", group="",
+                               resource="configmaps", namespace="ns", name="a",
+                               based_on=base["metadata"]["resourceVersion"], uid="u1")
+            detector(entry, obj, new)
+            writes.append((entry, obj, new))
+            versions.append(new)
+            obj = new
+        expected = _brute_force_stale(writes, history)
+        assert [(r.seq, r.paths, r.other_seq) for r in detector.records] == expected, seed
+        assert expected, seed  # the case exercises stale writes at all

@@ -99,3 +99,31 @@ def test_bookmarks_carry_only_a_resource_version(kube: Store) -> None:
     event = kube.bookmark("configmaps")
     assert event.type == "BOOKMARK"
     assert event.raw == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"resourceVersion": kube.resource_version}}
+
+
+def test_only_a_watch_of_everything_skips_matching(kube: Store) -> None:
+    # A watch without namespace or selectors is offered every change unmatched (fakekube.watch.match_everything);
+    # one narrowed in any way still filters, over a namespaced and a cluster-scoped kind.
+    from fakekube.watch import match_everything
+
+    kube.ensure_namespace("other")
+    rt = kube.resolve("configmaps")
+    assert kube._matcher(rt, None, None, None) is match_everything
+    assert kube._matcher(kube.resolve("namespaces"), "default", None, None) is match_everything  # cluster-scoped
+    rv = kube.resource_version
+    watches = {
+        "all": kube.watch("configmaps", resource_version=rv),
+        "ns": kube.watch("configmaps", "other", resource_version=rv),
+        "labels": kube.watch("configmaps", label_selector="app=x", resource_version=rv),
+        "fields": kube.watch("configmaps", field_selector="metadata.name=b", resource_version=rv),
+    }
+    kube.create("configmaps", {"metadata": {"name": "a", "labels": {"app": "x"}}}, "default")
+    kube.create("configmaps", {"metadata": {"name": "b"}}, "other")
+    kube.delete("configmaps", "a", "default")
+    seen = {k: [(e.type, e.raw["metadata"]["name"]) for e in w.drain()] for k, w in watches.items()}
+    assert seen == {
+        "all": [("ADDED", "a"), ("ADDED", "b"), ("DELETED", "a")],
+        "ns": [("ADDED", "b")],
+        "labels": [("ADDED", "a"), ("DELETED", "a")],
+        "fields": [("ADDED", "b")],
+    }

@@ -1,0 +1,126 @@
+"""One request's life in the store: its audit entry, the store lock, injected faults, its outcome in the
+audit log, and the work it leaves to the background controllers (fakekube.gc, fakekube.serviceaccounts).
+
+``RequestCycle`` is a mixin of ``fakekube.store.Store``, as the verbs are: every verb hands ``_run`` a factory
+for its entry (``_begin``) and the body that serves it. This is the part every request pays whatever its kind,
+so it does as little as it can per request (docs/benchmarks.md, "third round: the store's fixed cost").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from fakekube import errors
+from fakekube.audit import AuditEntry
+from fakekube.audit.entry import request_entry
+from fakekube.audit.log import NO_BODY
+from fakekube.resources import ResourceType
+
+
+class RequestCycle:
+    """Serving and auditing of one request; the host (the Store) provides ``clock``, ``audit``, ``faults``,
+    ``delay_hook``, ``gc``, ``gc_mode`` and ``service_accounts``."""
+
+    def _init_request_cycle(self) -> None:
+        self._seq = 0
+        self._stamp: tuple[object, float] = (None, 0.0)  # (the clock's last datetime, its timestamp)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._collecting = False
+        self._follow_ups: list[AuditEntry] = []  # entries of work a request caused, audited after it
+        self._thread_last = threading.local()  # the entry of each thread's latest outermost request
+
+    def _begin(self, verb: str, rt: ResourceType, namespace: str | None, name: str | None,
+               subresource: str | None, actor: str, *, dry_run: bool = False, based_on: str | None = None,
+               patch_type: str | None = None, request_rv: str | None = None) -> AuditEntry:
+        self._seq += 1
+        moment = self.clock.now()
+        stamp = self._stamp
+        if moment is not stamp[0]:  # a virtual clock hands out one datetime per instant: its timestamp once
+            stamp = self._stamp = (moment, moment.timestamp())
+        entry = request_entry(self._seq, stamp[1], actor, verb, rt.group, rt.plural,
+                              namespace if rt.namespaced else None, name, subresource, rt.version, dry_run, based_on,
+                              patch_type, request_rv)
+        if self.audit.open_contexts:  # a front serves this request and told the audit log about it
+            entry.request = self.audit.take_context(entry)
+        return entry
+
+    def _inject_faults(self, entry: AuditEntry) -> None:
+        outcome = self.faults.check(entry.verb, entry.resource, entry.namespace, entry.name, entry.subresource,
+                                    entry.actor)
+        if outcome is None:
+            return
+        if outcome.delay:
+            self.delay_hook(outcome.delay)
+        if outcome.error is not None:
+            entry.notes.append("injected fault")
+            raise outcome.error
+
+    def _run(self, entry_factory: Callable[[], AuditEntry], body: Callable[[AuditEntry], Any],
+             request: Any = NO_BODY) -> Any:
+        """Serve one request under the store lock and audit it, whatever its outcome. ``request``: the body
+        the client sent, which an audit policy may ask to log."""
+        entry: AuditEntry | None = None
+        audit = self.audit
+        with self._lock:
+            self._depth += 1
+            try:
+                entry = entry_factory()
+                if audit.policy is not None:
+                    audit.admit(entry, request)
+                if self.faults:
+                    self._inject_faults(entry)
+                result = body(entry)
+                if not entry.code:
+                    entry.code = 200
+                if entry.level == "RequestResponse":
+                    audit.respond(entry, result)
+                return result
+            except errors.ApiError as exc:
+                if entry is not None:
+                    entry.code, entry.reason, entry.message = exc.code, exc.reason, exc.message
+                    entry.details = exc.details
+                    if entry.level == "RequestResponse":
+                        entry.response_object = exc.status
+                raise
+            except Exception as exc:  # a bug of ours: answered like the real server answers a panic
+                internal = errors.InternalError(f"Internal error occurred: {exc!r}", reason="InternalError")
+                if entry is not None:
+                    entry.code, entry.reason, entry.message = internal.code, internal.reason, internal.message
+                raise internal from exc
+            finally:
+                depth = self._depth = self._depth - 1
+                if entry is not None:
+                    if depth == 0:
+                        self._thread_last.entry = entry
+                    if audit.enabled:
+                        audit.record(entry)
+                if depth == 0:
+                    if self._follow_ups:
+                        follow_ups, self._follow_ups = self._follow_ups, []
+                        for follow_up in follow_ups:
+                            audit.record(follow_up)
+                    if self.gc_mode == "sync" and not self._collecting:
+                        self._run_controllers()
+
+    def _run_controllers(self) -> None:
+        """The background controllers' work a request caused, each an audited request of its own; the
+        controllers' own requests come back here, so one run at a time."""
+        accounts = self.service_accounts
+        if not self.gc.pending and (accounts is None or not accounts.pending):
+            return
+        self._collecting = True
+        try:
+            if accounts is not None and accounts.pending:
+                accounts.collect()
+            if self.gc.pending:
+                self.gc.collect()
+        finally:
+            self._collecting = False
+
+    def last_request(self) -> AuditEntry | None:
+        """The audit entry of the latest request this thread made, kept even when the audit log is off:
+        a front reads its outcome (an apply that created answers 201, one that updated 200)."""
+        return getattr(self._thread_last, "entry", None)
