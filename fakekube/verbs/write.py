@@ -282,12 +282,15 @@ class WriteVerbs:
             shared = kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource)
             patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared)
             if shared:
+                # The top-level fields the patch changed; the others are still the stored ones (by identity).
+                touched = {key for key, value in patched.items() if value is not base.get(key)}
                 own_top_levels(patched, base)
+            else:
+                touched = json_patch_fields(patch_doc) if same_as_stored(rt, record.obj) else None
             if entries:
                 put_back(patched, entries)
             if not isinstance(patched.get("metadata"), dict):
                 raise errors.BadRequest("metadata must be an object")
-            touched = json_patch_fields(patch_doc) if same_as_stored(rt, record.obj) else None
             patched = self._decode_patched(rt, patched, kind, patch_doc, report, problems, touched, shared=shared)
             return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
                                 self._manager(actor, field_manager), current=record)
@@ -310,8 +313,10 @@ class WriteVerbs:
             report.patch("", problems)
             return patched
         if shared:
-            # Decoding drops unknown fields where they are: never in the stored object's own subtrees.
-            patched = json_copy(patched)
+            # Decoding drops unknown fields where they are: never in the stored object's own subtrees (only
+            # the touched fields are decoded, so only they need copies).
+            patched = {key: json_copy(value) if touched is None or key in touched else value
+                       for key, value in patched.items()}
         shown = decoding.shown_patch(patch_type, patched, patch) if report.directive == decoding.STRICT else ""
         if rt.model is not None:
             unknown = decode_patched_fields(rt, patched, touched,
