@@ -180,5 +180,5 @@ class ApiServer(ThreadingHTTPServer):
         except KeyboardInterrupt:
             pass
         finally:
-            self.closing.set()
-            self.server_close()
+            # Like stop(): a handler may still be writing the audit event of a reply its client already has.
+            self.stop()
