@@ -88,15 +88,9 @@ class WorkQueue:
             return
         item = self._items.get(key)
         if item is None:
-            self._counter += 1
-            item = self._items[key] = _Item(key, self._counter, priority, None)
-            self.adds += 1
-            self._place(item)
+            self._add_new(key, priority, None)
             return
-        changed = False
-        if priority > item.priority:
-            item.priority = priority
-            changed = True
+        changed = _raise_priority(item, priority)
         if item.ready_at is not None:  # an immediate add makes a delayed key ready now
             item.ready_at = None
             changed = True
@@ -123,21 +117,20 @@ class WorkQueue:
             self.retries += 1
         item = self._items.get(key)
         if item is None:
-            self._counter += 1
-            item = _Item(key, self._counter, priority, ready_at)
-            self._items[key] = item
-            self.adds += 1
-            self._place(item)
+            self._add_new(key, priority, ready_at)
             return
-        changed = False
-        if priority > item.priority:
-            item.priority = priority
-            changed = True
+        changed = _raise_priority(item, priority)
         if item.ready_at is not None and (ready_at is None or ready_at < item.ready_at):
             item.ready_at = ready_at
             changed = True
         if changed:
             self._place(item)
+
+    def _add_new(self, key: Hashable, priority: int, ready_at: float | None) -> None:
+        self._counter += 1
+        item = self._items[key] = _Item(key, self._counter, priority, ready_at)
+        self.adds += 1
+        self._place(item)
 
     def _place(self, item: _Item) -> None:
         """Put ``item`` in the ready heap or arm its timer (a locked key waits for ``done``)."""
@@ -255,3 +248,11 @@ class WorkQueue:
 
     def shutdown(self) -> None:
         self.shutting_down = True
+
+
+def _raise_priority(item: _Item, priority: int) -> bool:
+    """A key added again at a higher priority takes it (controller-runtime's priority queue keeps the highest)."""
+    if priority > item.priority:
+        item.priority = priority
+        return True
+    return False
