@@ -15,46 +15,26 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube.jsonvalues import encode_json, json_copy
-from fakekube.patch.gofmt import go_type, go_value
+from fakekube.patch.gofmt import go_value
 from fakekube.patch.jsonutil import go_key
 from fakekube.patch.schema import UNTYPED, PatchSchema
-
-DIRECTIVE = "$patch"
-RETAIN_KEYS = "$retainKeys"
-DELETE_PREFIX = "$deleteFromPrimitiveList"
-ORDER_PREFIX = "$setElementOrder"
-
-
-class SmpError(Exception):
-    """An error of the SMP library; ``code`` is the HTTP status kube-apiserver turns it into."""
-
-    code = 500
-
-
-class SmpBadRequest(SmpError):
-    """Malformed patch or directive list (``interpretStrategicMergePatchError`` → 400)."""
-
-    code = 400
-
-
-class SmpUnprocessable(SmpError):
-    """Lists of lists, retainKeys content mismatch (→ 422 with the generic message)."""
-
-    code = 422
-
-
-ERR_PRIMITIVE_LIST = "invalid patch format of primitive list"
-ERR_RETAIN_KEYS = "invalid patch format of retainKeys"
-ERR_SET_ORDER = "invalid patch format of setElementOrder list"
-ERR_LIST_OF_LISTS = "lists of lists are not supported"
-
-
-def _bad_arg_type(expected: str, actual: Any) -> SmpError:
-    return SmpError(f"expected a {expected}, but received a {go_type(actual)}")
-
-
-def _no_merge_key(m: dict, key: str) -> SmpError:
-    return SmpError(f"map: {go_value(m)} does not contain declared merge key: {key}")
+from fakekube.patch.smp_order import (
+    DELETE_PREFIX,
+    DIRECTIVE,
+    ERR_LIST_OF_LISTS,
+    ERR_PRIMITIVE_LIST,
+    ERR_RETAIN_KEYS,
+    ERR_SET_ORDER,
+    ORDER_PREFIX,
+    RETAIN_KEYS,
+    SmpBadRequest,
+    SmpError,
+    SmpUnprocessable,
+    bad_arg_type,
+    no_merge_key,
+    normalize_order,
+    validate_order,
+)
 
 
 def strategic_merge(original: dict, patch: dict, schema: PatchSchema | None, *, patch_owned: bool = False,
@@ -241,7 +221,7 @@ def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str
         patch_keys = {go_key(v) for v in patch}
         patch_items = [v for v in merged if go_key(v) in patch_keys]
         server_only = [v for v in merged if go_key(v) not in patch_keys]
-        return _normalize_order(patch_items, server_only, patch, original, "", scalar=True)
+        return normalize_order(patch_items, server_only, patch, original, "", scalar=True)
 
     if not merge_key:
         raise SmpError(f"cannot merge lists without merge key for {schema.name}")
@@ -259,14 +239,14 @@ def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str
     merged = list(original)
     for element in patch:
         if merge_key not in element:
-            raise _no_merge_key(element, merge_key)
+            raise no_merge_key(element, merge_key)
         idx = _find_by_key(merged, merge_key, element[merge_key])
         if idx >= 0:
             merged[idx] = merge_map(merged[idx], element, item_schema)
         else:
             merged.append(element)
     patch_items, server_only = _partition_maps(merged, patch, merge_key)
-    return _normalize_order(patch_items, server_only, patch, original, merge_key, scalar=False)
+    return normalize_order(patch_items, server_only, patch, original, merge_key, scalar=False)
 
 
 def _merged_in_place(original: list, patch: list, merge_key: str) -> list[int] | None:
@@ -335,14 +315,14 @@ def _apply_list_directives(original: list, patch: list, merge_key: str) -> tuple
     replace = False
     for element in patch:
         if not isinstance(element, dict):
-            raise _bad_arg_type("map[string]interface {}", element)
+            raise bad_arg_type("map[string]interface {}", element)
         if DIRECTIVE not in element:
             plain.append(element)
             continue
         directive = element[DIRECTIVE]
         if directive == "delete":
             if merge_key not in element:
-                raise _no_merge_key(element, merge_key)
+                raise no_merge_key(element, merge_key)
             wanted = go_key(element[merge_key])
             original = [
                 e for e in original
@@ -382,104 +362,19 @@ def _partition_maps(merged: list, by: list, merge_key: str) -> tuple[list, list]
     inside, outside = [], []
     for v in merged:
         if not isinstance(v, dict):
-            raise _bad_arg_type("map[string]interface {}", v)
+            raise bad_arg_type("map[string]interface {}", v)
         if merge_key not in v:
-            raise _no_merge_key(v, merge_key)
+            raise no_merge_key(v, merge_key)
         (inside if go_key(v[merge_key]) in keys else outside).append(v)
     return inside, outside
 
 
 # -- ordering ---------------------------------------------------------------------------------------
-def _order_value(item: Any, merge_key: str, scalar: bool) -> Any:
-    if scalar:
-        return go_key(item)
-    return go_key(item.get(merge_key)) if isinstance(item, dict) else go_key(None)
-
-
-def _index_map(order: list, merge_key: str, scalar: bool) -> dict:
-    positions: dict = {}
-    for i, v in enumerate(order):
-        positions.setdefault(_order_value(v, merge_key, scalar), i)
-    return positions
-
-
-def _normalize_order(patch_items: list, server_only: list, patch_order: list, server_order: list,
-                     merge_key: str, *, scalar: bool) -> list:
-    """Sort patch items by the patch order and server-only items by the live order, then interleave.
-
-    Interleaving walks both lists and takes the server item first only when the live order places it
-    before the patch item; when the live order says nothing (a new element), the patch item wins, which
-    is why new elements land *before* live ones.
-    """
-    patch_items = _sort_by(patch_items, patch_order, merge_key, scalar)
-    server_only = _sort_by(server_only, server_order, merge_key, scalar)
-    pos = _index_map(server_order, merge_key, scalar)
-    out = []
-    i = j = 0
-    while i < len(server_only) or j < len(patch_items):
-        if i >= len(server_only):
-            out.append(patch_items[j])
-            j += 1
-        elif j >= len(patch_items):
-            out.append(server_only[i])
-            i += 1
-        else:
-            li = pos.get(_order_value(server_only[i], merge_key, scalar), -1)
-            ri = pos.get(_order_value(patch_items[j], merge_key, scalar), -1)
-            if li >= 0 and ri >= 0 and li < ri:
-                out.append(server_only[i])
-                i += 1
-            else:
-                out.append(patch_items[j])
-                j += 1
-    return out
-
-
-def _sort_by(items: list, order: list, merge_key: str, scalar: bool) -> list:
-    to_delete: list = []
-    if not scalar:
-        for v in list(items) + list(order):
-            if not isinstance(v, dict):
-                raise _bad_arg_type("map[string]interface {}", v)
-            if merge_key not in v:
-                raise _no_merge_key(v, merge_key)
-        keep = [v for v in items if v.get(DIRECTIVE) != "delete"]
-        to_delete = [v for v in items if v.get(DIRECTIVE) == "delete"]
-        items = keep
-    pos = _index_map(order, merge_key, scalar)
-    ranks = [pos.get(_order_value(v, merge_key, scalar), -1) for v in items]
-    if all(r >= 0 for r in ranks):
-        ordered = [v for _, _, v in sorted(zip(ranks, range(len(items)), items, strict=True))]
-    else:
-        ordered = _go_insertion_sort(items, ranks)
-    return ordered + to_delete
-
-
-def _go_insertion_sort(items: list, ranks: list[int]) -> list:
-    # Go's sort.SliceStable with apimachinery's comparator, which claims "less" whenever either side is
-    # missing from the order list. Only reachable for odd patches; reproduced for lists up to 20 long
-    # (Go's insertion-sort block size), which is every realistic case.
-    pairs = list(zip(ranks, items, strict=True))
-
-    def less(a: tuple[int, Any], b: tuple[int, Any]) -> bool:
-        if a[0] >= 0 and b[0] >= 0:
-            return a[0] < b[0]
-        return True
-
-    for i in range(1, len(pairs)):
-        j = i
-        while j > 0 and less(pairs[j], pairs[j - 1]):
-            pairs[j], pairs[j - 1] = pairs[j - 1], pairs[j]
-            j -= 1
-    return [v for _, v in pairs]
-
-
-# -- $setElementOrder -------------------------------------------------------------------------------
 def _merge_ordered_lists(original: dict, patch: dict, schema: PatchSchema) -> None:
     for key in [k for k in patch if k.startswith(ORDER_PREFIX)]:
         order = patch.pop(key)
         if not isinstance(order, list):
-            raise _bad_arg_type("[]interface {}", order)
+            raise bad_arg_type("[]interface {}", order)
         head, sep, field = key.partition("/")
         if not sep or head != ORDER_PREFIX:
             raise SmpBadRequest(ERR_SET_ORDER)
@@ -488,12 +383,12 @@ def _merge_ordered_lists(original: dict, patch: dict, schema: PatchSchema) -> No
         original_list = original.get(field)
         patch_list = patch.get(field)
         if found_original and not isinstance(original_list, list):
-            raise _bad_arg_type("[]interface {}", original_list)
+            raise bad_arg_type("[]interface {}", original_list)
         if found_patch and not isinstance(patch_list, list):
-            raise _bad_arg_type("[]interface {}", patch_list)
+            raise bad_arg_type("[]interface {}", patch_list)
         sub = _lookup(schema, field)
         merge_key = sub.merge_key or ""
-        _validate_order(patch_list or [], order, merge_key)
+        validate_order(patch_list or [], order, merge_key)
 
         if found_original and not found_patch:
             merged = original_list
@@ -512,45 +407,7 @@ def _merge_ordered_lists(original: dict, patch: dict, schema: PatchSchema) -> No
         else:
             patch_items, server_only = _partition_maps(merged, order, merge_key)
         _element_kind(original_list if found_original else None, patch_list if found_patch else None)
-        original[field] = _normalize_order(
+        original[field] = normalize_order(
             patch_items, server_only, order, original_list if found_original else [], merge_key, scalar=scalar
         )
         patch.pop(field, None)
-
-
-def _validate_order(patch_list: list, order: list, merge_key: str) -> None:
-    """Every non-delete patch element must appear in ``$setElementOrder`` in the same relative order."""
-    if not order or not patch_list:
-        return
-    if merge_key:
-        for v in patch_list:
-            if not isinstance(v, dict):
-                raise _bad_arg_type("map[string]interface {}", v)
-        elements = [v for v in patch_list if v.get(DIRECTIVE) != "delete"]
-    else:
-        elements = patch_list
-    pi = oi = 0
-    while pi < len(elements) and oi < len(order):
-        element = elements[pi]
-        if isinstance(element, dict) and DIRECTIVE in element:
-            pi += 1
-            continue
-        if _order_equal(element, order[oi], merge_key):
-            pi += 1
-        oi += 1
-    if pi < len(elements) and oi >= len(order):
-        raise SmpError(
-            f"The order in patch list:\n{go_value(patch_list)}\n doesn't match {ORDER_PREFIX} list:\n"
-            f"{go_value(order)}\n"
-        )
-
-
-def _order_equal(left: Any, right: Any, merge_key: str) -> bool:
-    if not merge_key:
-        return go_key(left) == go_key(right)
-    for side in (left, right):
-        if not isinstance(side, dict):
-            raise _bad_arg_type("map[string]interface {}", side)
-        if merge_key not in side:
-            raise _no_merge_key(side, merge_key)
-    return go_key(left[merge_key]) == go_key(right[merge_key])
