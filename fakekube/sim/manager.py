@@ -182,16 +182,12 @@ class Manager:
         drawn after the commit (``response_latency``, from its own stream). The wait includes the token."""
         self.requests += 1
         after: float | None
-        latency = self.latency
-        if latency is not None:  # RequestLatency.split, spelt out: every request asks
-            total = latency.round_trip(verb, rt.plural, subresource).sample(self._latency_rng)
-            before = total * latency.commit_at
-            after = total - before
+        if self.latency is not None:
+            before, after = self.latency.split(verb, rt.plural, subresource, self._latency_rng)
         else:
             before, after = self.api_latency.sample(self._latency_rng), None
         if self.qps:
-            found = self._bucket_of.get(id(rt))
-            bucket = found[1] if found is not None and found[0] is rt else self.bucket_for(rt)
+            bucket = self.bucket_for(rt)
             if bucket is not None:
                 before += bucket.reserve(self.scheduler.now)
         return before, after
@@ -205,10 +201,8 @@ class Manager:
         return self.cache_read_latency.sample(self._cache_rng)
 
     def read_delay(self, items: int = 1) -> float:
-        """A cache read's cost: ``cache_read_delay()`` plus ``cpu_delay("copy", items)``, in one call (every
-        read asks; a fixed latency draws nothing, as ``Lag.sample`` draws nothing for it)."""
-        lag = self.cache_read_latency
-        delay = lag.a if lag.kind == "fixed" else lag.sample(self._cache_rng)
+        """A cache read's cost: ``cache_read_delay()`` plus ``cpu_delay("copy", items)``, in one call."""
+        delay = self.cache_read_latency.sample(self._cache_rng)
         cpu = self.cpu
         return delay + cpu.run_held("copy", items) if cpu is not None else delay + 0.0
 
