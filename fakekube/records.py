@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
+from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, json_text, walk_copy
 from fakekube.resources import ResourceType
 
 Key = tuple[str, str]  # (namespace or "", name)
@@ -39,6 +39,12 @@ class Record:
         if data is None:
             data = self._data = encode_json(self.obj) or b""
         return data
+
+    def same_text(self, value: Any) -> bool:
+        """Whether ``value``, already compared equal (``==``) to this version, encodes to its very bytes: the same
+        keys in the same order and the same literals (``true`` is not ``1``, ``1`` not ``1.0``)."""
+        data = self.json()
+        return bool(data) and json_text(value) == data
 
     def read(self) -> dict[str, Any]:
         """A copy for a read (get, list): the encoded bytes are kept for the next read."""

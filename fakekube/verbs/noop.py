@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.jsonvalues import json_text
 from fakekube.records import CRD_STORAGE, Record
 from fakekube.resources import ResourceType
 
@@ -57,8 +56,7 @@ def sends_stored(body: Any, record: Record) -> bool:
         return False
     if body != record.obj:  # most writes differ somewhere: the comparison stops there, before any encoding
         return False
-    data = record.json()
-    return bool(data) and json_text(body) == data
+    return record.same_text(body)
 
 
 def repeats(record: Record, request_key: tuple[Any, ...]) -> bool:
