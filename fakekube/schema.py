@@ -74,6 +74,8 @@ class _Node:
         "list_type",
         "list_map_keys",
         "lists_below",
+        "default_members",
+        "defaults_below",
         "default",
         "has_default",
         "int_range",
@@ -126,6 +128,10 @@ class _Node:
                                   or any(child.lists_below for child in children))
         self.has_default = "default" in schema
         self.default = schema.get("default")
+        # The members with a default, and whether any node below this one has one: defaulting walks only there.
+        self.default_members: tuple[tuple[str, _Node], ...] = tuple(
+            (key, node) for key, node in self.properties.items() if node.has_default)
+        self.defaults_below: bool = any(child.has_default or child.defaults_below for child in children)
         # int32/int64 formats bound integer values (IsValueValidAgainstRange).
         self.int_range = (
             (_INT32_MIN, _INT32_MAX)
@@ -459,6 +465,19 @@ class StructuralSchema:
         return schemaprune.would_prune(self._root, obj, True)
 
     def apply_defaults(self, obj: Any) -> None:
-        """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does)."""
-        schemaprune.apply_defaults(self._root, obj)
-        schemaprune.prune_nulls(self._root, obj)
+        """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does).
+
+        ``obj`` itself (the write's own top-level dict) is changed in place; below it, what changes is copied
+        first (``schemaprune.defaulted``), so subtrees ``obj`` shares with a stored version stay as they are.
+        ``obj``'s ``metadata`` is the write's own too and keeps its identity (the write path holds it)."""
+        root = self._root
+        new = schemaprune.without_nulls(root, schemaprune.defaulted(root, obj))
+        if new is obj:
+            return
+        meta, new_meta = obj.get("metadata"), new.get("metadata")
+        if type(meta) is dict and type(new_meta) is dict and new_meta is not meta:
+            meta.clear()
+            meta.update(new_meta)
+            new["metadata"] = meta
+        obj.clear()
+        obj.update(new)
