@@ -21,7 +21,7 @@ from fakekube.records import (
 from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy
 from fakekube.verbs import noop
-from fakekube.verbs.custom_patch import custom_may_share
+from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
     put_back,
@@ -107,8 +107,8 @@ class WriteVerbs:
             unknown = (check_update_body(rt, body, record) if same_as_stored(rt, record.obj)
                        else decoding.check_body(rt, body))
             report.body(rt, list(getattr(body, "duplicate_fields", ())), unknown)
-        elif rt.custom:
-            return
+        elif rt.custom and not custom_stale_put_is_plain(self.registry.kubernetes_version, rt, body, record):
+            return  # what the full path reports first (a warning, a 400 or 422) would be lost
         entry.rv_before = record.rv
         entry.uid = record.obj["metadata"]["uid"]
         raise errors.Conflict(rt.plural, rt.group, name)

@@ -1,4 +1,4 @@
-"""A custom resource's merge patch shares the stored object's unchanged subtrees (fakekube/verbs/custom_patch.py):
+"""A custom resource's merge patch shares the stored object's unchanged subtrees (fakekube.verbs.custom_writes.py):
 answers, stored objects, warnings, errors and audit entries are those of the copying path, defaults are still
 applied, unknown fields still pruned, a status the schema refuses still refused, and no stored version ever
 changes afterwards — not even when a changed CRD adds defaults or makes stored fields unknown."""
@@ -15,6 +15,7 @@ from fakekube import errors
 from fakekube.clock import VirtualClock
 from fakekube.store import Store
 from fakekube.strategies import CustomResourceStrategy
+from fakekube.verbs import write
 
 MERGE = "application/merge-patch+json"
 SCHEMA: dict[str, Any] = {
@@ -207,3 +208,41 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
             _outcome(writes[(i + round_) % len(writes)])
             remember()
     assert len(versions) > 30
+
+
+STALE_PUTS: list[tuple[str, Any]] = [
+    ("plain", lambda body: body),
+    ("unknown field", lambda body: {**body, "spec": {**body["spec"], "bogus": 1}}),
+    ("unknown status field", lambda body: {**body, "status": {"bogus": 1}}),
+    ("resourceVersion 0", lambda body: {**body, "metadata": {**body["metadata"], "resourceVersion": "0"}}),
+    ("other namespace", lambda body: {**body, "metadata": {**body["metadata"], "namespace": "kube-system"}}),
+    ("other uid", lambda body: {**body, "metadata": {**body["metadata"], "uid": "x"}}),
+    ("other kind", lambda body: {**body, "kind": "Widget"}),
+    ("invalid too", lambda body: {**body, "spec": {"replicas": -1}}),
+    ("unknown metadata field", lambda body: {**body, "metadata": {**body["metadata"], "bogus": 1}}),
+]
+
+
+def _stale_puts(validation: str, subresource: str | None) -> str:
+    store = _store(False)
+    stale = store.get("gadgets", "g", "default")
+    store.patch("gadgets", "g", {"metadata": {"labels": {"moved": "on"}}}, "default", patch_type=MERGE)
+    seen = []
+    for _, make in STALE_PUTS:
+        body = make(copy.deepcopy(stale))
+        seen.append(_outcome(lambda body=body: store.update("gadgets", body, "default", subresource=subresource,
+                                                            field_validation=validation)))
+    seen.append([(e.verb, e.code, e.warnings, e.notes, e.rv_before, e.rv_after, e.uid) for e in store.audit.entries])
+    return json.dumps(seen)
+
+
+@pytest.mark.parametrize("subresource", [None, "status"])
+@pytest.mark.parametrize("validation", ["Strict", "Warn", "Ignore"])
+def test_a_stale_custom_put_answers_as_the_full_path_does(monkeypatch: pytest.MonkeyPatch, validation: str,
+                                                          subresource: str | None) -> None:
+    """A stale PUT of a custom resource is answered 409 before its body is copied only when the full path would
+    report nothing first: the same errors, warnings and audit entries either way."""
+    short = _stale_puts(validation, subresource)
+    assert '"code": 409' in short and '"code": 422' in short and '"code": 400' in short
+    monkeypatch.setattr(write, "custom_stale_put_is_plain", lambda *args: False)
+    assert short == _stale_puts(validation, subresource)
