@@ -36,6 +36,7 @@ from reconcilers.objects import (
     ReconcileError,
     controller_of,
     controller_ref,
+    editable_status,
     find_condition,
     is_controlled_by,
     labels,
@@ -86,7 +87,7 @@ class SandboxReconciler:
 
         # spec.replicas nil means 1 (upstream sets it in memory only; _replicas() reads it that way).
         old_status = sandbox.get("status") or {}
-        sandbox = {**sandbox, "status": json_copy(old_status)}
+        sandbox = {**sandbox, "status": editable_status(old_status)}
 
         expired, requeue_after = self._check_expiry(sandbox)
         deleted = False
@@ -151,7 +152,7 @@ class SandboxReconciler:
         set_status_condition(sandbox["status"], {
             "type": keys.READY, "status": "False", "reason": keys.SANDBOX_EXPIRED,
             "message": "Sandbox has expired", "observedGeneration": m.get("generation") or 0,
-        }, self.now())
+        }, self.now)
         return False
 
     # -- children --------------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ class SandboxReconciler:
         except (ReconcileError, errors.ApiError) as exc:
             problems.append(exc)
         err = problems[0] if len(problems) == 1 else ReconcileError("\n".join(map(str, problems))) if problems else None
-        set_status_condition(status, self._ready_condition(sandbox, err, svc, pod), self.now())
+        set_status_condition(status, self._ready_condition(sandbox, err, svc, pod), self.now)
         if err is not None:
             raise err
 
