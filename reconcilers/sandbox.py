@@ -101,7 +101,9 @@ class SandboxReconciler:
             err = exc
         if not deleted:
             try:
-                await self._update_status(old_status, sandbox)
+                write = self._update_status(old_status, sandbox)
+                if write is not None:
+                    await write
             except errors.ApiError as exc:
                 err = exc if err is None else ReconcileError(f"{err}\n{exc}")
         if err is not None:
@@ -374,7 +376,7 @@ class SandboxReconciler:
         m = sandbox["metadata"]
         try:
             svc = await _shared_get(self.client, keys.SERVICES, m["name"], m["namespace"])
-            if self.build.owner_checks:
+            if self.build.owner_checks and not is_controlled_by(svc, sandbox):  # its first test, asked here
                 svc = await self._check_service_owner(sandbox, svc, name_h)
         except errors.NotFound:
             svc = {"apiVersion": "v1", "kind": "Service",
@@ -409,17 +411,20 @@ class SandboxReconciler:
         await self.client.update(keys.SERVICES, svc)
         return svc
 
-    async def _update_status(self, old_status: Obj, sandbox: Obj) -> None:
+    def _update_status(self, old_status: Obj, sandbox: Obj) -> Awaitable[Obj] | None:
+        """``updateStatus``: the status write when the status changed, else None (nothing to send).
+
+        It hands back the client's awaitable, as ``_write_pod`` does: no coroutine of its own per pass.
+        """
         status = sandbox.get("status") or {}
         if semantic_equal(old_status, status):
-            return
+            return None
         if self.strategies.sandbox_status == "update":
-            await self.client.status_update(keys.SANDBOXES, sandbox)
-            return
+            return self.client.status_update(keys.SANDBOXES, sandbox)
         # A base for the purpose, sharing the sandbox's other fields: the client diffs it before any change.
         base = {k: v for k, v in sandbox.items() if k != "status"}
         base["status"] = old_status
-        await self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base, copy=False))
+        return self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base, copy=False))
 
 
 def _replicas(sandbox: Obj) -> int:
