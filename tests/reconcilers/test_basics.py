@@ -78,3 +78,21 @@ def test_set_status_condition_moves_transition_time_only_on_flip() -> None:
 def test_semantic_equal_ignores_empty_fields() -> None:
     assert semantic_equal({}, {"conditions": [], "sandbox": {"name": ""}})
     assert not semantic_equal({}, {"sandbox": {"name": "w"}})
+
+
+def test_a_recipe_claim_is_the_typed_models_byte_for_byte_and_its_own() -> None:
+    import orjson
+
+    from reconcilers.scenarios import SCENARIOS, claim_name, claim_object
+    from reconcilers.types import ObjectMeta, SandboxClaimSpec, TemplateRef
+
+    params = SCENARIOS["seed-load"].params
+    for index in (0, 1, 299, 1499):
+        typed = SandboxClaim(metadata=ObjectMeta(name=claim_name(index), namespace=params.namespace),
+                             spec=SandboxClaimSpec(sandboxTemplateRef=TemplateRef(name=params.template))).to_obj()
+        assert orjson.dumps(claim_object(params, index)) == orjson.dumps(typed)
+    first, second = claim_object(params, 0), claim_object(params, 1)
+    first["metadata"]["labels"] = {"changed": "by the caller"}
+    first["spec"]["sandboxTemplateRef"]["name"] = "other"
+    assert claim_object(params, 0)["spec"]["sandboxTemplateRef"]["name"] == params.template
+    assert "labels" not in second["metadata"] and "labels" not in claim_object(params, 2)["metadata"]
