@@ -388,8 +388,7 @@ class ClaimReconciler:
             return
         # #508: a merge patch from a copy that carries the pass's starting status.
         # A base for the purpose, sharing the claim's other fields: the client diffs it before any change.
-        base = {k: v for k, v in claim.items() if k != "status"}
-        base["status"] = old_status
+        base = {**claim, "status": old_status}  # the diff walks the object in its own key order
         patch = MergeFrom(base, optimistic_lock=mode == "patch-lock", copy=False)
         try:
             await self.client.status_patch(keys.CLAIMS, claim, patch)

@@ -422,8 +422,7 @@ class SandboxReconciler:
         if self.strategies.sandbox_status == "update":
             return self.client.status_update(keys.SANDBOXES, sandbox)
         # A base for the purpose, sharing the sandbox's other fields: the client diffs it before any change.
-        base = {k: v for k, v in sandbox.items() if k != "status"}
-        base["status"] = old_status
+        base = {**sandbox, "status": old_status}  # the diff walks the object in its own key order
         return self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base, copy=False))
 
 
