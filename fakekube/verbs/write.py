@@ -241,6 +241,8 @@ class WriteVerbs:
             return self._convert_out(rt, json_copy(obj))
         new_record = self._commit(target, record_key(target, old), obj, record, entry, checked)
         assert new_record is not None
+        if record.noop is not None:
+            noop.carry(target, record, new_record)
         return self._present(rt, new_record)
 
     # -- patch -----------------------------------------------------------------------------------------
