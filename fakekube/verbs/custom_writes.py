@@ -39,12 +39,11 @@ def custom_may_share(rt: ResourceType, stored: dict[str, Any] | None, subresourc
 
 
 def custom_stale_put_is_plain(version: Any, rt: ResourceType, body: dict[str, Any], record: Record) -> bool:
-    """Whether the full path of a custom resource's PUT whose resourceVersion is a number other than
+    """Whether the full path of a custom resource's PUT whose resourceVersion is a number other than 0 and
     ``record``'s (``WriteVerbs._refuse_stale_put`` checked that, the name, uid, apiVersion and kind) would
     report nothing before its 409: no field pruning would drop (a warning, or a Strict 400), no duplicate
-    field, no namespace other than the stored one (a 400), and not the resourceVersion ``0``, which a custom
-    resource refuses with a 422 (no unconditional updates). Then the 409 can come without the copy."""
+    field, no namespace other than the stored one (a 400). Then the 409 can come without the copy."""
     meta = body["metadata"]
-    return (not getattr(body, "duplicate_fields", ()) and int(meta["resourceVersion"]) != 0
+    return (not getattr(body, "duplicate_fields", ())
             and meta.get("namespace", None) in (None, record.obj["metadata"].get("namespace"))
             and not decoding.custom_would_prune(version, rt, body))

@@ -95,8 +95,8 @@ class WriteVerbs:
         if not isinstance(meta, dict) or rt.to_storage is not None or meta.get("name", name) != name:
             return
         rv = meta.get("resourceVersion")
-        if not isinstance(rv, str) or not rv.isdigit() or int(rv) == int(record.rv):
-            return
+        if not isinstance(rv, str) or not rv.isdigit() or int(rv) in (0, int(record.rv)):
+            return  # (resourceVersion 0 is an unconditional update, or a 422 where the kind allows none)
         if meta.get("uid") not in (None, "", record.obj["metadata"]["uid"]):
             return
         for key in ("apiVersion", "kind"):

@@ -17,6 +17,8 @@ from fakekube.store import Store
 from fakekube.strategies import CustomResourceStrategy
 from fakekube.verbs import write
 
+from .conftest import StoredVersions
+
 MERGE = "application/merge-patch+json"
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -162,24 +164,14 @@ def test_the_cases_do_what_they_say() -> None:
     assert store.get("gadgets", "g", "default")["spec"]["nested"] == {"a": "1", "b": "2", "c": "new"}
 
 
-def _stored(store: Store) -> dict[str, Any]:
-    return store._bucket(store.resolve("gadgets"))[("default", "g")].obj
-
-
 @pytest.mark.parametrize("managed_fields", [True, False])
 def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> None:
     """Every version the store held, checked against its JSON from when it was written, after every later write
     (merge patches main and status, PUTs, JSON patches, applies, a CRD change that adds defaults below shared
     subtrees and stops declaring a stored field)."""
     store = _store(managed_fields)
-    versions: list[tuple[dict[str, Any], str]] = []
-
-    def remember() -> None:
-        obj = _stored(store)
-        if not versions or versions[-1][0] is not obj:
-            versions.append((obj, json.dumps(obj)))
-        for held, text in versions:
-            assert json.dumps(held) == text
+    versions = StoredVersions(store, "gadgets", "default", "g")
+    remember = versions.remember
 
     def put() -> None:
         body = store.get("gadgets", "g", "default")

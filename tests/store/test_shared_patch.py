@@ -15,6 +15,8 @@ from fakekube.clock import VirtualClock
 from fakekube.kinds.pod import PodStrategy
 from fakekube.store import Store
 
+from .conftest import StoredVersions
+
 SMP = "application/strategic-merge-patch+json"
 POD: dict[str, Any] = {
     "metadata": {"name": "p", "labels": {"a": "1"}, "annotations": {"n": "x"}},
@@ -212,23 +214,13 @@ def test_an_apply_shares_nothing_with_the_configuration() -> None:
     assert stored["status"]["hostIPs"] == [{"ip": "1.2.3.4"}]
 
 
-def _stored(store: Store) -> dict[str, Any]:
-    return store._bucket(store.resolve("pods"))[("default", "p")].obj
-
-
 @pytest.mark.parametrize("managed_fields", [True, False])
 def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> None:
     """Every version the store held, checked against its JSON from when it was written, after every later write
     of every verb (some of which now starts from objects that share subtrees with earlier versions)."""
     store = _store(managed_fields)
-    versions: list[tuple[dict[str, Any], str]] = []
-
-    def remember() -> None:
-        obj = _stored(store)
-        if not versions or versions[-1][0] is not obj:
-            versions.append((obj, json.dumps(obj)))
-        for held, text in versions:
-            assert json.dumps(held) == text
+    versions = StoredVersions(store, "pods", "default", "p")
+    remember = versions.remember
 
     def put() -> None:
         body = store.get("pods", "p", "default")
@@ -266,6 +258,5 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
     store.delete("pods", "p", "default")
     remember()
     store.patch("pods", "p", {"metadata": {"finalizers": None}}, "default", patch_type=SMP)
-    for held, text in versions:
-        assert json.dumps(held) == text
+    versions.check()
     assert len(versions) > 40
