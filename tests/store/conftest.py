@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from fakekube import errors
 from fakekube.store import Store
 
 WIDGET_CRD: dict[str, Any] = {
@@ -97,3 +98,11 @@ class StoredVersions:
 
     def __len__(self) -> int:
         return len(self.held)
+
+
+def outcome(fn: Any) -> Any:
+    """``["ok", answer]`` or ``["error", status]``: a request's result, for comparing two runs of a script."""
+    try:
+        return ["ok", fn()]
+    except errors.ApiError as exc:
+        return ["error", exc.status]

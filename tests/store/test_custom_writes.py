@@ -17,7 +17,7 @@ from fakekube.store import Store
 from fakekube.strategies import CustomResourceStrategy
 from fakekube.verbs import write
 
-from .conftest import StoredVersions
+from .conftest import StoredVersions, outcome
 
 MERGE = "application/merge-patch+json"
 SCHEMA: dict[str, Any] = {
@@ -113,17 +113,10 @@ def _store(managed_fields: bool) -> Store:
     return store
 
 
-def _outcome(fn: Any) -> Any:
-    try:
-        return ["ok", fn()]
-    except errors.ApiError as exc:
-        return ["error", exc.status]
-
-
 def _step(store: Store, patch: Any, subresource: str | None, validation: str) -> Any:
     if patch == "v2":
         return store.load_crds(_crd(SCHEMA_V2)) and None
-    return _outcome(lambda: store.patch("gadgets", "g", copy.deepcopy(patch), "default", patch_type=MERGE,
+    return outcome(lambda: store.patch("gadgets", "g", copy.deepcopy(patch), "default", patch_type=MERGE,
                                         subresource=subresource, field_validation=validation))
 
 
@@ -197,7 +190,7 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
             remember()
             _step(store, STATUS_PATCHES[(i + round_) % len(STATUS_PATCHES)], "status", "Warn")
             remember()
-            _outcome(writes[(i + round_) % len(writes)])
+            outcome(writes[(i + round_) % len(writes)])
             remember()
     assert len(versions) > 30
 
@@ -222,7 +215,7 @@ def _stale_puts(validation: str, subresource: str | None) -> str:
     seen = []
     for _, make in STALE_PUTS:
         body = make(copy.deepcopy(stale))
-        seen.append(_outcome(lambda body=body: store.update("gadgets", body, "default", subresource=subresource,
+        seen.append(outcome(lambda body=body: store.update("gadgets", body, "default", subresource=subresource,
                                                             field_validation=validation)))
     seen.append([(e.verb, e.code, e.warnings, e.notes, e.rv_before, e.rv_after, e.uid) for e in store.audit.entries])
     return json.dumps(seen)

@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 
-from fakekube import errors
 from fakekube.clock import VirtualClock
 from fakekube.kinds.pod import PodStrategy
 from fakekube.store import Store
 
-from .conftest import StoredVersions
+from .conftest import StoredVersions, outcome
 
 SMP = "application/strategic-merge-patch+json"
 POD: dict[str, Any] = {
@@ -109,7 +108,7 @@ APPLIES: list[tuple[dict[str, Any], str, bool, str | None]] = [
 
 def _apply(store: Store, config: dict[str, Any], manager: str, force: bool, subresource: str | None,
            validation: str = "Strict") -> Any:
-    return _outcome(lambda: store.patch("pods", "p", copy.deepcopy(config), "default", patch_type=APPLY,
+    return outcome(lambda: store.patch("pods", "p", copy.deepcopy(config), "default", patch_type=APPLY,
                                         field_manager=manager, force=force, subresource=subresource,
                                         field_validation=validation))
 
@@ -121,16 +120,9 @@ def _store(managed_fields: bool) -> Store:
     return store
 
 
-def _outcome(fn: Any) -> Any:
-    try:
-        return ["ok", fn()]
-    except errors.ApiError as exc:
-        return ["error", exc.status]
-
-
 def _smp(store: Store, patch: Any, subresource: str | None = None, validation: str = "Strict",
          patch_type: str = SMP) -> Any:
-    return _outcome(lambda: store.patch("pods", "p", copy.deepcopy(patch), "default", patch_type=patch_type,
+    return outcome(lambda: store.patch("pods", "p", copy.deepcopy(patch), "default", patch_type=patch_type,
                                         subresource=subresource, field_validation=validation))
 
 
@@ -246,7 +238,7 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
             remember()
             _smp(store, STATUS_PATCHES[(i + round_) % len(STATUS_PATCHES)], "status")
             remember()
-            _outcome(writes[(i + round_) % len(writes)])
+            outcome(writes[(i + round_) % len(writes)])
             remember()
             _apply(store, *APPLIES[(i + round_) % len(APPLIES)])
             remember()
