@@ -99,6 +99,11 @@ class Strategy:
     # begin_update, prepare_for_*, validate_update) changes nothing in place below the object's top-level
     # values (it may set or drop keys of the object and of those values) except what is not the stored one's.
     patch_shares_stored = False
+    # A main-resource update keeps the stored status, and no update hook of the main resource (default_update,
+    # admit, begin_update, prepare_for_update, validate_update) reads either status: then a version that differs
+    # from the one before it only in its status (and resourceVersion) goes through a PUT of itself as that one
+    # did (fakekube.verbs.noop.carry).
+    main_update_ignores_status = False
     # A create the kind answers instead of storing (upstream: a ``rest.Creater`` with no storage behind it, as
     # SubjectAccessReview and TokenReview are): the store decodes the body, checks its apiVersion and kind and
     # runs ``default``, then returns ``answer(obj, request)`` with 201. Nothing is stored: no resourceVersion,
@@ -255,6 +260,8 @@ class CustomResourceStrategy(Strategy):
 
     tracks_generation = True
     allow_unconditional_update = False
+    # Its hooks set or drop top-level keys and metadata.generation only (fakekube.verbs.custom_patch).
+    patch_shares_stored = True
 
     def __init__(self, status_subresource: bool) -> None:
         self.has_status = status_subresource

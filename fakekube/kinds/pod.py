@@ -33,6 +33,9 @@ class PodStrategy(BuiltinStrategy):
     # The update hooks below change the spec's and status's own keys and the metadata (one level under the
     # top), and default_update leaves alone what the new pod shares with the stored one.
     patch_shares_stored = True
+    # Main writes keep the stored status (prepare_for_update); default_pod, the update's admission (priority,
+    # tolerationSeconds), validate_pod_update and the ObjectMeta checks read the spec and metadata alone.
+    main_update_ignores_status = True
 
     def default(self, obj: dict[str, Any]) -> None:
         default_pod(obj)

@@ -21,6 +21,12 @@ The field manager and the request's time are not inputs of a no-op: ``record_upd
 stored when the write changed no field, whoever wrote it and whenever (a write that changed one is not a
 no-op). Neither is the actor beyond the manager, nor ``based_on`` (the audit entry's own field, set before).
 
+A memo also outlives its version into the next one when that one differs from it only in its status and
+resourceVersion, for a kind whose main-resource update keeps the stored status and reads neither
+(``Strategy.main_update_ignores_status``: a Pod, whose kubelet writes its status between the sandbox
+controller's PUTs of it): the full path then does to the new version's body, field for field and key for key,
+what it did to the old one's, and the status it writes is the stored one either way (``carry``).
+
 What the PUT then does is what its no-op did (``WriteVerbs._repeat_noop``): the same answer (``Record.read``
 through the type), the same audit entry (resourceVersion before and after, uid, the "no-op" note), no commit.
 """
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube.jsonvalues import json_text
 from fakekube.records import CRD_STORAGE, Record
 from fakekube.resources import ResourceType
 
@@ -64,3 +71,41 @@ def repeats(record: Record, request_key: tuple[Any, ...]) -> bool:
     known = record.noop
     return (known is not None and known[0] is request_key[0] and known[1] is request_key[1]
             and known[2:] == request_key[2:])
+
+
+def carry(rt: ResourceType, old: Record, new: Record) -> None:
+    """After ``old`` was replaced by ``new``: keep ``old``'s memo of a main-resource PUT for ``new`` when the
+    kind's main update ignores the status and ``new`` is ``old`` with another status and resourceVersion —
+    the same keys in the same order everywhere else and the same text under each (identity, as a status
+    patch leaves the rest shared, or the same JSON literals)."""
+    known = old.noop
+    if known is None or known[2] is not None or not rt.strategy.main_update_ignores_status:
+        return
+    before, after = old.obj, new.obj
+    if list(before) != list(after):
+        return
+    for key, value in before.items():
+        if key == "status":
+            continue
+        other = after[key]
+        if key == "metadata":
+            if type(other) is not dict or list(value) != list(other):
+                return
+            if not all(item == "resourceVersion" or _same(value[item], other[item]) for item in value):
+                return
+        elif not _same(value, other):
+            return
+    new.noop = known
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two JSON values are written as the same text."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b) or a != b:
+        return False
+    if kind is str or kind is int:
+        return True
+    text = json_text(a)
+    return text is not None and text == json_text(b)

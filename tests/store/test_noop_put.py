@@ -13,9 +13,10 @@ import pytest
 from fakekube import errors
 from fakekube.clock import VirtualClock
 from fakekube.kinds.context import WriteContext
+from fakekube.records import Record
 from fakekube.resources import ResourceType
 from fakekube.store import Store
-from fakekube.strategies import StatusStrategy
+from fakekube.strategies import BuiltinStrategy, StatusStrategy
 from fakekube.verbs import noop
 from fakekube.verbs.write import WriteVerbs
 
@@ -190,3 +191,130 @@ def test_the_body_must_be_the_stored_text(kube: Store) -> None:
 
 class _Subclass(dict):  # type: ignore[type-arg]
     pass
+
+
+def _status_script(store: Store) -> list[Any]:
+    """A pod PUT back between kubelet-like status patches (its memo carried over), and between status writes
+    that also change its labels or an annotation (a status write of a pod keeps those: no memo carried)."""
+    out: list[Any] = []
+
+    def put_back() -> None:
+        out.append(store.update("pods", store.get("pods", "p", "default"), "default", actor="ctl"))
+
+    def status_patch(patch: dict[str, Any]) -> None:
+        out.append(store.patch("pods", "p", patch, "default", subresource="status", actor="kubelet",
+                               patch_type="application/strategic-merge-patch+json"))
+
+    out.append(store.create("pods", copy.deepcopy(POD), "default"))
+    for _ in range(2):
+        put_back()
+    for phase in ("Running", "Succeeded"):
+        status_patch({"status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True"}]}})
+        put_back()
+        put_back()
+    status_patch({"metadata": {"labels": {"app": "b"}}, "status": {"phase": "Failed"}})
+    put_back()
+    status_patch({"metadata": {"annotations": {"a": "1"}}, "status": {"message": "m"}})
+    put_back()
+    status_patch({"status": {"startTime": None, "podIP": "10.0.0.1"}})
+    put_back()
+    out.append(store.update("pods", store.get("pods", "p", "default"), "default", actor="ctl",
+                            subresource="status"))
+    status_patch({"status": {"podIP": "10.0.0.2"}})
+    out.append(store.update("pods", store.get("pods", "p", "default"), "default", actor="ctl",
+                            subresource="status"))
+    return out
+
+
+@pytest.mark.parametrize("managed_fields", [True, False])
+def test_a_pods_memo_outlives_a_status_write(monkeypatch: pytest.MonkeyPatch, short_cuts: list[str],
+                                              managed_fields: bool) -> None:
+    fast = Store(seed=7, clock=VirtualClock(), managed_fields=managed_fields)
+    fast_answers = _status_script(fast)
+    carried = len(short_cuts)
+    monkeypatch.setattr(noop, "ENABLED", False)
+    full = Store(seed=7, clock=VirtualClock(), managed_fields=managed_fields)
+    assert _status_script(full) == fast_answers
+    assert _audit(full) == _audit(fast)
+    assert full.resource_version == fast.resource_version
+    # The second PUT of the created version; with managedFields off, both PUTs after each of the three
+    # status-only patches but the last; none after those that change a label or an annotation. With them on, a
+    # status patch that sets fields the kubelet did not own yet changes its managedFields entry (the metadata
+    # differs: nothing carried), and only the second phase patch leaves the entry as it was.
+    assert carried == (1 + 2 + 2 + 1 if not managed_fields else 1 + 1 + 2)
+
+
+class _Copying(BuiltinStrategy):
+    """Ignores the status (and says so), but its admission copies an annotation into a label: a status
+    write that changes the annotation (its status writes keep it, as a pod's do) turns the PUT back into a write."""
+
+    initial_status: dict[str, Any] = {}
+    main_update_ignores_status = True
+
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+        if ctx.subresource is None:
+            meta = obj["metadata"]
+            meta.setdefault("labels", {})["copy"] = meta.get("annotations", {}).get("a", "none")
+
+
+class _ReadingStatus(BuiltinStrategy):
+    """Admission that reads the status, so the kind does not claim to ignore it."""
+
+    initial_status: dict[str, Any] = {}
+
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+        if ctx.subresource is None and old is not None:
+            obj["metadata"].setdefault("labels", {})["phase"] = old.get("status", {}).get("phase", "none")
+
+
+@pytest.mark.parametrize("strategy, status_patch", [
+    (_Copying(), {"metadata": {"annotations": {"a": "two"}}, "status": {"phase": "Running"}}),
+    (_ReadingStatus(), {"status": {"phase": "Running"}}),
+])
+def test_no_memo_carried_when_the_new_version_can_decide_otherwise(short_cuts: list[str], strategy: BuiltinStrategy,
+                                                                  status_patch: dict[str, Any]) -> None:
+    store = Store(seed=1, managed_fields=False)
+    store.registry.register(ResourceType("example.com", "v1", "Gizmo", "gizmos", namespaced=True,
+                                         strategy=strategy, subresources=frozenset({"status"})))
+    store.create("gizmos", {"metadata": {"name": "g"}}, "default")
+    for _ in range(3):
+        store.update("gizmos", store.get("gizmos", "g", "default"), "default")
+    taken = len(short_cuts)
+    assert taken and store.audit[-1].notes == ["no-op"]
+    store.patch("gizmos", "g", status_patch, "default", subresource="status")
+    before = store.resource_version
+    answer = store.update("gizmos", store.get("gizmos", "g", "default"), "default")
+    assert store.resource_version != before and store.audit[-1].notes == []  # a write, not the memo's no-op
+    assert answer["metadata"]["labels"] in ({"copy": "two"}, {"phase": "Running"})
+    assert len(short_cuts) == taken
+
+
+def test_carry_needs_the_same_text_outside_the_status() -> None:
+    store = Store(seed=1, managed_fields=False)
+    store.create("pods", copy.deepcopy(POD), "default")
+    rt = store.resolve("pods")
+    old = store._bucket(rt)[("default", "p")]
+    old.noop = noop.key(rt, None, "Warn", False, False)
+
+    def carried(change: Callable[[dict[str, Any]], None]) -> bool:
+        obj = copy.deepcopy(old.obj)
+        change(obj)
+        new = Record(obj)
+        noop.carry(rt, old, new)
+        return new.noop is old.noop
+
+    def set_status(obj: dict[str, Any]) -> None:
+        obj["status"] = {"phase": "Running"}
+        obj["metadata"]["resourceVersion"] = "999"
+
+    assert carried(set_status)
+    assert not carried(lambda obj: obj["spec"].__setitem__("terminationGracePeriodSeconds", 30.0))  # 30 → 30.0
+    assert not carried(lambda obj: obj["metadata"].__setitem__("generation", True))  # 1 → true
+    assert not carried(lambda obj: obj["metadata"]["labels"].__setitem__("app", "b"))
+    assert not carried(lambda obj: obj.__setitem__("spec", dict(reversed(obj["spec"].items()))))
+    assert not carried(lambda obj: obj.update(status=obj.pop("status"), kind=obj.pop("kind")))  # key order
+    assert not carried(lambda obj: obj["metadata"].update(uid=obj["metadata"].pop("uid")))
+    status_put = Record(copy.deepcopy(old.obj))
+    old.noop = noop.key(rt, "status", "Warn", False, False)
+    noop.carry(rt, old, status_put)
+    assert status_put.noop is None  # a status PUT's outcome depends on the status
