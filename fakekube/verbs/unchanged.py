@@ -72,6 +72,8 @@ def check_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
 
 def _same_field(value: Any, old: Any) -> bool:
     """Whether a top-level field of a body is ``old`` (a stored version's), type for type and byte for byte."""
+    if value is old:  # that version's field itself (a body built over a cache)
+        return type(value) in (dict, list)
     if old is _MISSING or type(value) is not type(old) or type(value) not in (dict, list) or value != old:
         return False
     text = json_text(value)
@@ -87,7 +89,12 @@ def _split(body: dict[str, Any], record: Record) -> tuple[dict[str, Any], dict[s
     changed: dict[str, Any] = {}
     for key, value in body.items():
         old = stored.get(key, _MISSING)
-        if old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
+        if value is old and type(value) in (dict, list):  # the stored field itself (a body built over a cache)
+            text = record.field_json(key)
+            if text is not None:
+                unchanged[key] = text
+                continue
+        elif old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
             text = json_text(value)
             # Equal bytes of equal values: equal keys in the same order and the same JSON literals (``1`` is not
             # ``1.0``; the stored side's bytes are exact, and ``==`` has told a NaN from the null it is written as).
