@@ -60,12 +60,15 @@ __all__ = [
 ]
 
 
+_ALIASES = {"json": JSON_PATCH, "merge": MERGE_PATCH, "strategic": STRATEGIC_MERGE_PATCH, "apply": APPLY_PATCH}
+
+
 def normalize_patch_type(patch_type: str) -> str:
     """Strip ``; charset=...`` and accept short aliases (json, merge, strategic, apply)."""
+    if patch_type in PATCH_TYPES:  # every patch is normalised twice (the verb, the engine): the common case
+        return patch_type
     base = patch_type.split(";", 1)[0].strip().lower()
-    return {"json": JSON_PATCH, "merge": MERGE_PATCH, "strategic": STRATEGIC_MERGE_PATCH, "apply": APPLY_PATCH}.get(
-        base, base
-    )
+    return _ALIASES.get(base, base)
 
 
 def decode_body(body: Any) -> Any:
