@@ -116,7 +116,7 @@ class GarbageCollector:
                 made += self._orphan_dependents(storage, key, obj)
             if "foregroundDeletion" in finalizers:
                 made += self._delete_dependents_in_foreground(storage, key, obj)
-        obj = self._current(storage, key)
+            obj = self._current(storage, key)  # the requests above may have changed or removed it
         if obj is not None and obj["metadata"].get("ownerReferences"):
             made += self._check_owners(storage, key, obj)
         return made
@@ -133,18 +133,17 @@ class GarbageCollector:
 
     def _check_owners(self, storage: str, key: Key, obj: dict[str, Any]) -> int:
         refs = obj["metadata"].get("ownerReferences") or []
-        states = {ref.get("uid", ""): self._owner_state(ref.get("uid", "")) for ref in refs}
-        solid = [ref for ref in refs if states[ref.get("uid", "")] == "present"]
-        if solid:
-            dangling = [ref for ref in refs if states[ref.get("uid", "")] == "absent"]
-            if not dangling:
-                return 0
-            keep = [ref for ref in refs if states[ref.get("uid", "")] != "absent"]
+        # One state per reference, in their order (references to one uid read the same state).
+        states = [self._owner_state(ref.get("uid", "")) for ref in refs]
+        if "present" in states:
+            if "absent" not in states:
+                return 0  # the common case: every owner is there
+            keep = [ref for ref, state in zip(refs, states, strict=True) if state != "absent"]
             return self._set_owner_refs(storage, key, obj, keep)
         if obj["metadata"].get("deletionTimestamp"):
             return 0
         foreground = any(
-            states[ref.get("uid", "")] == "foreground" and ref.get("blockOwnerDeletion") for ref in refs
+            state == "foreground" and ref.get("blockOwnerDeletion") for ref, state in zip(refs, states, strict=True)
         )
         return self._delete(storage, key, "Foreground" if foreground else "Background")
 

@@ -35,6 +35,8 @@ _ABSENT: Any = object()  # no old value to compare with
 _NO_MEMBERS: dict[str, Any] = {}
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+# json_type of a value of each exact JSON type, looked up without the two calls (a subclass goes through it).
+_TYPE_NAMES: dict[type, str] = {t: json_type(t()) for t in (bool, int, float, str, list, dict)}
 
 
 # --------------------------------------------------------------------------------------- the tree
@@ -50,6 +52,8 @@ class _Node:
         "format",
         "enum",
         "enum_display",
+        "enum_strings",
+        "checks_strings",
         "minimum",
         "maximum",
         "exclusive_minimum",
@@ -74,6 +78,8 @@ class _Node:
         "list_type",
         "list_map_keys",
         "lists_below",
+        "default_members",
+        "defaults_below",
         "default",
         "has_default",
         "int_range",
@@ -89,6 +95,8 @@ class _Node:
         self.format: str = schema.get("format") or ""
         enum = schema.get("enum")
         self.enum: list[Any] | None = list(enum) if isinstance(enum, list) and enum else None
+        # A string is JSON-equal only to an equal string: its enum test is a set lookup.
+        self.enum_strings = frozenset(e for e in self.enum if type(e) is str) if self.enum else frozenset()
         self.enum_display = (
             [e if isinstance(e, str) else json.dumps(e, separators=(",", ":")) for e in self.enum]
             if self.enum
@@ -103,6 +111,9 @@ class _Node:
         self.max_length = schema.get("maxLength")
         self.pattern_text: str = schema.get("pattern") or ""
         self.pattern = re.compile(self.pattern_text) if self.pattern_text else None
+        # Whether _validate_string has anything to check (most string fields have no rule but their type).
+        self.checks_strings = (self.max_length is not None or self.min_length is not None
+                               or self.pattern is not None or self.format in FORMATS)
         self.min_items = schema.get("minItems")
         self.max_items = schema.get("maxItems")
         self.unique_items = bool(schema.get("uniqueItems"))
@@ -126,6 +137,10 @@ class _Node:
                                   or any(child.lists_below for child in children))
         self.has_default = "default" in schema
         self.default = schema.get("default")
+        # The members with a default, and whether any node below this one has one: defaulting walks only there.
+        self.default_members: tuple[tuple[str, _Node], ...] = tuple(
+            (key, node) for key, node in self.properties.items() if node.has_default)
+        self.defaults_below: bool = any(child.has_default or child.defaults_below for child in children)
         # int32/int64 formats bound integer values (IsValueValidAgainstRange).
         self.int_range = (
             (_INT32_MIN, _INT32_MAX)
@@ -147,15 +162,16 @@ class _Node:
             if self.enum is not None and None not in self.enum:
                 self._enum_fail(value, path, errs)
             return
-        kind = json_type(value)
-        if self.types and not self._type_ok(kind, value):
+        kind = _TYPE_NAMES.get(type(value)) or json_type(value)
+        if self.types and kind not in self.types and not self._type_ok(kind, value):
             shown = f': "{kind}"' if kind else ""
             errs.append(type_invalid(fpath, kind, f"{path} in body must be of type {self.type_name}{shown}"))
             if self.enum is not None:
                 self._check_enum(value, path, errs)
             return
         if kind == "string":
-            self._validate_string(value, path, errs)
+            if self.checks_strings:
+                self._validate_string(value, path, errs)
         elif kind in ("integer", "number"):
             self._validate_number(value, path, errs)
         elif kind == "array":
@@ -248,6 +264,10 @@ class _Node:
 
     def _check_enum(self, value: Any, path: str, errs: list[FieldError]) -> None:
         assert self.enum is not None
+        if type(value) is str:
+            if value not in self.enum_strings:
+                self._enum_fail(value, path, errs)
+            return
         for allowed in self.enum:
             if json_equal(value, allowed):
                 return
@@ -459,6 +479,19 @@ class StructuralSchema:
         return schemaprune.would_prune(self._root, obj, True)
 
     def apply_defaults(self, obj: Any) -> None:
-        """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does)."""
-        schemaprune.apply_defaults(self._root, obj)
-        schemaprune.prune_nulls(self._root, obj)
+        """Apply ``default`` values, then drop non-nullable nulls without defaults (as the CR codec does).
+
+        ``obj`` itself (the write's own top-level dict) is changed in place; below it, what changes is copied
+        first (``schemaprune.defaulted``), so subtrees ``obj`` shares with a stored version stay as they are.
+        ``obj``'s ``metadata`` is the write's own too and keeps its identity (the write path holds it)."""
+        root = self._root
+        new = schemaprune.without_nulls(root, schemaprune.defaulted(root, obj))
+        if new is obj:
+            return
+        meta, new_meta = obj.get("metadata"), new.get("metadata")
+        if type(meta) is dict and type(new_meta) is dict and new_meta is not meta:
+            meta.clear()
+            meta.update(new_meta)
+            new["metadata"] = meta
+        obj.clear()
+        obj.update(new)

@@ -116,42 +116,85 @@ def _would_skip_prune(tree: _Node, value: Any, keep_meta: bool) -> bool:
     return False
 
 
-def apply_defaults(tree: _Node, value: Any) -> None:
+def defaulted(tree: _Node, value: Any) -> Any:
+    """``value`` with its ``default`` values filled in, never changed in place: ``value`` itself when nothing is
+    defaulted, else a copy of the maps and lists on the way to each default (copy-before-edit), sharing the rest.
+    A patch's result may share subtrees with the stored object (fakekube.verbs.shared_patch), which no write may
+    change."""
+    if not tree.defaults_below:
+        return value  # no default at or below this node's members and items: nothing to fill in
+    out: Any = None  # the copy, made at the first change
     if isinstance(value, dict):
-        for key, node in tree.properties.items():
-            if node.has_default and (key not in value or (value[key] is None and not node.nullable)):
-                value[key] = copy.deepcopy(node.default)
-        for key in list(value):
-            node = tree.properties.get(key)
-            if node is not None:
-                apply_defaults(node, value[key])
-            elif tree.additional is not None:
-                add = tree.additional
-                if value[key] is None and not add.nullable and add.has_default:
-                    value[key] = copy.deepcopy(add.default)
-                apply_defaults(add, value[key])
+        for key, node in tree.default_members:
+            if key not in value or (value[key] is None and not node.nullable):
+                if out is None:
+                    out = dict(value)
+                out[key] = copy.deepcopy(node.default)
+        props, add = tree.properties, tree.additional
+        for key, item in list((out if out is not None else value).items()):
+            node = props.get(key)
+            if node is None:
+                if add is None:
+                    continue
+                node = add
+                if item is None and not add.nullable and add.has_default:
+                    item = copy.deepcopy(add.default)
+                    if out is None:
+                        out = dict(value)
+                    out[key] = item
+            new = defaulted(node, item)
+            if new is not item:
+                if out is None:
+                    out = dict(value)
+                out[key] = new
     elif isinstance(value, list) and tree.items is not None:
         items = tree.items
         for i, item in enumerate(value):
             if item is None and not items.nullable and items.has_default:
-                value[i] = copy.deepcopy(items.default)
-            apply_defaults(items, value[i])
+                item = copy.deepcopy(items.default)
+                if out is None:
+                    out = list(value)
+                out[i] = item
+            new = defaulted(items, item)
+            if new is not item:
+                if out is None:
+                    out = list(value)
+                out[i] = new
+    return out if out is not None else value
 
 
-def prune_nulls(tree: _Node, value: Any) -> None:
-    """``PruneNonNullableNullsWithoutDefaults``: drop ``null`` where the schema neither allows nor defaults it."""
+def without_nulls(tree: _Node, value: Any) -> Any:
+    """``PruneNonNullableNullsWithoutDefaults``: ``value`` without the ``null`` members the schema neither allows
+    nor defaults, never changed in place (as :func:`defaulted`: itself, or copies on the way to each change)."""
+    out: Any = None
     if isinstance(value, dict):
-        for key in list(value):
-            node = tree.properties.get(key) or tree.additional
+        props, add = tree.properties, tree.additional
+        for key, item in value.items():
+            node = props.get(key) or add
             if node is None:
                 continue
-            if value[key] is None and not node.nullable and not node.has_default:
-                del value[key]
-            else:
-                prune_nulls(node, value[key])
+            if item is None:
+                if not node.nullable and not node.has_default:
+                    if out is None:
+                        out = dict(value)
+                    del out[key]
+            elif type(item) not in LEAF_TYPES:
+                new = without_nulls(node, item)
+                if new is not item:
+                    if out is None:
+                        out = dict(value)
+                    out[key] = new
     elif isinstance(value, list) and tree.items is not None:
-        for item in value:
-            prune_nulls(tree.items, item)
+        items = tree.items
+        for i, item in enumerate(value):
+            if type(item) in LEAF_TYPES:
+                continue
+            new = without_nulls(items, item)
+            if new is not item:
+                if out is None:
+                    out = list(value)
+                out[i] = new
+    return out if out is not None else value
 
 
 def _render(where: list[Any], key: str | None = None) -> str:

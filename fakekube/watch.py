@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from fakekube.jsonvalues import json_copy
@@ -19,10 +18,30 @@ from fakekube.jsonvalues import json_copy
 ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
 
 
-@dataclass(frozen=True, slots=True)
 class WatchEvent:
-    type: str
-    raw: dict[str, Any]  # shared and immutable: never mutate
+    """One event of a watch: ``type`` (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) and ``raw``, the object,
+    shared with the store and every other watcher and never mutated (``object`` is a caller's copy).
+
+    A plain slotted class rather than a frozen dataclass: every commit makes one per watcher, and a frozen
+    dataclass's ``__init__`` assigns through ``object.__setattr__`` (three times the cost of the rest of the
+    event). Equality and ``repr`` are the dataclass's; treat the event as read-only.
+    """
+
+    __slots__ = ("type", "raw")
+
+    def __init__(self, type: str, raw: dict[str, Any]) -> None:  # noqa: A002 - the wire field's name
+        self.type = type
+        self.raw = raw
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.type, self.raw) == (other.type, other.raw)  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # its object is a dict, as the dataclass's hash found too
+
+    def __repr__(self) -> str:
+        return f"WatchEvent(type={self.type!r}, raw={self.raw!r})"
 
     @property
     def object(self) -> dict[str, Any]:
@@ -79,6 +98,8 @@ class Watch:
         self._everything = matcher is match_everything
         self._present = presenter
         self._on_event = on_event
+        # Where ``offer`` hands its events: the callback itself when there is one (no ``_emit`` call per event).
+        self._sink: Callable[[WatchEvent], None] = on_event if on_event is not None else self._emit
         self._queue: deque[WatchEvent] = deque()
         self._cond = threading.Condition()
         self.closed = False
@@ -106,13 +127,13 @@ class Watch:
             old_in = change.old is not None and self._matches(change.old)
         if change.type == DELETED:
             if old_in:
-                self._emit(WatchEvent(DELETED, self._present(_stamped(change.old, change.rv))))
+                self._sink(WatchEvent(DELETED, self._present(_stamped(change.old, change.rv))))
         elif new_in and old_in:
-            self._emit(WatchEvent(MODIFIED, self._present(change.new)))
+            self._sink(WatchEvent(MODIFIED, self._present(change.new)))
         elif new_in:
-            self._emit(WatchEvent(ADDED, self._present(change.new)))
+            self._sink(WatchEvent(ADDED, self._present(change.new)))
         elif old_in:
-            self._emit(WatchEvent(DELETED, self._present(_stamped(change.old, change.rv))))
+            self._sink(WatchEvent(DELETED, self._present(_stamped(change.old, change.rv))))
 
     def send(self, event: WatchEvent) -> None:
         if not self.closed:

@@ -35,6 +35,7 @@ from reconcilers.objects import (
     apply_secure_pod_defaults,
     controller_of,
     controller_ref,
+    editable_status,
     find_condition,
     is_controlled_by,
     is_ready,
@@ -81,10 +82,12 @@ class ClaimReconciler:
             claim = with_annotations(claim, {keys.TRACE_CONTEXT: tc})
             await c.patch(keys.CLAIMS, claim, patch)
 
-        original_status = json_copy(claim.get("status") or {})
+        # Two copies of the cached status (upstream's DeepCopy of the claim): the one the pass starts from, whose
+        # conditions _update_status sorts, and the one it sets; each only as deep as the pass edits in place.
+        original_status = editable_status(claim.get("status") or {})
         claim = {**claim}
         if "status" in claim:
-            claim["status"] = json_copy(claim["status"])  # the status this pass sets
+            claim["status"] = editable_status(claim["status"])  # the status this pass sets
         expired, time_left = self._check_expiration(claim)
 
         policy = ((claim.get("spec") or {}).get("lifecycle") or {}).get("shutdownPolicy")
@@ -336,9 +339,10 @@ class ClaimReconciler:
         status = claim.get("status")
         if status is None:
             status = claim["status"] = {}
-        set_status_condition(status, self._ready_condition(claim, sandbox, err, expired), self.now())
+        set_status_condition(status, self._ready_condition(claim, sandbox, err, expired), self.now)
         if sandbox is not None:
-            held = status.setdefault("sandbox", {})
+            # A dict of its own: editable_status shares the cached claim's (where setdefault would keep it).
+            held = status["sandbox"] = dict(status.get("sandbox") or {})
             held["name"] = sandbox["metadata"]["name"]
             if self.build.pod_ips:
                 ips = (sandbox.get("status") or {}).get("podIPs")
@@ -384,8 +388,7 @@ class ClaimReconciler:
             return
         # #508: a merge patch from a copy that carries the pass's starting status.
         # A base for the purpose, sharing the claim's other fields: the client diffs it before any change.
-        base = {k: v for k, v in claim.items() if k != "status"}
-        base["status"] = old_status
+        base = {**claim, "status": old_status}  # the diff walks the object in its own key order
         patch = MergeFrom(base, optimistic_lock=mode == "patch-lock", copy=False)
         try:
             await self.client.status_patch(keys.CLAIMS, claim, patch)

@@ -13,14 +13,21 @@ _FNV32_OFFSET = 0x811C9DC5
 _FNV32_PRIME = 0x01000193
 
 
+def fnv1a_32(data: bytes, value: int = _FNV32_OFFSET) -> int:
+    """FNV-1a 32-bit of ``data``, going on from ``value``: the offset basis, or the sum of a prefix.
+
+    The hash takes one byte at a time, so the sum of ``prefix + suffix`` is the suffix's run from the prefix's
+    sum: a caller that hashes several strings with one prefix pays for the prefix once.
+    """
+    for byte in data:
+        value = ((value ^ byte) * _FNV32_PRIME) & 0xFFFFFFFF
+    return value
+
+
 @lru_cache(maxsize=65536)  # pure, and asked again for the same UIDs pass after pass
 def numeric_hash(text: str) -> int:
     """FNV-1a 32-bit of ``text`` (Go's ``hash/fnv.New32a``)."""
-    value = _FNV32_OFFSET
-    for byte in text.encode():
-        value ^= byte
-        value = (value * _FNV32_PRIME) & 0xFFFFFFFF
-    return value
+    return fnv1a_32(text.encode())
 
 
 @lru_cache(maxsize=65536)

@@ -65,11 +65,14 @@ class PoolGroup:
     __slots__ = ("members", "orphans", "owned", "unready")
 
     def __init__(self) -> None:
-        # key -> (counted: not deleting, orphan, controller uid or None, ready)
-        self.members: dict[Key, tuple[bool, bool, str | None, bool]] = {}
+        # key -> (counted: not deleting, orphan, controller uid or None, ready, created)
+        self.members: dict[Key, Member] = {}
         self.orphans = 0  # not deleting, no controller: the pass would adopt them
         self.owned: dict[str, list[int]] = {}  # controller uid -> [members, ready members], not deleting
         self.unready: dict[Key, tuple[str | None, str]] = {}  # not deleting, not Ready -> (controller uid, created)
+
+
+Member = tuple[bool, bool, str | None, bool, str]
 
 
 class WarmPoolMembers(_Summary):
@@ -83,25 +86,48 @@ class WarmPoolMembers(_Summary):
     def group(self, namespace: str, pool_hash: str) -> PoolGroup | None:
         return self.groups.get((namespace, pool_hash))
 
-    def _insert(self, key: Key, obj: Obj) -> None:
+    @staticmethod
+    def _describe(key: Key, obj: Obj) -> tuple[Key, Member] | None:
+        """(group, member record) of a pool member; None for a sandbox of no pool. The record is everything the
+        group's counts are made of."""
         meta = obj["metadata"]
         pool_hash = (meta.get("labels") or {}).get(keys.WARM_POOL_SANDBOX)
         if pool_hash is None:
+            return None
+        ref = controller_of(obj)
+        return (key[0], pool_hash), (not meta.get("deletionTimestamp"), ref is None,
+                                     ref.get("uid") if ref is not None else None, is_ready(obj),
+                                     meta.get("creationTimestamp") or "")
+
+    def _on_update(self, _old: Obj, new: Obj) -> None:
+        key = _key(new)
+        described = self._describe(key, new)
+        if described is not None and self._where.get(key) == described[0] \
+                and self.groups[described[0]].members[key] == described[1]:
+            # Same group, same record (most updates: a member's status write that leaves it as Ready as it
+            # was): removing and inserting it would give the same counts. Only the members' and the unready
+            # entries' dict order would move, which no reader depends on (they count, test membership, or
+            # sort by a key that names make total: warmpool.py).
             return
-        gkey = (key[0], pool_hash)
+        self._remove(key)
+        if described is not None:
+            self._add(key, *described)
+
+    def _insert(self, key: Key, obj: Obj) -> None:
+        described = self._describe(key, obj)
+        if described is not None:
+            self._add(key, *described)
+
+    def _add(self, key: Key, gkey: Key, member: Member) -> None:
         group = self.groups.get(gkey)
         if group is None:
             group = self.groups[gkey] = PoolGroup()
-        ref = controller_of(obj)
-        uid = ref.get("uid") if ref is not None else None
-        deleting = bool(meta.get("deletionTimestamp"))
-        ready = is_ready(obj)
-        created = meta.get("creationTimestamp") or ""
-        group.members[key] = (not deleting, ref is None, uid, ready)
+        group.members[key] = member
         self._where[key] = gkey
-        if deleting:
+        counted, orphan, uid, ready, created = member
+        if not counted:
             return
-        if ref is None:
+        if orphan:
             group.orphans += 1
         elif uid is not None:
             counts = group.owned.get(uid)
@@ -117,7 +143,7 @@ class WarmPoolMembers(_Summary):
         if gkey is None:
             return
         group = self.groups[gkey]
-        counted, orphan, uid, ready = group.members.pop(key)
+        counted, orphan, uid, ready, _created = group.members.pop(key)
         if counted:
             if orphan:
                 group.orphans -= 1

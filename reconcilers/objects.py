@@ -8,6 +8,7 @@ closely enough for the ports to make the same decisions as the Go code.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 Obj = dict[str, Any]
@@ -109,6 +110,19 @@ def find_condition(status: Obj | None, ctype: str) -> Obj | None:
     return None
 
 
+def editable_status(status: Obj) -> Obj:
+    """A pass's copy of a cached status (upstream's ``Status.DeepCopy()``), copying only what a pass edits in
+    place: a new dict, and a new ``conditions`` list of new condition dicts (``set_status_condition`` edits
+    those). Every other field is shared with ``status``: the ports only ever assign or pop those fields, never
+    change the value inside, so the cached object stays as it was (tests/reconcilers/test_shared_reads.py).
+    """
+    copy = dict(status)
+    conditions = status.get("conditions")
+    if conditions is not None:
+        copy["conditions"] = [dict(cond) for cond in conditions]
+    return copy
+
+
 def is_ready(obj: Obj) -> bool:
     status = obj.get("status")
     if status:
@@ -118,8 +132,12 @@ def is_ready(obj: Obj) -> bool:
     return False
 
 
-def set_status_condition(status: Obj, new: Obj, now: str) -> None:
-    """``meta.SetStatusCondition``: lastTransitionTime moves only when the status flips."""
+def set_status_condition(status: Obj, new: Obj, now: Callable[[], str]) -> None:
+    """``meta.SetStatusCondition``: lastTransitionTime moves only when the status flips.
+
+    ``now`` is the clock (an RFC 3339 string of the current time), asked only when a time is stamped, as
+    upstream reads ``metav1.Now()`` only then: most passes leave the condition's status as it was.
+    """
     conditions = status.get("conditions")
     if conditions is None:
         conditions = status["conditions"] = []
@@ -127,7 +145,7 @@ def set_status_condition(status: Obj, new: Obj, now: str) -> None:
         if cond.get("type") == new["type"]:
             if cond.get("status") != new["status"]:
                 cond["status"] = new["status"]
-                cond["lastTransitionTime"] = new.get("lastTransitionTime") or now
+                cond["lastTransitionTime"] = new.get("lastTransitionTime") or now()
             cond["reason"] = new["reason"]
             cond["message"] = new.get("message", "")
             if new.get("observedGeneration"):
@@ -137,7 +155,7 @@ def set_status_condition(status: Obj, new: Obj, now: str) -> None:
             return
     added = dict(new)
     if not added.get("lastTransitionTime"):
-        added["lastTransitionTime"] = now
+        added["lastTransitionTime"] = now()
     if not added.get("observedGeneration"):
         added.pop("observedGeneration", None)
     conditions.append(added)

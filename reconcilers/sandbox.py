@@ -36,6 +36,7 @@ from reconcilers.objects import (
     ReconcileError,
     controller_of,
     controller_ref,
+    editable_status,
     find_condition,
     is_controlled_by,
     labels,
@@ -86,7 +87,7 @@ class SandboxReconciler:
 
         # spec.replicas nil means 1 (upstream sets it in memory only; _replicas() reads it that way).
         old_status = sandbox.get("status") or {}
-        sandbox = {**sandbox, "status": json_copy(old_status)}
+        sandbox = {**sandbox, "status": editable_status(old_status)}
 
         expired, requeue_after = self._check_expiry(sandbox)
         deleted = False
@@ -100,7 +101,9 @@ class SandboxReconciler:
             err = exc
         if not deleted:
             try:
-                await self._update_status(old_status, sandbox)
+                write = self._update_status(old_status, sandbox)
+                if write is not None:
+                    await write
             except errors.ApiError as exc:
                 err = exc if err is None else ReconcileError(f"{err}\n{exc}")
         if err is not None:
@@ -151,7 +154,7 @@ class SandboxReconciler:
         set_status_condition(sandbox["status"], {
             "type": keys.READY, "status": "False", "reason": keys.SANDBOX_EXPIRED,
             "message": "Sandbox has expired", "observedGeneration": m.get("generation") or 0,
-        }, self.now())
+        }, self.now)
         return False
 
     # -- children --------------------------------------------------------------------------------------
@@ -195,7 +198,7 @@ class SandboxReconciler:
         except (ReconcileError, errors.ApiError) as exc:
             problems.append(exc)
         err = problems[0] if len(problems) == 1 else ReconcileError("\n".join(map(str, problems))) if problems else None
-        set_status_condition(status, self._ready_condition(sandbox, err, svc, pod), self.now())
+        set_status_condition(status, self._ready_condition(sandbox, err, svc, pod), self.now)
         if err is not None:
             raise err
 
@@ -373,7 +376,7 @@ class SandboxReconciler:
         m = sandbox["metadata"]
         try:
             svc = await _shared_get(self.client, keys.SERVICES, m["name"], m["namespace"])
-            if self.build.owner_checks:
+            if self.build.owner_checks and not is_controlled_by(svc, sandbox):  # its first test, asked here
                 svc = await self._check_service_owner(sandbox, svc, name_h)
         except errors.NotFound:
             svc = {"apiVersion": "v1", "kind": "Service",
@@ -408,17 +411,19 @@ class SandboxReconciler:
         await self.client.update(keys.SERVICES, svc)
         return svc
 
-    async def _update_status(self, old_status: Obj, sandbox: Obj) -> None:
+    def _update_status(self, old_status: Obj, sandbox: Obj) -> Awaitable[Obj] | None:
+        """``updateStatus``: the status write when the status changed, else None (nothing to send).
+
+        It hands back the client's awaitable, as ``_write_pod`` does: no coroutine of its own per pass.
+        """
         status = sandbox.get("status") or {}
         if semantic_equal(old_status, status):
-            return
+            return None
         if self.strategies.sandbox_status == "update":
-            await self.client.status_update(keys.SANDBOXES, sandbox)
-            return
+            return self.client.status_update(keys.SANDBOXES, sandbox)
         # A base for the purpose, sharing the sandbox's other fields: the client diffs it before any change.
-        base = {k: v for k, v in sandbox.items() if k != "status"}
-        base["status"] = old_status
-        await self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base, copy=False))
+        base = {**sandbox, "status": old_status}  # the diff walks the object in its own key order
+        return self.client.status_patch(keys.SANDBOXES, sandbox, MergeFrom(base, copy=False))
 
 
 def _replicas(sandbox: Obj) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from reconcilers.hashing import numeric_hash
+from reconcilers.hashing import fnv1a_32, numeric_hash
 
 
 class Tracer:
@@ -25,8 +25,10 @@ class Tracer:
             return existing
         context = self._contexts.get(uid)
         if context is None:
-            trace = f"{numeric_hash(uid):08x}{numeric_hash(uid + '/t'):08x}" * 2
-            span = f"{numeric_hash(uid + '/s'):08x}" * 2
+            # The sums of uid + "/t" and uid + "/s", each going on from the uid's own sum.
+            base = numeric_hash(uid)
+            trace = f"{base:08x}{fnv1a_32(b'/t', base):08x}" * 2
+            span = f"{fnv1a_32(b'/s', base):08x}" * 2
             context = self._contexts[uid] = json.dumps({"traceparent": f"00-{trace}-{span}-01"},
                                                        separators=(",", ":"))
         return context

@@ -171,7 +171,7 @@ class WarmPoolReconciler:
         group = summary.group(pm["namespace"], name_hash(pm["name"]))
         pool_uid = pm["uid"]
         informer = summary.informer
-        return [informer.get_raw(ns, name) for (ns, name), (counted, _orphan, uid, _ready) in
+        return [informer.get_raw(ns, name) for (ns, name), (counted, _orphan, uid, _ready, _created) in
                 (group.members.items() if group is not None else ())
                 if counted and uid == pool_uid]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import time
 from typing import Any
 
@@ -521,6 +522,33 @@ def test_non_nullable_nulls_without_default_are_dropped(schema: StructuralSchema
     schema.apply_defaults(o)
     assert "mode" not in o["spec"]
     assert o["spec"]["maybe"] is None
+
+
+def test_defaulting_copies_what_it_changes_and_shares_the_rest() -> None:
+    """apply_defaults edits the top-level dict it is given, but below it copies each map or list it changes
+    (a patch's result shares subtrees with the stored object): the input's subtrees keep their JSON, untouched
+    ones stay shared by identity, and the metadata dict keeps its identity."""
+    s = StructuralSchema({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {
+            "a": {"type": "object", "properties": {"n": {"type": "integer", "default": 3}, "z": {"type": "string"}}},
+            "untouched": {"type": "object", "properties": {"k": {"type": "string"}}},
+            "list": {"type": "array", "items": {"type": "object", "properties": {
+                "w": {"type": "integer", "default": 1}}}},
+            "map": {"type": "object", "additionalProperties": {"type": "string", "default": "d"}}}},
+        "metadata": {"type": "object"}}})
+    spec = {"a": {"z": None}, "untouched": {"k": "v"}, "list": [{"w": 2}, {}], "map": {"x": None, "y": "1"}}
+    meta = {"name": "x"}
+    obj = {"metadata": meta, "spec": spec}
+    before = json.dumps(spec)
+    s.apply_defaults(obj)
+    assert json.dumps(spec) == before
+    assert obj["spec"] == {"a": {"n": 3}, "untouched": {"k": "v"}, "list": [{"w": 2}, {"w": 1}],
+                           "map": {"x": "d", "y": "1"}}
+    assert obj["spec"]["untouched"] is spec["untouched"] and obj["spec"]["list"][0] is spec["list"][0]
+    assert obj["metadata"] is meta
+    done = obj["spec"]
+    s.apply_defaults(obj)
+    assert obj["spec"] is done  # nothing left to default: nothing copied
 
 
 # ---------------------------------------------------------------------------------------- performance

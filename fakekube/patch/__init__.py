@@ -61,14 +61,19 @@ __all__ = [
 
 
 _ALIASES = {"json": JSON_PATCH, "merge": MERGE_PATCH, "strategic": STRATEGIC_MERGE_PATCH, "apply": APPLY_PATCH}
+_NORMALIZED = {name: name for name in PATCH_TYPES}  # every request names one of a few types: each done once
 
 
 def normalize_patch_type(patch_type: str) -> str:
     """Strip ``; charset=...`` and accept short aliases (json, merge, strategic, apply)."""
-    if patch_type in PATCH_TYPES:  # every patch is normalised twice (the verb, the engine): the common case
-        return patch_type
+    known = _NORMALIZED.get(patch_type)
+    if known is not None:
+        return known
     base = patch_type.split(";", 1)[0].strip().lower()
-    return _ALIASES.get(base, base)
+    normalized = _ALIASES.get(base, base)
+    if len(_NORMALIZED) < 256:
+        _NORMALIZED[patch_type] = normalized
+    return normalized
 
 
 def decode_body(body: Any) -> Any:
@@ -100,7 +105,9 @@ def apply_patch(
     if patch_type == JSON_PATCH:
         result = apply_json_patch(current, decode_json_patch(body))
     elif patch_type == MERGE_PATCH:
-        result = merge_patch(current, decode_json(body), share=share)
+        # A body that is already a document is copied once, by the engine; a text is decoded into its own.
+        raw = isinstance(body, dict | list)
+        result = merge_patch(current, body if raw else decode_json(body), share=share, patch_owned=not raw)
     elif patch_type == STRATEGIC_MERGE_PATCH:
         result = _strategic(current, body, schema, share)
     else:

@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
-from fakekube.jsonvalues import encode_json, json_copy, json_equal
+from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, json_equal, json_text
 
 INVALID_PATCH = "Invalid JSON Patch"
 
 
-def merge_patch(target: Any, patch: Any, *, rfc: bool = False, share: bool = False) -> Any:
+def merge_patch(target: Any, patch: Any, *, rfc: bool = False, share: bool = False,
+                patch_owned: bool = False) -> Any:
     """Apply ``patch`` to ``target`` and return a new document; neither input is modified.
 
     A ``null`` or scalar top-level patch is rejected with 400 like the real server (``rfc=True`` follows
@@ -25,48 +26,58 @@ def merge_patch(target: Any, patch: Any, *, rfc: bool = False, share: bool = Fal
     (the caller then rejects a non-object result). ``share``: the result is a new top-level dict that keeps,
     by identity, every subtree of ``target`` the patch does not reach (maps on the way to a change are
     copied, nothing else), so the caller must not change it below the top level without copying first.
+    ``patch_owned``: ``patch`` is the caller's private copy (a freshly decoded body), which the result may keep.
     """
     if patch is None or not isinstance(patch, dict | list):
         if rfc:
             return patch
         raise errors.BadRequest(INVALID_PATCH)
-    patch = json_copy(patch)
+    if patch_owned:
+        nulls = True
+    else:
+        # The copy's text tells whether the patch holds a null anywhere: without one, there is nothing to
+        # delete and nothing to prune, and the merge only places and descends.
+        text = json_text(patch)
+        nulls = text is None or b"null" in text
+        patch = json_copy(patch) if nulls else decode_json_bytes(text)  # no null in the text: no NaN either
     if isinstance(patch, list) or not isinstance(target, dict):
         _prune_nulls(patch)
         return patch
     if share:
         doc = dict(target)
-        _merge_docs(doc, patch, shared=True)
+        _merge_docs(doc, patch, True, nulls)
         return doc
     doc = json_copy(target)
-    _merge_docs(doc, patch)
+    _merge_docs(doc, patch, False, nulls)
     return doc
 
 
-def _merge_docs(doc: dict, patch: dict, *, shared: bool = False) -> None:
+def _merge_docs(doc: dict, patch: dict, shared: bool = False, nulls: bool = True) -> None:
     """Merge ``patch`` (a private copy, which this consumes) into ``doc`` in place; ``shared``: ``doc``'s values
-    are not ours to change, so a map merged into is copied first."""
+    are not ours to change, so a map merged into is copied first; ``nulls``: the patch may hold a null."""
     for key, value in patch.items():
         if value is None:
             doc.pop(key, None)
             continue
         current = doc.get(key)
         if current is None:
-            _prune_nulls(value)
+            if nulls:
+                _prune_nulls(value)
             doc[key] = value
         else:
-            doc[key] = _merge_value(current, value, shared)
+            doc[key] = _merge_value(current, value, shared, nulls)
 
 
-def _merge_value(current: Any, value: Any, shared: bool = False) -> Any:
+def _merge_value(current: Any, value: Any, shared: bool, nulls: bool) -> Any:
     if not isinstance(current, dict):
-        _prune_nulls(value)
+        if nulls:
+            _prune_nulls(value)
         return value
     if not isinstance(value, dict):
         return value
     if shared:
         current = dict(current)
-    _merge_docs(current, value, shared=shared)
+    _merge_docs(current, value, shared, nulls)
     return current
 
 

@@ -291,7 +291,8 @@ class Controller:
             if self.active > self.max_active:
                 self.max_active = self.active
             self.reconciles += 1
-            priority = priority_of(key)
+            # A requeue keeps the priority the key was handed out with: asked only on the paths that requeue
+            # (the key stays locked until ``done``, so the queue answers the same then as now).
             try:
                 if cpu is not None:  # the pass's own work (log lines, metrics, span), on the worker's core
                     await _Sleep(cpu.run_held("pass_"))
@@ -301,7 +302,7 @@ class Controller:
                 forget(key)
             except Exception as exc:  # noqa: BLE001 - a returned error in Go terms
                 self._log_error(key, exc)
-                queue.add_rate_limited(key, priority)
+                queue.add_rate_limited(key, priority_of(key))
                 if sim.strict and isinstance(exc, sim.bug_exceptions):
                     self.active -= 1
                     done(key)
@@ -311,10 +312,10 @@ class Controller:
                     forget(key)
                 elif result.requeue_after > 0:
                     forget(key)
-                    queue.add_after(key, result.requeue_after, priority)
+                    queue.add_after(key, result.requeue_after, priority_of(key))
                     self.requeues_after += 1
                 elif result.requeue:
-                    queue.add_rate_limited(key, priority)
+                    queue.add_rate_limited(key, priority_of(key))
                 else:
                     forget(key)
             self.active -= 1

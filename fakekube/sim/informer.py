@@ -132,6 +132,16 @@ class Informer:
         handling = self.handling
         cpu = self.cpu
         costly = not handling.is_zero or cpu is not None  # else applying an event takes no time
+        if not costly and self._done_at is None:
+            # The usual consumer: each event is applied as it arrives, nothing to wait for in between.
+            apply = self._apply
+            while pending and not self.held:
+                at = pending[0][0]
+                if at > now:
+                    self._arm(at)
+                    return
+                apply(pending.popleft()[1], initial=False)
+            return
         while pending and not self.held:
             done_at = self._done_at
             if done_at is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from math import log as _log
 from typing import Any
 
 
@@ -62,13 +63,17 @@ class Lag:
         return self.a
 
     def sample(self, rng: random.Random) -> float:
-        if self.kind == "fixed":
+        # ``rng.uniform`` and ``rng.expovariate`` spelt out (their own expressions, so the same floats from the
+        # same draw): every request and event samples, and they are Python functions of their own.
+        kind = self.kind
+        if kind == "fixed":
             return self.a
-        if self.kind == "uniform":
-            return rng.uniform(self.a, self.b)
+        if kind == "uniform":
+            a = self.a
+            return a + (self.b - a) * rng.random()
         if self.a == 0.0:
             return 0.0
-        value = rng.expovariate(1.0 / self.a)
+        value = -_log(1.0 - rng.random()) / (1.0 / self.a)
         return min(value, self.b) if self.b else value
 
     def to_dict(self) -> dict[str, Any]:

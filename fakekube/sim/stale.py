@@ -14,7 +14,7 @@ immutable objects); diffs are computed only for the rare stale write.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +62,39 @@ def _relevant(paths: list[Path]) -> list[Path]:
     return [p for p in paths if not any(p[:n] in _IGNORED_SET for n in _IGNORED_LENGTHS if len(p) >= n)]
 
 
+# IGNORED as a tree of keys: a key mapped to None is a bookkeeping subtree, a dict holds deeper ignored paths.
+_IGNORED_TREE: dict[str, Any] = {}
+for _path in sorted(IGNORED, key=len, reverse=True):
+    _node = _IGNORED_TREE
+    for _part in _path[:-1]:
+        _node = _node.setdefault(_part, {})
+    _node[_path[-1]] = None
+_DEEPER: dict[str, Any] = {}  # no ignored path below this key
+
+
+def relevant_paths(old: Any, new: Any, prefix: Path = (), ignored: dict[str, Any] = _IGNORED_TREE) -> list[Path]:
+    """``_relevant(changed_paths(old, new))``, in the same order, without walking the bookkeeping subtrees: a
+    path under an IGNORED prefix is dropped whatever lies below it, so the walk need not look (managedFields,
+    compared whole as a list, is most of an object's bytes and changes on most writes)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        paths: list[Path] = []
+        for key, value in old.items():
+            below = ignored.get(key, _DEEPER) if ignored else _DEEPER
+            if below is None:
+                continue
+            if key not in new:
+                paths.append((*prefix, key))
+                continue
+            other = new[key]
+            if other is not value and other != value:  # a subtree both versions share is unchanged
+                paths.extend(relevant_paths(value, other, (*prefix, key), below))
+        for key in new:
+            if key not in old and (not ignored or ignored.get(key, _DEEPER) is not None):
+                paths.append((*prefix, key))
+        return paths
+    return [prefix] if old != new else []
+
+
 def _overlap(a: Path, b: Path) -> bool:
     n = min(len(a), len(b))
     return a[:n] == b[:n]
@@ -101,7 +134,7 @@ class StaleDetector:
 
     def __init__(self, history: int = 16) -> None:
         self.history = history
-        self._changes: dict[str, deque[list[Any]]] = {}  # [rv, actor, seq, old, new, changed paths]
+        self._changes: dict[str, list[list[Any]]] = {}  # [rv, actor, seq, old, new, changed paths]
         self.records: list[StaleOverwrite] = []
         self.incomplete = 0  # stale writes whose base was older than the remembered history
 
@@ -113,8 +146,8 @@ class StaleDetector:
             self._changes.pop(uid, None)
             return
         changes = self._changes.get(uid)
-        if changes is None:
-            changes = self._changes[uid] = deque(maxlen=self.history)
+        if changes is None:  # a list trimmed to ``history``: one per object, and most objects are written once
+            changes = self._changes[uid] = []
         based_on = entry.based_on
         paths = None
         # A write based on the version it replaces is not stale: _check would parse both and stop there.
@@ -123,9 +156,11 @@ class StaleDetector:
         # The revision stays text until a stale write compares it; the last slot keeps the write's own changed
         # paths once they are known (stored versions never change, so neither do the paths between two).
         changes.append([new["metadata"]["resourceVersion"], entry.actor, entry.seq, old, new, paths])
+        if len(changes) > self.history:
+            del changes[0]
 
     def _check(self, entry: AuditEntry, old: dict[str, Any], new: dict[str, Any],
-               changes: deque[list[Any]]) -> list[Path] | None:
+               changes: list[list[Any]]) -> list[Path] | None:
         """Record what a write based on an older version overwrote; returns its changed paths if it diffed them."""
         try:
             based_on = int(entry.based_on or 0)
@@ -134,12 +169,17 @@ class StaleDetector:
         current = int(old["metadata"]["resourceVersion"])
         if based_on >= current:
             return None
-        later = [c for c in changes if int(c[0]) > based_on]
-        if changes and int(changes[0][0]) > based_on and changes.maxlen == len(changes):
+        # An object's writes are remembered in commit order, so their revisions rise: the writes after
+        # ``based_on`` are a suffix, found from the end (usually one or two) without parsing every revision.
+        start = len(changes)
+        while start and int(changes[start - 1][0]) > based_on:
+            start -= 1
+        later = changes[start:]
+        if not start and changes and len(changes) == self.history:
             self.incomplete += 1
         if not later:
             return None
-        mine = _relevant(changed_paths(old, new))
+        mine = relevant_paths(old, new)
         if not mine:
             return mine
         # Report against the latest other write that touched each path. A write's own paths are diffed at most
@@ -151,7 +191,7 @@ class StaleDetector:
                 if before is None:
                     continue
                 if theirs is None:
-                    theirs = change[5] = _relevant(changed_paths(before, after))
+                    theirs = change[5] = relevant_paths(before, after)
                 if any(_overlap(path, t) for t in theirs):
                     hits.setdefault((actor, rv, seq), []).append(render_path(path))
                     break

@@ -165,36 +165,28 @@ class WorkQueue:
 
     # -- getting --------------------------------------------------------------------------------------
 
-    def _pop_ready(self) -> Hashable | None:
+    def try_get(self) -> Hashable | None:
+        """A ready key (now locked: handed out, it leaves the queue until ``done``), or None."""
         items = self._items
         now, run, ranked = self._now, self._run, self._ranked
         while now or run:
             rank = run.popleft() if run and (not now or run[0] < now[0]) else heapq.heappop(now)
             key = ranked.pop(rank)
             item = items.get(key)
-            if item is None or item.sort != rank:
-                continue  # superseded entry
-            return self._lock(key, item)
+            if item is not None and item.sort == rank:  # else a superseded entry
+                del items[key]
+                self._locked[key] = item.priority
+                return key
         later = self._later
         while later:
             sort = heapq.heappop(later)
             key = sort[-1]
             item = items.get(key)
-            if item is None or item.sort is not sort:
-                continue  # superseded entry
-            return self._lock(key, item)
+            if item is not None and item.sort is sort:  # else a superseded entry
+                del items[key]
+                self._locked[key] = item.priority
+                return key
         return None
-
-    def _lock(self, key: Hashable, item: _Item) -> Hashable:
-        del self._items[key]
-        self._locked[key] = item.priority
-        return key
-
-    def try_get(self) -> Hashable | None:
-        """A ready key (now locked), or None."""
-        if not self._run and not self._now and not self._later:
-            return None
-        return self._pop_ready()
 
     def wait(self) -> Future:
         """A future resolved with the next key handed to this waiter."""
@@ -204,7 +196,7 @@ class WorkQueue:
 
     def _hand_out(self) -> None:
         while self._getters and (self._run or self._now or self._later):
-            key = self._pop_ready()
+            key = self.try_get()
             if key is None:
                 return
             self._getters.popleft().set_result(key)

@@ -21,6 +21,7 @@ from fakekube.records import (
 from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy
 from fakekube.verbs import noop
+from fakekube.verbs.custom_patch import custom_may_share
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
     put_back,
@@ -281,7 +282,8 @@ class WriteVerbs:
                 entries = None
             base = with_placeholder(source) if entries else source
             # A (strategic) merge patch may even leave what it does not change shared (verbs.shared_patch).
-            shared = kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource)
+            shared = ((kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource))
+                      or custom_may_share(rt, record.obj, subresource, kind))
             patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared)
             if shared:
                 # The top-level fields the patch changed; the others are still the stored ones (by identity).
@@ -316,9 +318,9 @@ class WriteVerbs:
             return patched
         if shared:
             # Decoding drops unknown fields where they are: never in the stored object's own subtrees (only
-            # the touched fields are decoded, so only they need copies).
-            patched = {key: json_copy(value) if touched is None or key in touched else value
-                       for key, value in patched.items()}
+            # the touched fields are decoded, so only they need copies; a custom resource is pruned whole).
+            whole = touched is None or rt.model is None
+            patched = {key: json_copy(value) if whole or key in touched else value for key, value in patched.items()}
         shown = decoding.shown_patch(patch_type, patched, patch) if report.directive == decoding.STRICT else ""
         if rt.model is not None:
             unknown = decode_patched_fields(rt, patched, touched,

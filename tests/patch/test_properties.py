@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from fakekube.patch import JSON_PATCH, MERGE_PATCH, apply_patch
 from fakekube.patch.apply import server_side_apply
 from fakekube.patch.json_patch import create_json_patch
-from fakekube.patch.merge import create_merge_patch
+from fakekube.patch.merge import create_merge_patch, merge_patch
 
 keys = st.text(alphabet="abcxyz/~", min_size=1, max_size=4)
 scalars = st.one_of(st.booleans(), st.integers(-5, 5), st.text(max_size=3))
@@ -37,6 +37,19 @@ def test_json_patch_between_two_documents_gives_the_target(a, b):
 def test_merge_patch_between_two_documents_gives_the_target(a, b):
     patch = create_merge_patch(a, b)
     assert apply_patch(a, json.dumps(patch), MERGE_PATCH) == b
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents(True), documents(True), st.booleans())
+def test_a_merge_patch_without_nulls_takes_the_short_path_to_the_same_result(target, patch, share):
+    """A patch document whose text holds no null skips the null handling (nothing to delete or prune): the
+    result is the one the general path (a decoded body, always walked for nulls) gives, and neither input
+    changes."""
+    texts = json.dumps(target), json.dumps(patch)
+    short = merge_patch(target, patch, share=share)
+    general = merge_patch(json.loads(texts[0]), json.loads(texts[1]), share=share, patch_owned=True)
+    assert json.dumps(short) == json.dumps(general)
+    assert (json.dumps(target), json.dumps(patch)) == texts
 
 
 @settings(max_examples=100, deadline=None)

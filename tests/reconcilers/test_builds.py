@@ -102,3 +102,41 @@ def test_another_controllers_pod_is_refused_and_its_annotation_cleared(agent_san
     ready = {c["type"]: c for c in sandbox["status"]["conditions"]}["Ready"]
     assert ready["reason"] == "ReconcilerError" and "is owned by ConfigMap/x" in ready["message"]
     assert not env.store.audit.filter(verb="update", resource="pods", name="sb")
+
+
+def test_a_service_found_is_kept_when_owned_adopted_when_unowned_and_refused_when_foreign() -> None:
+    """#419 for the headless Service: the pass keeps its own, PUTs an unowned headless one to adopt it, and
+    reports another controller's in its Ready condition (the sandbox's first owner test is asked in-line)."""
+    from reconcilers.env import build_env
+    from reconcilers.scenarios import LoadParams, template_object
+
+    env = build_env(seed=2, build="953032b3")
+    params = LoadParams(burst_size=1, qps=1, total_bursts=1, warmpool_size=0, namespace="default",
+                        template="sandbox-template")
+    env.store.create(keys.TEMPLATES, template_object(params), actor="test")
+    owner = env.store.create("configmaps", {"metadata": {"name": "other-owner"}}, "default", actor="test")
+    foreign_ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "other-owner",
+                   "uid": owner["metadata"]["uid"], "controller": True}
+    for name, refs in (("unowned", []), ("foreign", [foreign_ref])):
+        env.store.create(keys.SERVICES, {"metadata": {"name": name, "ownerReferences": refs},
+                                         "spec": {"clusterIP": "None", "ports": [{"port": 80}]}}, "default",
+                         actor="test")
+    for name in ("own", "unowned", "foreign"):
+        env.store.create(keys.CLAIMS, _claim(name), actor="test")
+    env.sim.run(until=env.sim.now + 30)
+
+    def service_writes(name: str) -> list[str]:
+        return [e.verb for e in _writes(env) if e.path == f"services/{name}"]
+
+    assert service_writes("own") == ["create"]
+    assert service_writes("unowned") == ["update"]
+    assert service_writes("foreign") == []
+    for name in ("own", "unowned"):
+        sandbox = env.store.get(keys.SANDBOXES, name, "default")
+        svc = env.store.get(keys.SERVICES, name, "default")
+        assert [r["uid"] for r in svc["metadata"]["ownerReferences"] if r.get("controller")] == \
+            [sandbox["metadata"]["uid"]]
+        assert sandbox["status"]["service"] == name
+    ready = next(c for c in env.store.get(keys.SANDBOXES, "foreign", "default")["status"]["conditions"]
+                 if c["type"] == "Ready")
+    assert ready["reason"] == "ReconcilerError" and 'service "foreign" is owned by ConfigMap/other-owner' in ready["message"]

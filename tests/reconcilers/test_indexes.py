@@ -23,9 +23,12 @@ class _Informer:
         self.handler = handler
 
 
-def _sandbox(name: str, owner: str, ready: bool, created: str, template: str, deleting: bool) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name, "namespace": "ns", "creationTimestamp": created,
-                            "labels": {keys.WARM_POOL_SANDBOX: "pool", keys.TEMPLATE_REF_HASH: template}}
+def _sandbox(name: str, owner: str, ready: bool, created: str, template: str, deleting: bool,
+             pool: str | None) -> dict[str, Any]:
+    labels = {keys.TEMPLATE_REF_HASH: template}
+    if pool is not None:  # None: adopted (the claim took the label off) or never a pool member
+        labels[keys.WARM_POOL_SANDBOX] = pool
+    meta: dict[str, Any] = {"name": name, "namespace": "ns", "creationTimestamp": created, "labels": labels}
     if owner != "none":
         meta["ownerReferences"] = [{"kind": owner, "name": "o", "uid": f"uid-{owner}", "controller": True}]
     if deleting:
@@ -36,7 +39,7 @@ def _sandbox(name: str, owner: str, ready: bool, created: str, template: str, de
 _versions = st.builds(_sandbox, st.sampled_from(["a", "b", "c", "d", "e"]),
                       st.sampled_from(["none", "SandboxWarmPool", "SandboxClaim"]), st.booleans(),
                       st.sampled_from(["2026-01-01T00:00:01Z", "2026-01-01T00:00:02Z"]), st.sampled_from(["t1", "t2"]),
-                      st.booleans())
+                      st.booleans(), st.sampled_from(["pool", "pool", "pool2", None]))
 
 
 def _state(summary: Any) -> Any:

@@ -10,12 +10,17 @@ import orjson
 import pytest
 
 from fakekube.sim import Simulation
+from reconcilers import keys
+from reconcilers.builds import BUILDS
+from reconcilers.claim import ClaimReconciler
+from reconcilers.objects import editable_status
 from reconcilers.scenarios import run_scenario
 from reconcilers.strategies import WriteStrategies
 
 
-@pytest.mark.parametrize("mode", ["update", "patch"])
-def test_no_pass_changes_an_object_the_caches_share(mode: str) -> None:
+@pytest.mark.parametrize(("mode", "build"), [("update", None), ("patch", None), ("update", "953032b3")])
+def test_no_pass_changes_an_object_the_caches_share(mode: str, build: str | None) -> None:
+    """The 953032b3 build is the one whose claims hold the sandbox's podIPs (a nested dict the pass edits)."""
     sim = Simulation(seed=3)
     at_commit: dict[tuple[str, str], bytes] = {}
     changed: list[str] = []
@@ -36,7 +41,7 @@ def test_no_pass_changes_an_object_the_caches_share(mode: str) -> None:
             at_commit[key(new)] = orjson.dumps(new)
 
     sim.store.commit_hooks.append(hook)
-    run = run_scenario("seed-timeline", WriteStrategies(mode), sim=sim)
+    run = run_scenario("seed-timeline", WriteStrategies(mode), sim=sim, build=build)
     assert run.finished
     cached = 0
     for manager in sim.managers.values():
@@ -61,3 +66,25 @@ def test_the_check_sees_a_change_to_a_cached_object() -> None:
     shared = informer.get_raw("default", "a")
     shared["data"]["k"] = "corrupted"  # what a pass must never do
     assert orjson.dumps(shared) != at_commit[shared["metadata"]["resourceVersion"]]
+
+
+def test_a_claim_pass_edits_its_own_copy_of_the_cached_status() -> None:
+    """What the run above cannot show: a pass that changes a value nested in the cached status (the held
+    sandbox's name and podIPs) must not change it in the cached claim (``editable_status`` shares nested dicts)."""
+    cached = {"apiVersion": keys.EXTENSIONS_API, "kind": "SandboxClaim",
+              "metadata": {"name": "c", "namespace": "default", "uid": "u-1", "generation": 1},
+              "status": {"conditions": [{"type": "Ready", "status": "False", "reason": "SandboxNotReady",
+                                         "message": "", "lastTransitionTime": "t0"}],
+                         "sandbox": {"name": "old", "podIPs": ["10.0.0.1"]}}}
+    at_read = orjson.dumps(cached)
+    sandbox = {"metadata": {"name": "new", "namespace": "default"},
+               "status": {"podIPs": ["10.0.0.2"], "conditions": [
+                   {"type": "Ready", "status": "True", "reason": "DependenciesReady", "message": "",
+                    "lastTransitionTime": "t1"}]}}
+    reconciler = ClaimReconciler(client=None, recorder=None, now=lambda: "t2", clock_seconds=lambda: 0.0,
+                                 build=BUILDS["953032b3"])
+    claim = {**cached, "status": editable_status(cached["status"])}  # as ClaimReconciler.reconcile copies it
+    reconciler._compute_and_set_status(claim, sandbox, None, False)
+    assert claim["status"]["sandbox"] == {"name": "new", "podIPs": ["10.0.0.2"]}
+    assert claim["status"]["conditions"][0]["status"] == "True"
+    assert orjson.dumps(cached) == at_read

@@ -52,3 +52,23 @@ def test_model_json_round_trip():
         Lag.from_dict({"gamma": 1})
     with pytest.raises(ValueError):
         RequestLatency(commit_at=1.5)
+
+
+def test_a_lag_draws_what_random_draws():
+    # Lag.sample spells out Random.uniform and Random.expovariate: the same stream must give the same floats, bit
+    # for bit, as calling them (every seeded run's timing, and so its audit log, depends on it).
+    import random
+
+    for lag in (Lag.uniform(0.001, 0.003), Lag.uniform(0.0, 0.0), Lag.exponential(0.02), Lag.exponential(0.02, 0.05),
+                Lag.exponential(0.0), Lag.fixed(0.5)):
+        ours, theirs = random.Random(7), random.Random(7)
+        for _ in range(2000):
+            if lag.kind == "uniform":
+                expected = theirs.uniform(lag.a, lag.b)
+            elif lag.kind == "exponential" and lag.a:
+                value = theirs.expovariate(1.0 / lag.a)
+                expected = min(value, lag.b) if lag.b else value
+            else:
+                expected = lag.a if lag.kind == "fixed" else 0.0
+            assert lag.sample(ours).hex() == expected.hex(), lag
+        assert ours.getstate() == theirs.getstate()

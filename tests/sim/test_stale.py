@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from fakekube.sim import MergeFrom, Simulation
-from fakekube.sim.stale import IGNORED, _relevant, changed_paths, render_path
+from fakekube.sim.stale import IGNORED, _relevant, changed_paths, relevant_paths, render_path
 
 
 def test_changed_paths_are_leaves_with_lists_whole():
@@ -128,3 +128,48 @@ def test_remembered_paths_give_what_diffing_every_write_again_gives():
         expected = _brute_force_stale(writes, history)
         assert [(r.seq, r.paths, r.other_seq) for r in detector.records] == expected, seed
         assert expected, seed  # the case exercises stale writes at all
+        # Incomplete: a stale write whose base is older than every remembered write of a full history.
+        incomplete = 0
+        for i, (entry, old, _new) in enumerate(writes):
+            remembered = writes[max(0, i - history):i]
+            if (int(entry.based_on) < int(old["metadata"]["resourceVersion"]) and len(remembered) == history
+                    and all(int(w[2]["metadata"]["resourceVersion"]) > int(entry.based_on) for w in remembered)):
+                incomplete += 1
+        assert detector.incomplete == incomplete, seed
+
+
+def test_relevant_paths_are_the_changed_paths_without_bookkeeping():
+    # relevant_paths skips the IGNORED subtrees while it walks; it must give exactly what filtering the full diff
+    # gives, in the same order, on random documents that put keys and non-dicts where IGNORED looks.
+    import random
+
+    keys = ["metadata", "resourceVersion", "generation", "managedFields", "labels", "status", "a"]
+
+    def doc(rng: random.Random, depth: int):
+        if depth == 0 or rng.random() < 0.25:
+            return rng.choice([1, "x", [1, 2], [{"a": 1}], None, {}])
+        return {k: doc(rng, depth - 1) for k in rng.sample(keys, rng.randrange(1, 5))}
+
+    def mutate(rng: random.Random, value, depth: int):
+        if isinstance(value, dict) and depth:
+            out = dict(value)
+            for key in list(out):
+                roll = rng.random()
+                if roll < 0.15:
+                    del out[key]
+                elif roll < 0.6:
+                    out[key] = mutate(rng, out[key], depth - 1)
+            if rng.random() < 0.3:
+                out[rng.choice(keys)] = doc(rng, depth - 1)
+            return out
+        return doc(rng, depth) if rng.random() < 0.5 else value
+
+    checked = 0
+    for seed in range(3000):
+        rng = random.Random(seed)
+        old = {"metadata": doc(rng, 3), "status": doc(rng, 2)}
+        new = mutate(rng, old, 4)
+        expected = _relevant(changed_paths(old, new))
+        assert relevant_paths(old, new) == expected, seed
+        checked += len(changed_paths(old, new)) != len(expected)
+    assert checked > 100  # many cases had bookkeeping paths to drop
