@@ -53,13 +53,15 @@ class FaultOutcome:
 
 class FaultInjector:
     def __init__(self, seed: int | None = 0) -> None:
-        self._rules: list[FaultRule] = []
+        # The rules in force, in the order added (read it; add and clear through the methods). The store looks at
+        # it on every request: a list's truth is tested in C, ``bool(injector)`` would be a Python call.
+        self.rules: list[FaultRule] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
 
     def add(self, rule: FaultRule) -> FaultRule:
         with self._lock:
-            self._rules.append(rule)
+            self.rules.append(rule)
         return rule
 
     def fail(self, code: int = 500, *, message: str | None = None, reason: str | None = None,
@@ -74,19 +76,19 @@ class FaultInjector:
 
     def clear(self) -> None:
         with self._lock:
-            self._rules.clear()
+            self.rules.clear()
 
     def __bool__(self) -> bool:
-        return bool(self._rules)
+        return bool(self.rules)
 
     def check(self, verb: str, resource: str, namespace: str | None, name: str | None,
               subresource: str | None, actor: str) -> FaultOutcome | None:
-        if not self._rules:
+        if not self.rules:
             return None
         error: errors.ApiError | None = None
         delay = 0.0
         with self._lock:
-            for rule in self._rules:
+            for rule in self.rules:
                 if rule.exhausted or not rule.matches(verb, resource, namespace, name, subresource, actor):
                     continue
                 if rule.probability < 1.0 and self._rng.random() >= rule.probability:

@@ -70,7 +70,7 @@ class RequestCycle:
                 entry = entry_factory()
                 if audit.policy is not None:
                     audit.admit(entry, request)
-                if self.faults:
+                if self.faults.rules:
                     self._inject_faults(entry)
                 result = body(entry)
                 if not entry.code:

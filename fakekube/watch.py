@@ -215,6 +215,19 @@ class Hub:
     def watcher_count(self) -> int:
         return sum(len(v) for v in self._watchers.values())
 
+    def stored_at(self, rv: int, storage: str) -> dict[str, Any] | None:
+        """The object the change at resourceVersion ``rv`` stored in ``storage``, while the history keeps it
+        (None otherwise, or when that change was a delete). Shared and immutable: never mutate."""
+        history = self._history
+        if not history:
+            return None
+        # One commit per revision: the history holds consecutive revisions, so the change is found by offset.
+        index = len(history) - 1 - (history[-1].rv - rv)
+        if not 0 <= index < len(history):
+            return None
+        change = history[index]
+        return change.new if change.rv == rv and change.storage == storage else None
+
     def oldest_rv(self) -> int | None:
         return self._history[0].rv if self._history else (self._floor + 1 if self._floor else None)
 

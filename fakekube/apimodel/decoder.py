@@ -28,6 +28,14 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from fakekube.apimodel.decode_errors import (
+    DecodeError,
+    MapKey,
+    TypeMismatch,
+    base64_error,
+    strict_path,
+    unknown_locations,
+)
 from fakekube.apimodel.definitions import Definitions, PerDefinition, definitions, schema_types
 from fakekube.apimodel.versions import KubernetesVersion
 from fakekube.jsonvalues import json_copy
@@ -35,55 +43,8 @@ from fakekube.patch.jsonutil import go_json_kind
 from fakekube.quantity import QUANTITY_RE
 from fakekube.quantity import REGEX_ERROR as QUANTITY_REGEX_ERROR
 
-_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
-
-
-class DecodeError(Exception):
-    """A value the typed decoder refuses; ``str(exc)`` is Go's message."""
-
-
-class _Mismatch(Exception):
-    """A JSON value of the wrong type, raised where it is found; each level it passes on the way up adds its
-    step to ``location`` (a ``str`` struct field, a ``_MapKey``, an ``int`` list index), so the hot path
-    keeps no record of where it is."""
-
-    def __init__(self, value: Any, go_type: str, number_text: bool = False) -> None:
-        super().__init__(go_type)
-        self.value = value
-        self.go_type = go_type
-        self.number_text = number_text
-        self.location: list[Any] = []  # innermost step first
-
-    def error(self, root: _Node) -> DecodeError:
-        """Go's ``UnmarshalTypeError`` text: the innermost struct and the struct-field path from the root
-        (map keys and list indices are not in it), found by walking the compiled types down again."""
-        what = go_json_kind(self.value)
-        if self.number_text and what == "number":
-            what = f"number {self.value!r}"
-        fields: list[str] = []
-        struct = ""
-        node: Any = root
-        for step in reversed(self.location):
-            if type(step) is int:
-                node = node.item
-            elif type(step) is _MapKey:
-                node = node.value
-            else:
-                fields.append(step)
-                struct = node.name
-                node = node.fields[step]
-        if fields:
-            return DecodeError(f"json: cannot unmarshal {what} into Go struct field {struct}.{'.'.join(fields)} "
-                               f"of type {self.go_type}")
-        return DecodeError(f"json: cannot unmarshal {what} into Go value of type {self.go_type}")
-
-
-class _MapKey(str):
-    """A map key in a mismatch's location (a struct field is a plain str)."""
-
-    __slots__ = ()
 
 
 class _Walk:
@@ -95,36 +56,9 @@ class _Walk:
         self.unknown: list[tuple[dict[str, Any], str]] = []
 
 
-def strict_path(location: tuple[Any, ...]) -> str:
-    """The strict decoder's rendering of a location: ``spec.containers[0].foo``."""
-    parts = []
-    for entry in location:
-        if type(entry) is int:
-            parts.append(f"[{entry}]")
-        else:
-            parts.append(f".{entry}" if parts else str(entry))
-    return "".join(parts)
-
-
-def _locations(root: Any, found: list[tuple[dict[str, Any], str]]) -> list[tuple[Any, ...]]:
-    """Where each (container, key) of ``found`` is in ``root``: one search, only when something was found."""
-    wanted = {id(container) for container, _ in found}
-    at: dict[int, tuple[Any, ...]] = {}
-    todo: list[tuple[Any, tuple[Any, ...]]] = [(root, ())]
-    while todo and len(at) < len(wanted):
-        value, location = todo.pop()
-        if isinstance(value, dict):
-            if id(value) in wanted:
-                at.setdefault(id(value), location)
-            todo.extend((v, (*location, k)) for k, v in value.items() if isinstance(v, dict | list))
-        elif isinstance(value, list):
-            todo.extend((v, (*location, i)) for i, v in enumerate(value) if isinstance(v, dict | list))
-    return [(*at[id(container)], key) for container, key in found]
-
-
 class _Node:
     """One Go type. ``check`` walks a value in place; ``copy`` returns a copy without the unknown fields.
-    Both record unknown fields in the walk, raise ``_Mismatch`` for a wrong JSON type and DecodeError for a
+    Both record unknown fields in the walk, raise ``TypeMismatch`` for a wrong JSON type and DecodeError for a
     value a custom ``UnmarshalJSON`` refuses."""
 
     __slots__ = ("go_type",)
@@ -170,11 +104,11 @@ class _Scalar(_Node):
         if t not in self.types:
             if value is None:
                 return None
-            raise _Mismatch(value, self.go_type, number_text=self.bounds is not None and t is float)
+            raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None and t is float)
         if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
-            raise _Mismatch(value, self.go_type, number_text=True)
+            raise TypeMismatch(value, self.go_type, number_text=True)
         if self.base64:
-            bad = _base64_error(value)
+            bad = base64_error(value)
             if bad is not None:
                 raise DecodeError(f"illegal base64 data at input byte {bad}")
         return value
@@ -235,7 +169,7 @@ def _list_walker(copying: bool) -> Any:
         if type(value) is not list and not isinstance(value, list):
             if value is None:
                 return None
-            raise _Mismatch(value, self.go_type)
+            raise TypeMismatch(value, self.go_type)
         item = self.item
         if isinstance(item, _Scalar) and item.plain:
             types = item.types
@@ -249,7 +183,7 @@ def _list_walker(copying: bool) -> Any:
         try:
             for i, element in enumerate(value):  # noqa: B007 - i names the element that failed
                 out.append(step(element, w))
-        except _Mismatch as mismatch:
+        except TypeMismatch as mismatch:
             mismatch.location.append(i)
             raise
         return out if copying else None
@@ -279,7 +213,7 @@ class _Map(_Node):
         if type(value) is not dict and not isinstance(value, dict):
             if value is None:
                 return False
-            raise _Mismatch(value, self.go_type)
+            raise TypeMismatch(value, self.go_type)
         node = self.value
         if isinstance(node, _Scalar) and node.plain:
             types = node.types
@@ -304,8 +238,8 @@ class _Map(_Node):
                     node.check(element, w)
                 else:
                     out[key] = node.copy(element, w)
-        except _Mismatch as mismatch:
-            mismatch.location.append(_MapKey(key))
+        except TypeMismatch as mismatch:
+            mismatch.location.append(MapKey(key))
             raise
         return True
 
@@ -351,7 +285,7 @@ def _struct_walker(copying: bool) -> Any:
         if type(value) is not dict and not isinstance(value, dict):
             if value is None:
                 return None
-            raise _Mismatch(value, self.go_type)
+            raise TypeMismatch(value, self.go_type)
         plain = self.plain
         ints = self.ints
         steps = self.copiers if copying else self.checkers
@@ -376,7 +310,7 @@ def _struct_walker(copying: bool) -> Any:
                     out[key] = step(element, w)
                 else:
                     step(element, w)
-        except _Mismatch as mismatch:
+        except TypeMismatch as mismatch:
             mismatch.location.append(key)
             raise
         return out if copying else None
@@ -386,39 +320,6 @@ def _struct_walker(copying: bool) -> Any:
 
 _Struct.check = _struct_walker(False)
 _Struct.copy = _struct_walker(True)
-
-
-def _base64_error(src: str) -> int | None:
-    """Where Go's ``base64.StdEncoding.Decode`` reports ``illegal base64 data`` in ``src`` (None: it decodes);
-    the quantum-by-quantum walk of encoding/base64 ``decodeQuantum``, newlines skipped."""
-    n = len(src)
-    si = 0
-    while si < n:
-        j = 0
-        while j < 4:
-            if si == n:
-                return si - j if j else None
-            char = src[si]
-            si += 1
-            if char in _BASE64:
-                j += 1
-                continue
-            if char in "\r\n":
-                continue
-            if char != "=" or j < 2:
-                return si - 1
-            if j == 2:  # "==" expected; the first "=" is consumed
-                while si < n and src[si] in "\r\n":
-                    si += 1
-                if si == n:
-                    return n
-                if src[si] != "=":
-                    return si - 1
-                si += 1
-            while si < n and src[si] in "\r\n":
-                si += 1
-            return si if si < n else None
-    return None
 
 
 # -- compiling definitions --------------------------------------------------------------------------------
@@ -521,9 +422,9 @@ class Decoder:
         walk = _Walk()
         try:
             value = self.root.copy(obj, walk)
-        except _Mismatch as mismatch:
+        except TypeMismatch as mismatch:
             raise mismatch.error(self.root) from None
-        return Decoded(value, _locations(obj, walk.unknown) if walk.unknown else [])
+        return Decoded(value, unknown_locations(obj, walk.unknown) if walk.unknown else [])
 
     def in_place(self, obj: Any, *, prune: bool = True) -> Decoded:
         """Like ``copy``, but checks ``obj`` itself and (``prune``) drops its unknown fields in place, for
@@ -531,11 +432,11 @@ class Decoder:
         walk = _Walk()
         try:
             self.root.check(obj, walk)
-        except _Mismatch as mismatch:
+        except TypeMismatch as mismatch:
             raise mismatch.error(self.root) from None
         if not walk.unknown:
             return Decoded(obj, [])
-        locations = _locations(obj, walk.unknown)
+        locations = unknown_locations(obj, walk.unknown)
         if prune:
             for container, key in walk.unknown:
                 container.pop(key, None)

@@ -184,7 +184,7 @@ class Controller:
                     continue
                 if ref.get("kind") == kind and ref.get("apiVersion", "").rpartition("/")[0] == owner.group:
                     ns = meta.get("namespace") if owner.namespaced else None
-                    found.append(Request(ns or None, ref.get("name", "")))
+                    found.append(_new_tuple(Request, (ns or None, ref.get("name", ""))))  # as Request.of
             return found
 
         def on_add(obj: Obj, initial: bool) -> None:

@@ -62,13 +62,18 @@ def _relevant(paths: list[Path]) -> list[Path]:
     return [p for p in paths if not any(p[:n] in _IGNORED_SET for n in _IGNORED_LENGTHS if len(p) >= n)]
 
 
-# IGNORED as a tree of keys: a key mapped to None is a bookkeeping subtree, a dict holds deeper ignored paths.
-_IGNORED_TREE: dict[str, Any] = {}
-for _path in sorted(IGNORED, key=len, reverse=True):
-    _node = _IGNORED_TREE
-    for _part in _path[:-1]:
-        _node = _node.setdefault(_part, {})
-    _node[_path[-1]] = None
+def _key_tree(paths: tuple[Path, ...]) -> dict[str, Any]:
+    """``paths`` as a tree of keys: a key mapped to None ends an ignored path, a dict holds longer ones."""
+    tree: dict[str, Any] = {}
+    for path in sorted(paths, key=len, reverse=True):  # a shorter path replaces what it covers
+        node = tree
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+        node[path[-1]] = None
+    return tree
+
+
+_IGNORED_TREE = _key_tree(IGNORED)
 _DEEPER: dict[str, Any] = {}  # no ignored path below this key
 
 

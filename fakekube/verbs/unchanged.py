@@ -55,10 +55,29 @@ def decode_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
     return out, decoded.unknown
 
 
-def check_update_body(rt: ResourceType, body: dict[str, Any], record: Record) -> list[str]:
-    """``decoding.check_body(rt, body)`` (the unknown fields, or the 400) for a PUT over ``record``."""
+def check_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
+                      based_on: dict[str, Any] | None = None) -> list[str]:
+    """``decoding.check_body(rt, body)`` (the unknown fields, or the 400) for a PUT over ``record``.
+
+    ``based_on``: another stored version of the type (a stale PUT's body names the one it was read from): a
+    field that is its field, type for type and byte for byte, decoded cleanly when that version was written,
+    as one that is the current version's did, and needs no decoding either."""
     changed, unchanged, entries = _split(body, record)
+    if based_on is not None and changed and same_as_stored(rt, based_on):
+        kept = {key: value for key, value in changed.items() if not _same_field(value, based_on.get(key, _MISSING))}
+        if len(kept) < len(changed):
+            return decoding.check_body(rt, kept)
     return decoding.check_body(rt, changed if unchanged or entries is not None else body)
+
+
+def _same_field(value: Any, old: Any) -> bool:
+    """Whether a top-level field of a body is ``old`` (a stored version's), type for type and byte for byte."""
+    if value is old:  # that version's field itself (a body built over a cache)
+        return type(value) in (dict, list)
+    if old is _MISSING or type(value) is not type(old) or type(value) not in (dict, list) or value != old:
+        return False
+    text = json_text(value)
+    return text is not None and text == json_text(old)
 
 
 def _split(body: dict[str, Any], record: Record) -> tuple[dict[str, Any], dict[str, bytes], list[Any] | None]:
@@ -70,7 +89,12 @@ def _split(body: dict[str, Any], record: Record) -> tuple[dict[str, Any], dict[s
     changed: dict[str, Any] = {}
     for key, value in body.items():
         old = stored.get(key, _MISSING)
-        if old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
+        if value is old and type(value) in (dict, list):  # the stored field itself (a body built over a cache)
+            text = record.field_json(key)
+            if text is not None:
+                unchanged[key] = text
+                continue
+        elif old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
             text = json_text(value)
             # Equal bytes of equal values: equal keys in the same order and the same JSON literals (``1`` is not
             # ``1.0``; the stored side's bytes are exact, and ``==`` has told a NaN from the null it is written as).

@@ -104,8 +104,8 @@ class WriteVerbs:
                 return
         if rt.model is not None:
             # What decoding the body reports comes first, as on the full path (a 400, or warnings).
-            unknown = (check_update_body(rt, body, record) if same_as_stored(rt, record.obj)
-                       else decoding.check_body(rt, body))
+            unknown = (check_update_body(rt, body, record, self.hub.stored_at(int(rv), rt.storage))
+                       if same_as_stored(rt, record.obj) else decoding.check_body(rt, body))
             report.body(rt, list(getattr(body, "duplicate_fields", ())), unknown)
         elif rt.custom and not custom_stale_put_is_plain(self.registry.kubernetes_version, rt, body, record):
             return  # what the full path reports first (a warning, a 400 or 422) would be lost

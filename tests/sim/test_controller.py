@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from fakekube.sim import EventHandler, Request, Result, Simulation, TerminalError, predicates
 
 
@@ -171,3 +173,31 @@ def test_watches_raw_gets_copies_and_enqueues_nothing():
     sim.run()
     assert len(added) == 1 and reconciled == []
     assert mgr.informer("configmaps").get("default", "x")["metadata"]["name"] == "x"
+
+
+
+@pytest.mark.parametrize("outcome", ["error", "requeue", "requeue_after"])
+def test_a_requeue_keeps_the_priority_the_key_was_handed_out_with(outcome: str):
+    # The worker asks the queue for the key's priority only when it requeues (after the pass, while the key is
+    # still locked): an object of the initial list, handed out at LowPriority, must be requeued at it.
+    from fakekube.sim.workqueue import LOW_PRIORITY
+
+    sim = Simulation(seed=1)
+    sim.store.create("configmaps", {"metadata": {"name": "a", "namespace": "default"}}, actor="setup")
+    mgr = sim.manager("m")
+    passes = []
+
+    async def reconcile(req: Request) -> Result | None:
+        passes.append(req)
+        if len(passes) > 1:
+            return None
+        if outcome == "error":
+            raise RuntimeError("once")
+        return Result(requeue=True) if outcome == "requeue" else Result(requeue_after=1.0)
+
+    ctrl = mgr.controller("c", reconcile).for_("configmaps")
+    sim.run(until=0.001)
+    assert passes == [Request("default", "a")]
+    item = ctrl.queue._items[Request("default", "a")]
+    assert item.priority == LOW_PRIORITY
+    assert item.ready_at == pytest.approx(1.0 if outcome == "requeue_after" else 0.005)

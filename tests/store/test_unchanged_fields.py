@@ -121,3 +121,54 @@ def test_a_json_patch_that_adds_unknown_top_level_fields_drops_and_reports_them(
     with pytest.raises(errors.Invalid, match="cannot unmarshal number into Go struct field Container"):
         kube.patch("pods", "p", [{"op": "add", "path": "/spec/containers/0/image", "value": 1}], "default",
                    patch_type="application/json-patch+json")
+
+
+@pytest.mark.parametrize("change", [
+    lambda spec: spec.__setitem__("terminationGracePeriodSeconds", 30.0),  # equal in Python, not in JSON: 400
+    lambda spec: spec["containers"][0].__setitem__("image", 5),  # wrong type: the 400 comes before the 409
+    lambda spec: spec.__setitem__("bogus", 1),  # unknown: warned, then the 409
+    lambda spec: None,  # the version it was read from, as it was: the 409 alone
+])
+def test_a_stale_put_over_a_later_version_reports_what_a_whole_decode_finds(kube: Store, stored: dict,
+                                                                             change) -> None:
+    """The body is checked against the version it names too (``Hub.stored_at``): its fields that are that
+    version's need no decoding, the others are decoded as a whole decode would."""
+    body = json.loads(json.dumps(stored))
+    later = kube.get("pods", "p", "default")
+    later["spec"]["activeDeadlineSeconds"] = 100  # every top-level field the stale body sends differs now
+    later["metadata"]["labels"]["a"] = "2"
+    kube.update("pods", later, "default")
+    kube.patch("pods", "p", {"status": {"phase": "Running"}}, "default", subresource="status")
+    change(body["spec"])
+    rt = kube.resolve("pods")
+    record = kube._data[rt.storage][("default", "p")]
+    based_on = kube.hub.stored_at(int(body["metadata"]["resourceVersion"]), rt.storage)
+    assert based_on is not None and based_on["metadata"]["resourceVersion"] == body["metadata"]["resourceVersion"]
+    try:
+        expected = decoding.check_body(rt, body)
+    except errors.BadRequest as exc:
+        with pytest.raises(errors.BadRequest) as info:
+            check_update_body(rt, body, record, based_on)
+        assert info.value.status == exc.status
+        with pytest.raises(errors.BadRequest) as info:
+            kube.update("pods", body, "default")
+        assert info.value.status == exc.status
+        return
+    assert check_update_body(rt, body, record, based_on) == expected
+    with pytest.raises(errors.Conflict):
+        kube.update("pods", body, "default", field_validation="Warn")
+    assert kube.audit.entries[-1].warnings == [f'unknown field "{path}"' for path in expected]
+
+
+def test_the_history_finds_the_version_a_revision_stored(kube: Store, stored: dict) -> None:
+    rv = int(stored["metadata"]["resourceVersion"])
+    kube.create("configmaps", {"metadata": {"name": "c"}}, "default")
+    found = kube.hub.stored_at(rv, "/pods")
+    assert found is not None and found["metadata"]["name"] == "p"
+    assert kube.hub.stored_at(rv, "/configmaps") is None  # another storage's revision
+    assert kube.hub.stored_at(rv + 1, "/pods") is None
+    assert kube.hub.stored_at(int(kube.resource_version) + 1, "/pods") is None
+    kube.delete("pods", "p", "default", grace_period_seconds=0)
+    assert kube.hub.stored_at(int(kube.resource_version), "/pods") is None  # a delete stores nothing
+    kube.hub.compact(int(kube.resource_version))
+    assert kube.hub.stored_at(rv, "/pods") is None
