@@ -304,9 +304,10 @@ class _Node:
         for key, node in props.items():
             if key in value:
                 item, was = value[key], olds.get(key, _ABSENT)
-                if was is not _ABSENT and _same(item, was):
+                # (A member the write shares with the old value, by identity, is the commonest unchanged one.)
+                if was is item or (was is not _ABSENT and _same(item, was)):
                     continue
-                node.validate(item, _child(path, key), errs, was)
+                node.validate(item, f"{path}.{key}" if path else key, errs, was)
         for key in self.required:
             if key not in value:
                 errs.append(required(_child(path, key)))
@@ -321,11 +322,12 @@ class _Node:
             return
         if isinstance(value, dict):
             olds = old if type(old) is dict else _NO_MEMBERS
+            props, additional = self.properties, self.additional
             for key, item in value.items():
-                node = self.properties.get(key) or self.additional
-                if node is not None:
+                node = props.get(key) or additional
+                if node is not None and node.lists_below:
                     was = olds.get(key, _ABSENT)
-                    if was is not _ABSENT and _same(item, was):
+                    if was is item or (was is not _ABSENT and _same(item, was)):
                         continue
                     node.validate_lists(item, _child(path, key), errs, was)
         elif isinstance(value, list):

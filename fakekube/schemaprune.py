@@ -82,10 +82,11 @@ def would_prune(tree: _Node, value: Any, root: bool = False) -> bool:
     if tree.preserve_unknown:
         return _would_skip_prune(tree, value, keep_meta)
     if isinstance(value, dict):
+        props, additional = tree.properties, tree.additional
         for key, item in value.items():
             if keep_meta and key in META_FIELDS:
                 continue
-            node = tree._member(key)
+            node = props.get(key) or additional  # tree._member(key), inline: once per member of a patch
             if node is None:
                 return True
             if type(item) not in LEAF_TYPES and would_prune(node, item):

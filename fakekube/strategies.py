@@ -260,7 +260,7 @@ class CustomResourceStrategy(Strategy):
 
     tracks_generation = True
     allow_unconditional_update = False
-    # Its hooks set or drop top-level keys and metadata.generation only (fakekube.verbs.custom_patch).
+    # Its hooks set or drop top-level keys and metadata.generation only (fakekube.verbs.custom_writes).
     patch_shares_stored = True
 
     def __init__(self, status_subresource: bool) -> None:

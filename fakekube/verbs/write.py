@@ -21,7 +21,7 @@ from fakekube.records import (
 from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy
 from fakekube.verbs import noop
-from fakekube.verbs.custom_patch import custom_may_share
+from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
     put_back,
@@ -95,8 +95,8 @@ class WriteVerbs:
         if not isinstance(meta, dict) or rt.to_storage is not None or meta.get("name", name) != name:
             return
         rv = meta.get("resourceVersion")
-        if not isinstance(rv, str) or not rv.isdigit() or int(rv) == int(record.rv):
-            return
+        if not isinstance(rv, str) or not rv.isdigit() or int(rv) in (0, int(record.rv)):
+            return  # (resourceVersion 0 is an unconditional update, or a 422 where the kind allows none)
         if meta.get("uid") not in (None, "", record.obj["metadata"]["uid"]):
             return
         for key in ("apiVersion", "kind"):
@@ -107,8 +107,8 @@ class WriteVerbs:
             unknown = (check_update_body(rt, body, record, self.hub.stored_at(int(rv), rt.storage))
                        if same_as_stored(rt, record.obj) else decoding.check_body(rt, body))
             report.body(rt, list(getattr(body, "duplicate_fields", ())), unknown)
-        elif rt.custom:
-            return
+        elif rt.custom and not custom_stale_put_is_plain(self.registry.kubernetes_version, rt, body, record):
+            return  # what the full path reports first (a warning, a 400 or 422) would be lost
         entry.rv_before = record.rv
         entry.uid = record.obj["metadata"]["uid"]
         raise errors.Conflict(rt.plural, rt.group, name)

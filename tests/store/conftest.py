@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from fakekube import errors
 from fakekube.store import Store
 
 WIDGET_CRD: dict[str, Any] = {
@@ -72,3 +74,35 @@ def pod(name: str = "p1", **meta: Any) -> dict[str, Any]:
 def crd_kube(kube: Store) -> Store:
     kube.load_crds(WIDGET_CRD)
     return kube
+
+
+class StoredVersions:
+    """Every version of one stored object the store held, each with its JSON from when it was first seen: for
+    tests that a write never changes an earlier version (writes may share subtrees between versions)."""
+
+    def __init__(self, store: Store, resource: str, namespace: str, name: str) -> None:
+        self._bucket = store._bucket(store.resolve(resource))
+        self._key = (namespace, name)
+        self.held: list[tuple[dict[str, Any], str]] = []
+
+    def remember(self) -> None:
+        """Note the version stored now (if new), then check that no version noted so far has changed."""
+        record = self._bucket.get(self._key)
+        if record is not None and (not self.held or self.held[-1][0] is not record.obj):
+            self.held.append((record.obj, json.dumps(record.obj)))
+        self.check()
+
+    def check(self) -> None:
+        for obj, text in self.held:
+            assert json.dumps(obj) == text
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+
+def outcome(fn: Any) -> Any:
+    """``["ok", answer]`` or ``["error", status]``: a request's result, for comparing two runs of a script."""
+    try:
+        return ["ok", fn()]
+    except errors.ApiError as exc:
+        return ["error", exc.status]

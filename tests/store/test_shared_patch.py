@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from fakekube import errors
 from fakekube.clock import VirtualClock
 from fakekube.kinds.pod import PodStrategy
 from fakekube.store import Store
+
+from .conftest import StoredVersions, outcome
 
 SMP = "application/strategic-merge-patch+json"
 POD: dict[str, Any] = {
@@ -107,7 +108,7 @@ APPLIES: list[tuple[dict[str, Any], str, bool, str | None]] = [
 
 def _apply(store: Store, config: dict[str, Any], manager: str, force: bool, subresource: str | None,
            validation: str = "Strict") -> Any:
-    return _outcome(lambda: store.patch("pods", "p", copy.deepcopy(config), "default", patch_type=APPLY,
+    return outcome(lambda: store.patch("pods", "p", copy.deepcopy(config), "default", patch_type=APPLY,
                                         field_manager=manager, force=force, subresource=subresource,
                                         field_validation=validation))
 
@@ -119,16 +120,9 @@ def _store(managed_fields: bool) -> Store:
     return store
 
 
-def _outcome(fn: Any) -> Any:
-    try:
-        return ["ok", fn()]
-    except errors.ApiError as exc:
-        return ["error", exc.status]
-
-
 def _smp(store: Store, patch: Any, subresource: str | None = None, validation: str = "Strict",
          patch_type: str = SMP) -> Any:
-    return _outcome(lambda: store.patch("pods", "p", copy.deepcopy(patch), "default", patch_type=patch_type,
+    return outcome(lambda: store.patch("pods", "p", copy.deepcopy(patch), "default", patch_type=patch_type,
                                         subresource=subresource, field_validation=validation))
 
 
@@ -212,23 +206,13 @@ def test_an_apply_shares_nothing_with_the_configuration() -> None:
     assert stored["status"]["hostIPs"] == [{"ip": "1.2.3.4"}]
 
 
-def _stored(store: Store) -> dict[str, Any]:
-    return store._bucket(store.resolve("pods"))[("default", "p")].obj
-
-
 @pytest.mark.parametrize("managed_fields", [True, False])
 def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> None:
     """Every version the store held, checked against its JSON from when it was written, after every later write
     of every verb (some of which now starts from objects that share subtrees with earlier versions)."""
     store = _store(managed_fields)
-    versions: list[tuple[dict[str, Any], str]] = []
-
-    def remember() -> None:
-        obj = _stored(store)
-        if not versions or versions[-1][0] is not obj:
-            versions.append((obj, json.dumps(obj)))
-        for held, text in versions:
-            assert json.dumps(held) == text
+    versions = StoredVersions(store, "pods", "default", "p")
+    remember = versions.remember
 
     def put() -> None:
         body = store.get("pods", "p", "default")
@@ -254,7 +238,7 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
             remember()
             _smp(store, STATUS_PATCHES[(i + round_) % len(STATUS_PATCHES)], "status")
             remember()
-            _outcome(writes[(i + round_) % len(writes)])
+            outcome(writes[(i + round_) % len(writes)])
             remember()
             _apply(store, *APPLIES[(i + round_) % len(APPLIES)])
             remember()
@@ -266,6 +250,5 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
     store.delete("pods", "p", "default")
     remember()
     store.patch("pods", "p", {"metadata": {"finalizers": None}}, "default", patch_type=SMP)
-    for held, text in versions:
-        assert json.dumps(held) == text
+    versions.check()
     assert len(versions) > 40

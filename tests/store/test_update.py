@@ -120,3 +120,19 @@ def test_error_order_of_a_stale_put(kube: Store) -> None:
         kube.update("pods", p, "default")
     entry = kube.audit[-1]
     assert (entry.code, entry.rv_before, entry.rv_after) == (409, kube.resource_version, None)
+
+
+def test_a_put_with_resource_version_0_is_unconditional_or_refused_never_a_409(kube: Store) -> None:
+    """resourceVersion "0" is no stale version (store.go: ``newResourceVersion == 0``): a kind that allows
+    unconditional updates writes, one that does not answers 422 — the stale-PUT shortcut must not say 409."""
+    kube.create("configmaps", {"metadata": {"name": "c"}, "data": {"a": "1"}}, "default")
+    body = kube.get("configmaps", "c", "default")
+    body["metadata"]["resourceVersion"] = "0"
+    body["data"]["a"] = "2"
+    assert kube.update("configmaps", body, "default")["data"] == {"a": "2"}
+    kube.create("poddisruptionbudgets", {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                                         "metadata": {"name": "p"}, "spec": {"minAvailable": 1}}, "default")
+    pdb = kube.get("poddisruptionbudgets", "p", "default")
+    pdb["metadata"]["resourceVersion"] = "0"
+    with pytest.raises(errors.Invalid, match="must be specified for an update"):
+        kube.update("poddisruptionbudgets", pdb, "default")

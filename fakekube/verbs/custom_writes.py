@@ -1,4 +1,6 @@
-"""A custom resource's merge patch that shares the stored object's unchanged subtrees instead of copying them.
+"""Short cuts of custom resources' writes: a merge patch that shares the stored object's unchanged subtrees
+instead of copying them (:func:`custom_may_share`), and a stale PUT answered before its body is copied
+(:func:`custom_stale_put_is_plain`).
 
 The same sharing a Pod's patches have (fakekube.verbs.shared_patch), for CRD-backed kinds: the merge engine
 copies only the maps on the way to a change, the store gives the result its own top-level values, and nothing
@@ -19,10 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube import decoding
 from fakekube.patch import MERGE_PATCH
+from fakekube.records import Record
 from fakekube.resources import ResourceType
 
-__all__ = ["custom_may_share"]
+__all__ = ["custom_may_share", "custom_stale_put_is_plain"]
 
 
 def custom_may_share(rt: ResourceType, stored: dict[str, Any] | None, subresource: str | None,
@@ -32,3 +36,14 @@ def custom_may_share(rt: ResourceType, stored: dict[str, Any] | None, subresourc
     return (patch_type == MERGE_PATCH and rt.custom and rt.model is None and subresource != "scale"
             and rt.strategy.patch_shares_stored and stored is not None and rt.to_storage is None
             and rt.from_storage is None and stored.get("apiVersion") == rt.api_version)
+
+
+def custom_stale_put_is_plain(version: Any, rt: ResourceType, body: dict[str, Any], record: Record) -> bool:
+    """Whether the full path of a custom resource's PUT whose resourceVersion is a number other than 0 and
+    ``record``'s (``WriteVerbs._refuse_stale_put`` checked that, the name, uid, apiVersion and kind) would
+    report nothing before its 409: no field pruning would drop (a warning, or a Strict 400), no duplicate
+    field, no namespace other than the stored one (a 400). Then the 409 can come without the copy."""
+    meta = body["metadata"]
+    return (not getattr(body, "duplicate_fields", ())
+            and meta.get("namespace", None) in (None, record.obj["metadata"].get("namespace"))
+            and not decoding.custom_would_prune(version, rt, body))

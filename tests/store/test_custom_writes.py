@@ -1,4 +1,4 @@
-"""A custom resource's merge patch shares the stored object's unchanged subtrees (fakekube/verbs/custom_patch.py):
+"""A custom resource's merge patch shares the stored object's unchanged subtrees (fakekube.verbs.custom_writes.py):
 answers, stored objects, warnings, errors and audit entries are those of the copying path, defaults are still
 applied, unknown fields still pruned, a status the schema refuses still refused, and no stored version ever
 changes afterwards — not even when a changed CRD adds defaults or makes stored fields unknown."""
@@ -15,6 +15,9 @@ from fakekube import errors
 from fakekube.clock import VirtualClock
 from fakekube.store import Store
 from fakekube.strategies import CustomResourceStrategy
+from fakekube.verbs import write
+
+from .conftest import StoredVersions, outcome
 
 MERGE = "application/merge-patch+json"
 SCHEMA: dict[str, Any] = {
@@ -110,17 +113,10 @@ def _store(managed_fields: bool) -> Store:
     return store
 
 
-def _outcome(fn: Any) -> Any:
-    try:
-        return ["ok", fn()]
-    except errors.ApiError as exc:
-        return ["error", exc.status]
-
-
 def _step(store: Store, patch: Any, subresource: str | None, validation: str) -> Any:
     if patch == "v2":
         return store.load_crds(_crd(SCHEMA_V2)) and None
-    return _outcome(lambda: store.patch("gadgets", "g", copy.deepcopy(patch), "default", patch_type=MERGE,
+    return outcome(lambda: store.patch("gadgets", "g", copy.deepcopy(patch), "default", patch_type=MERGE,
                                         subresource=subresource, field_validation=validation))
 
 
@@ -161,24 +157,14 @@ def test_the_cases_do_what_they_say() -> None:
     assert store.get("gadgets", "g", "default")["spec"]["nested"] == {"a": "1", "b": "2", "c": "new"}
 
 
-def _stored(store: Store) -> dict[str, Any]:
-    return store._bucket(store.resolve("gadgets"))[("default", "g")].obj
-
-
 @pytest.mark.parametrize("managed_fields", [True, False])
 def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> None:
     """Every version the store held, checked against its JSON from when it was written, after every later write
     (merge patches main and status, PUTs, JSON patches, applies, a CRD change that adds defaults below shared
     subtrees and stops declaring a stored field)."""
     store = _store(managed_fields)
-    versions: list[tuple[dict[str, Any], str]] = []
-
-    def remember() -> None:
-        obj = _stored(store)
-        if not versions or versions[-1][0] is not obj:
-            versions.append((obj, json.dumps(obj)))
-        for held, text in versions:
-            assert json.dumps(held) == text
+    versions = StoredVersions(store, "gadgets", "default", "g")
+    remember = versions.remember
 
     def put() -> None:
         body = store.get("gadgets", "g", "default")
@@ -204,6 +190,44 @@ def test_no_stored_version_changes_after_it_is_written(managed_fields: bool) -> 
             remember()
             _step(store, STATUS_PATCHES[(i + round_) % len(STATUS_PATCHES)], "status", "Warn")
             remember()
-            _outcome(writes[(i + round_) % len(writes)])
+            outcome(writes[(i + round_) % len(writes)])
             remember()
     assert len(versions) > 30
+
+
+STALE_PUTS: list[tuple[str, Any]] = [
+    ("plain", lambda body: body),
+    ("unknown field", lambda body: {**body, "spec": {**body["spec"], "bogus": 1}}),
+    ("unknown status field", lambda body: {**body, "status": {"bogus": 1}}),
+    ("resourceVersion 0", lambda body: {**body, "metadata": {**body["metadata"], "resourceVersion": "0"}}),
+    ("other namespace", lambda body: {**body, "metadata": {**body["metadata"], "namespace": "kube-system"}}),
+    ("other uid", lambda body: {**body, "metadata": {**body["metadata"], "uid": "x"}}),
+    ("other kind", lambda body: {**body, "kind": "Widget"}),
+    ("invalid too", lambda body: {**body, "spec": {"replicas": -1}}),
+    ("unknown metadata field", lambda body: {**body, "metadata": {**body["metadata"], "bogus": 1}}),
+]
+
+
+def _stale_puts(validation: str, subresource: str | None) -> str:
+    store = _store(False)
+    stale = store.get("gadgets", "g", "default")
+    store.patch("gadgets", "g", {"metadata": {"labels": {"moved": "on"}}}, "default", patch_type=MERGE)
+    seen = []
+    for _, make in STALE_PUTS:
+        body = make(copy.deepcopy(stale))
+        seen.append(outcome(lambda body=body: store.update("gadgets", body, "default", subresource=subresource,
+                                                            field_validation=validation)))
+    seen.append([(e.verb, e.code, e.warnings, e.notes, e.rv_before, e.rv_after, e.uid) for e in store.audit.entries])
+    return json.dumps(seen)
+
+
+@pytest.mark.parametrize("subresource", [None, "status"])
+@pytest.mark.parametrize("validation", ["Strict", "Warn", "Ignore"])
+def test_a_stale_custom_put_answers_as_the_full_path_does(monkeypatch: pytest.MonkeyPatch, validation: str,
+                                                          subresource: str | None) -> None:
+    """A stale PUT of a custom resource is answered 409 before its body is copied only when the full path would
+    report nothing first: the same errors, warnings and audit entries either way."""
+    short = _stale_puts(validation, subresource)
+    assert '"code": 409' in short and '"code": 422' in short and '"code": 400' in short
+    monkeypatch.setattr(write, "custom_stale_put_is_plain", lambda *args: False)
+    assert short == _stale_puts(validation, subresource)
