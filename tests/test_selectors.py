@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from fakekube.errors import BadRequest
@@ -218,16 +216,14 @@ def test_label_selector_requires_exact_match() -> None:
     assert sel.requires_exact_match("d") is None
 
 
-def test_label_selector_is_fast() -> None:
+def test_label_selector_over_many_label_sets() -> None:
+    # Speed is measured by `python -m benchmarks store` (label-selector lists over 1k and 10k objects), not here:
+    # a wall-clock bound flakes on a loaded CI machine.
     sel = LabelSelector.parse("app=web,tier in (a,b),!canary,env!=prod")
-    objects = [{"app": "web" if i % 2 else "db", "tier": "a", "env": "dev"} for i in range(10_000)]
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        count = sum(1 for labels in objects if sel.matches(labels))
-        best = min(best, time.perf_counter() - start)
-    assert count == 5000
-    assert best < 0.05  # a few ms on a laptop; generous for CI
+    objects = [{"app": "web" if i % 2 else "db", "tier": "cab"[i % 3], "env": "prod" if i % 5 == 0 else "dev",
+                **({"canary": ""} if i % 7 == 0 else {})} for i in range(10_000)]
+    expected = sum(1 for i in range(10_000) if i % 2 and i % 3 and i % 5 and i % 7)
+    assert sum(1 for labels in objects if sel.matches(labels)) == expected
 
 
 # ------------------------------------------------------------------------------------------- fields
