@@ -133,35 +133,30 @@ def defaulted(tree: _Node, value: Any) -> Any:
                 out[key] = copy.deepcopy(node.default)
         props, add = tree.properties, tree.additional
         for key, item in list((out if out is not None else value).items()):
-            node = props.get(key)
+            node = props.get(key) or add
             if node is None:
-                if add is None:
-                    continue
-                node = add
-                if item is None and not add.nullable and add.has_default:
-                    item = copy.deepcopy(add.default)
-                    if out is None:
-                        out = dict(value)
-                    out[key] = item
-            new = defaulted(node, item)
+                continue
+            new = _defaulted_member(node, item)
             if new is not item:
                 if out is None:
                     out = dict(value)
                 out[key] = new
     elif isinstance(value, list) and tree.items is not None:
-        items = tree.items
         for i, item in enumerate(value):
-            if item is None and not items.nullable and items.has_default:
-                item = copy.deepcopy(items.default)
-                if out is None:
-                    out = list(value)
-                out[i] = item
-            new = defaulted(items, item)
+            new = _defaulted_member(tree.items, item)
             if new is not item:
                 if out is None:
                     out = list(value)
                 out[i] = new
     return out if out is not None else value
+
+
+def _defaulted_member(node: _Node, item: Any) -> Any:
+    """One member or item under ``node``, defaulted: a ``null`` the node does not allow becomes (a copy of) its
+    default first. (A declared property's missing or null value was already set from ``default_members``.)"""
+    if item is None and not node.nullable and node.has_default:
+        item = copy.deepcopy(node.default)
+    return defaulted(node, item)
 
 
 def without_nulls(tree: _Node, value: Any) -> Any:
