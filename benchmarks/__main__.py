@@ -1,4 +1,4 @@
-"""Run every benchmark and print one JSON object: ``python -m benchmarks [store|patch|sim|server|agent_sandbox|audit ...]``."""
+"""Run every benchmark and print one JSON object: ``python -m benchmarks [store|patch|sim|server|agent_sandbox|requests|audit ...]``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import importlib
 import json
 import sys
 
-SUITES = ("store", "patch", "sim", "server", "agent_sandbox", "explore", "audit")
+SUITES = ("store", "patch", "sim", "server", "agent_sandbox", "requests", "explore", "audit")
 
 
 def main(argv: list[str]) -> int:
