@@ -92,6 +92,22 @@ def json_copy(value: Any) -> Any:
 _PLAIN = frozenset((str, int, float, type(None)))
 
 
+def same_json_text(a: Any, b: Any) -> bool:
+    """Whether two values are written as the same JSON text: the same types all the way down (``true`` is not
+    ``1``, ``1`` not ``1.0``, ``0.0`` not ``-0.0``) and, in containers, the same keys in the same order. Fast on
+    what a write usually compares: the very same object, or equal strings and integers."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b) or a != b:
+        return False
+    if kind is str or kind is int or kind is bool:
+        return True
+    # Equal values (a NaN equals no null, so their texts cannot hide one) with equal texts.
+    text = json_text(a)
+    return text is not None and text == json_text(b)
+
+
 def json_equal(a: Any, b: Any) -> bool:
     """Equality as JSON sees it: 1 and 1.0 are the same number, but true is not 1."""
     ta = type(a)

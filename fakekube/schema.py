@@ -26,7 +26,7 @@ from fakekube.errors import (
     too_many,
     type_invalid,
 )
-from fakekube.jsonvalues import json_equal, json_text
+from fakekube.jsonvalues import json_equal, same_json_text
 from fakekube.schemavalues import FORMATS, go_float, go_number, json_type
 
 __all__ = ["StructuralSchema"]
@@ -249,7 +249,7 @@ class _Node:
             olds = old if type(old) is list else ()
             for i, item in enumerate(value):
                 if i < len(olds):
-                    if _same(item, olds[i]):
+                    if same_json_text(item, olds[i]):
                         continue
                     items.validate(item, f"{path}[{i}]", errs, olds[i])
                 else:
@@ -297,7 +297,7 @@ class _Node:
             for key, item in value.items():
                 if key not in props:
                     was = olds.get(key, _ABSENT)
-                    if was is not _ABSENT and _same(item, was):
+                    if was is not _ABSENT and same_json_text(item, was):
                         continue
                     # kube-openapi joins with "." even at the root; the field path drops the leading dot.
                     additional.validate(item, f"{path}.{key}" if path else key, errs, was)
@@ -305,7 +305,7 @@ class _Node:
             if key in value:
                 item, was = value[key], olds.get(key, _ABSENT)
                 # (A member the write shares with the old value, by identity, is the commonest unchanged one.)
-                if was is item or (was is not _ABSENT and _same(item, was)):
+                if was is item or (was is not _ABSENT and same_json_text(item, was)):
                     continue
                 node.validate(item, f"{path}.{key}" if path else key, errs, was)
         for key in self.required:
@@ -327,7 +327,7 @@ class _Node:
                 node = props.get(key) or additional
                 if node is not None and node.lists_below:
                     was = olds.get(key, _ABSENT)
-                    if was is item or (was is not _ABSENT and _same(item, was)):
+                    if was is item or (was is not _ABSENT and same_json_text(item, was)):
                         continue
                     node.validate_lists(item, _child(path, key), errs, was)
         elif isinstance(value, list):
@@ -355,7 +355,7 @@ class _Node:
                 olds = old if type(old) is list else ()
                 for i, item in enumerate(value):
                     if i < len(olds):
-                        if _same(item, olds[i]):
+                        if same_json_text(item, olds[i]):
                             continue
                         self.items.validate_lists(item, f"{path}[{i}]", errs, olds[i])
                     else:
@@ -365,23 +365,6 @@ class _Node:
         """The schema of member ``key`` of an object: its property's, else additionalProperties' (None: neither)."""
         node = self.properties.get(key)
         return node if node is not None else self.additional
-
-
-def _same(value: Any, old: Any) -> bool:
-    """Whether ``value`` is ``old`` as JSON, byte for byte: the same types all the way down (``true`` is not
-    ``1``, ``1`` is not ``1.0``, which some checks tell apart), so every check gives it ``old``'s answer."""
-    if value is old:
-        return True
-    kind = type(value)
-    if kind is not type(old):
-        return False
-    if kind is dict or kind is list:
-        if value != old:
-            return False
-        # Equal values (a NaN equals no null, so the texts cannot hide one) with equal texts.
-        text = json_text(value)
-        return text is not None and text == json_text(old)
-    return bool(value == old)
 
 
 def _child(path: str, key: str) -> str:
@@ -449,7 +432,7 @@ class StructuralSchema:
                 was = old[key]
                 if was == value:
                     # Not validated again (ratcheting); still known valid only when it is the old value exactly.
-                    whole = whole and _same(value, was)
+                    whole = whole and same_json_text(value, was)
                     continue
                 node = root.properties.get(key) or root.additional
                 if node is not None:

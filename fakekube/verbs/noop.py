@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.jsonvalues import json_text
+from fakekube.jsonvalues import same_json_text
 from fakekube.records import CRD_STORAGE, Record
 from fakekube.resources import ResourceType
 
@@ -91,21 +91,9 @@ def carry(rt: ResourceType, old: Record, new: Record) -> None:
         if key == "metadata":
             if type(other) is not dict or list(value) != list(other):
                 return
-            if not all(item == "resourceVersion" or _same(value[item], other[item]) for item in value):
+            if not all(item == "resourceVersion" or same_json_text(value[item], other[item]) for item in value):
                 return
-        elif not _same(value, other):
+        elif not same_json_text(value, other):
             return
     new.noop = known
 
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether two JSON values are written as the same text."""
-    if a is b:
-        return True
-    kind = type(a)
-    if kind is not type(b) or a != b:
-        return False
-    if kind is str or kind is int:
-        return True
-    text = json_text(a)
-    return text is not None and text == json_text(b)
