@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import decoding
-from fakekube.jsonvalues import decode_json_bytes, json_text
+from fakekube.jsonvalues import decode_json_bytes, json_text, same_json_text
 from fakekube.records import Record
 from fakekube.resources import ResourceType
 from fakekube.verbs.shared_fields import body_sends_stored, put_back, stored_entries, with_placeholder
@@ -71,13 +71,8 @@ def check_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
 
 
 def _same_field(value: Any, old: Any) -> bool:
-    """Whether a top-level field of a body is ``old`` (a stored version's), type for type and byte for byte."""
-    if value is old:  # that version's field itself (a body built over a cache)
-        return type(value) in (dict, list)
-    if old is _MISSING or type(value) is not type(old) or type(value) not in (dict, list) or value != old:
-        return False
-    text = json_text(value)
-    return text is not None and text == json_text(old)
+    """Whether a top-level map or list field of a body is ``old`` (a stored version's), byte for byte."""
+    return old is not _MISSING and type(value) in (dict, list) and same_json_text(value, old)
 
 
 def _split(body: dict[str, Any], record: Record) -> tuple[dict[str, Any], dict[str, bytes], list[Any] | None]:
