@@ -35,33 +35,6 @@ def render_path(path: Path) -> str:
     return "".join(out)
 
 
-def changed_paths(old: Any, new: Any, prefix: Path = ()) -> list[Path]:
-    """Leaf paths whose values differ; lists and scalars are whole values."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        paths: list[Path] = []
-        for key, value in old.items():
-            if key not in new:
-                paths.append((*prefix, key))
-                continue
-            other = new[key]
-            if other is not value and other != value:  # a subtree both versions share is unchanged
-                paths.extend(changed_paths(value, other, (*prefix, key)))
-        for key in new:
-            if key not in old:
-                paths.append((*prefix, key))
-        return paths
-    return [prefix] if old != new else []
-
-
-_IGNORED_SET = frozenset(IGNORED)
-_IGNORED_LENGTHS = sorted({len(i) for i in IGNORED})
-
-
-def _relevant(paths: list[Path]) -> list[Path]:
-    """The paths that are not bookkeeping (not under an IGNORED prefix)."""
-    return [p for p in paths if not any(p[:n] in _IGNORED_SET for n in _IGNORED_LENGTHS if len(p) >= n)]
-
-
 def _key_tree(paths: tuple[Path, ...]) -> dict[str, Any]:
     """``paths`` as a tree of keys: a key mapped to None ends an ignored path, a dict holds longer ones."""
     tree: dict[str, Any] = {}
@@ -78,7 +51,8 @@ _DEEPER: dict[str, Any] = {}  # no ignored path below this key
 
 
 def relevant_paths(old: Any, new: Any, prefix: Path = (), ignored: dict[str, Any] = _IGNORED_TREE) -> list[Path]:
-    """``_relevant(changed_paths(old, new))``, in the same order, without walking the bookkeeping subtrees: a
+    """The paths of ``changed_paths(old, new)`` not under an IGNORED prefix, in the same order, without walking the
+    bookkeeping subtrees: a
     path under an IGNORED prefix is dropped whatever lies below it, so the walk need not look (managedFields,
     compared whole as a list, is most of an object's bytes and changes on most writes)."""
     if isinstance(old, dict) and isinstance(new, dict):
@@ -98,6 +72,11 @@ def relevant_paths(old: Any, new: Any, prefix: Path = (), ignored: dict[str, Any
                 paths.append((*prefix, key))
         return paths
     return [prefix] if old != new else []
+
+
+def changed_paths(old: Any, new: Any, prefix: Path = ()) -> list[Path]:
+    """Leaf paths whose values differ; lists and scalars are whole values (``relevant_paths`` ignoring nothing)."""
+    return relevant_paths(old, new, prefix, _DEEPER)
 
 
 def _overlap(a: Path, b: Path) -> bool:
