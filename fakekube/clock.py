@@ -35,7 +35,7 @@ class VirtualClock:
         offset, moment = self._now
         if offset != self._offset:
             offset = self._offset
-            moment = self._start + timedelta(seconds=offset)
+            moment = self._start + timedelta(0, offset)  # = timedelta(seconds=offset), without parsing keywords
             self._now = (offset, moment)
         return moment  # datetimes are immutable: one object per instant is safe to share
 

@@ -92,3 +92,18 @@ def test_rfc3339_after_its_neighbours_is_the_formatting_without_the_cache(moment
         rfc3339(neighbour)
         assert rfc3339(moment) == expected
 
+
+
+def test_the_virtual_clock_stamps_its_start_plus_timedelta_seconds_of_its_offset() -> None:
+    """``VirtualClock.now`` builds its datetime with the positional ``timedelta(0, offset)``: the same microsecond
+    rounding (half to even) as ``timedelta(seconds=offset)`` for every offset, ties and large ones included."""
+    import random
+
+    rng = random.Random(16)
+    offsets = [i * 0.0012345 for i in range(2000)] + [rng.uniform(0, 1e7) for _ in range(5000)]
+    offsets += [k / 2e6 for k in range(1, 4000, 7)] + [rng.randrange(10**12) / 2e6 for _ in range(3000)]
+    for offset in offsets:
+        c = VirtualClock()
+        c.advance_to(offset)
+        assert c.now() == c.now() is c.now()
+        assert c.now() == datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=offset), offset

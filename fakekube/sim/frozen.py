@@ -32,7 +32,7 @@ class ClockFrozenTime(FrozenDateTimeFactory):
         state = self.__dict__
         monotonic = state["_clock"].monotonic
         if monotonic != state["_at"]:
-            state["_value"] = state["_origin"] + timedelta(seconds=monotonic)
+            state["_value"] = state["_origin"] + timedelta(0, monotonic)  # the clock's sum (fakekube.clock)
             state["_at"] = monotonic
         return state["_value"]
 

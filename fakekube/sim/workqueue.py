@@ -79,6 +79,7 @@ class WorkQueue:
         self.adds = 0
         self.retries = 0
         self.shutting_down = False
+        self.direct_hand_out = True  # False: every add goes through the item and the ready heaps (tests compare)
 
     # -- adding ---------------------------------------------------------------------------------------
 
@@ -88,7 +89,11 @@ class WorkQueue:
             return
         item = self._items.get(key)
         if item is None:
-            self._add_new(key, priority, None)
+            if (self._getters and not (self._run or self._now or self._later) and self.direct_hand_out
+                    and key not in self._locked):
+                self._hand_new(key, priority)
+            else:
+                self._add_new(key, priority, None)
             return
         changed = _raise_priority(item, priority)
         if item.ready_at is not None:  # an immediate add makes a delayed key ready now
@@ -117,7 +122,11 @@ class WorkQueue:
             self.retries += 1
         item = self._items.get(key)
         if item is None:
-            self._add_new(key, priority, ready_at)
+            if (ready_at is None and self._getters and not (self._run or self._now or self._later)
+                    and self.direct_hand_out and key not in self._locked):
+                self._hand_new(key, priority)
+            else:
+                self._add_new(key, priority, ready_at)
             return
         changed = _raise_priority(item, priority)
         if item.ready_at is not None and (ready_at is None or ready_at < item.ready_at):
@@ -131,6 +140,17 @@ class WorkQueue:
         item = self._items[key] = _Item(key, self._counter, priority, ready_at)
         self.adds += 1
         self._place(item)
+
+    def _hand_new(self, key: Hashable, priority: int) -> None:
+        """A new key, ready now, while a worker waits and the ready heaps hold no entry (not even a superseded
+        one; a worker waits only when ``try_get`` found nothing, so this is the usual state while one does):
+        ``_add_new`` would rank it as the only entry and ``_hand_out`` take it back at once, for the first
+        waiter. Hand it over directly instead (the same counters, lock and waiter; no item, rank or heap entry
+        made only to be taken again): what every watch event's add is on a controller whose workers keep up."""
+        self._counter += 1
+        self.adds += 1
+        self._locked[key] = priority
+        self._getters.popleft().set_result(key)
 
     def _place(self, item: _Item) -> None:
         """Put ``item`` in the ready heap or arm its timer (a locked key waits for ``done``)."""

@@ -171,3 +171,56 @@ def test_interleaved_adds_gets_and_dones_follow_priority_then_first_insertion(op
             done = min(locked) if key % 2 else max(locked)
             q.done(done)
             locked.discard(done)
+
+
+def _queue_state(q: WorkQueue) -> tuple:
+    return (q.adds, q.retries, q._counter, len(q), q.processing, sorted(map(str, q._locked.items())),
+            sorted(str(k) for k in q._items))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "add", "opts", "limited", "wait", "wait", "get", "done", "later"]),
+                          st.integers(0, 6), st.sampled_from([-100, 0, 0, 5]), st.sampled_from([0.0, 0.0, 0.2])),
+                max_size=60))
+def test_a_new_key_handed_straight_to_a_waiting_worker_is_what_the_ready_heaps_would_hand_out(ops):
+    """The direct hand-off of a new key to a waiting worker (``WorkQueue._hand_new``) against the full path (the
+    item ranked in the ready heaps, then taken back by ``_hand_out``): the same key to the same waiter, the same
+    counters, locks and later hand-outs, whatever the mix of adds, delays, waits (also while keys are ready),
+    gets and dones."""
+    runs = []
+    for direct in (True, False):
+        sched = Scheduler()
+        q = WorkQueue(sched)
+        q.direct_hand_out = direct
+        waiters = []
+        log = []
+        for op, key, priority, after in ops:
+            if op == "add":
+                q.add(key, priority)
+            elif op == "opts":
+                q.add_with_opts(key, after=after, priority=priority)
+            elif op == "limited":
+                q.add_rate_limited(key, priority)
+            elif op == "wait":
+                waiters.append(q.wait())
+            elif op == "get":
+                log.append(("get", q.try_get()))
+            elif op == "done" and q._locked:
+                q.done(sorted(q._locked, key=str)[key % len(q._locked)])
+            elif op == "later":
+                sched.run(until=sched.now + after + 0.1, advance=True)
+            log.append(("waiters", [f.result() if f.done() else None for f in waiters]))
+            log.append(("state", _queue_state(q)))
+        runs.append(log)
+    assert runs[0] == runs[1]
+
+
+def test_the_direct_hand_off_is_taken_by_a_waiting_worker_and_not_while_a_key_is_ready():
+    sched, q = make()
+    waiter = q.wait()
+    q.add("a")
+    assert waiter.result() == "a" and q.is_locked("a") and not q._items  # no item made for it
+    q.add("b")  # nobody waits: queued
+    waiter = q.wait()  # a waiter while "b" is ready (a worker would have taken it with try_get)
+    q.add("c")
+    assert waiter.result() == "b"  # the ready heaps decide, as without the shortcut
