@@ -29,6 +29,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
+from fakekube.apimodel.decode_over import copy_over
 from fakekube.apimodel.decoder import Decoded, DecodeError
 from fakekube.apimodel.definitions import definitions
 from fakekube.patch.gofmt import go_value
@@ -72,11 +73,12 @@ def cannot_handle(rt: ResourceType, detail: str) -> errors.BadRequest:
     return errors.BadRequest(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {detail}')
 
 
-def decode_body(rt: ResourceType, body: dict[str, Any]) -> Decoded:
-    """A copy of a create or update body of a built-in kind, as the typed decoder leaves it."""
+def decode_body(rt: ResourceType, body: dict[str, Any], kept: Callable[[str, Any], Any] | None = None) -> Decoded:
+    """A copy of a create or update body of a built-in kind, as the typed decoder leaves it; ``kept``: the
+    decoded copies of top-level fields known to decode to them (``apimodel.decode_over.copy_over``)."""
     model = rt.model
     try:
-        return model.decoder.copy(body)
+        return model.decoder.copy(body) if kept is None else copy_over(model.decoder, body, kept)
     except DecodeError as exc:
         raise cannot_handle(rt, str(exc)) from None
 

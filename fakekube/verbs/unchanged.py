@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import decoding
+from fakekube.apimodel.decode_over import flat_fields
 from fakekube.jsonvalues import decode_json_bytes, json_text, same_json_text
 from fakekube.records import Record
 from fakekube.resources import ResourceType
@@ -37,22 +38,34 @@ def decode_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
         # is its members' texts in order): ``_split`` would find them all unchanged, so the decode is a copy of
         # each, and one copy of the whole is the same document.
         return record.read(), []
-    changed, unchanged, entries = _split(body, record)
-    if not unchanged and entries is None:
-        decoded = decoding.decode_body(rt, body)
-        return decoded.value, decoded.unknown
-    decoded = decoding.decode_body(rt, changed)
+    stored = record.obj
+    entries = stored_entries(stored)
+    if entries is not None:
+        meta, old_meta = body.get("metadata"), stored["metadata"]
+        if meta is not old_meta and meta != old_meta and body_sends_stored(meta, entries):
+            body = with_placeholder(body)
+        else:
+            entries = None
+
+    def kept(key: str, value: Any) -> Any:
+        old = stored.get(key, _MISSING)
+        if value is old:  # the stored field itself (a body built over a cache)
+            text = record.field_json(key)
+        elif old is not _MISSING and type(value) is type(old) and value == old:
+            # Equal bytes of equal values: equal keys in the same order and the same JSON literals (``1`` is not
+            # ``1.0``; the stored side's bytes are exact, and ``==`` has told a NaN from the null it is written as).
+            text = json_text(value)
+            if text is None or text != record.field_json(key):
+                return None
+        else:
+            return None
+        return None if text is None else decode_json_bytes(text)
+
+    decoded = decoding.decode_body(rt, body, kept)
     value = decoded.value
     if entries is not None:
         put_back(value, entries)
-    out = {}
-    for key in body:  # the body's order, which the stored object keeps
-        text = unchanged.get(key)
-        if text is not None:
-            out[key] = decode_json_bytes(text)
-        elif key in value:
-            out[key] = value[key]
-    return out, decoded.unknown
+    return value, decoded.unknown
 
 
 def check_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
@@ -62,7 +75,7 @@ def check_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
     ``based_on``: another stored version of the type (a stale PUT's body names the one it was read from): a
     field that is its field, type for type and byte for byte, decoded cleanly when that version was written,
     as one that is the current version's did, and needs no decoding either."""
-    changed, unchanged, entries = _split(body, record)
+    changed, unchanged, entries = _split(body, record, flat_fields(rt.model.decoder))
     if based_on is not None and changed and same_as_stored(rt, based_on):
         kept = {key: value for key, value in changed.items() if not _same_field(value, based_on.get(key, _MISSING))}
         if len(kept) < len(changed):
@@ -75,14 +88,19 @@ def _same_field(value: Any, old: Any) -> bool:
     return old is not _MISSING and type(value) in (dict, list) and same_json_text(value, old)
 
 
-def _split(body: dict[str, Any], record: Record) -> tuple[dict[str, Any], dict[str, bytes], list[Any] | None]:
+def _split(body: dict[str, Any], record: Record,
+           flat: frozenset[str]) -> tuple[dict[str, Any], dict[str, bytes], list[Any] | None]:
     """The body's fields that need decoding (with the stored managedFields entries left out when the body
     sends them back, see verbs.shared_fields), the JSON of those that are the stored ones byte for byte, and
-    the stored entries when they were left out."""
+    the stored entries when they were left out. ``flat`` (``apimodel.decode_over.flat_fields``): fields decoded whatever
+    they are, as checking them is cheaper than comparing them."""
     stored = record.obj
     unchanged: dict[str, bytes] = {}
     changed: dict[str, Any] = {}
     for key, value in body.items():
+        if key in flat:
+            changed[key] = value
+            continue
         old = stored.get(key, _MISSING)
         if value is old and type(value) in (dict, list):  # the stored field itself (a body built over a cache)
             text = record.field_json(key)

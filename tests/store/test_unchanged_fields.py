@@ -172,3 +172,57 @@ def test_the_history_finds_the_version_a_revision_stored(kube: Store, stored: di
     assert kube.hub.stored_at(int(kube.resource_version), "/pods") is None  # a delete stores nothing
     kube.hub.compact(int(kube.resource_version))
     assert kube.hub.stored_at(rv, "/pods") is None
+
+
+CONFIG_MAP = {"metadata": {"name": "c", "labels": {"a": "1"}}, "data": {"k": "v"}, "binaryData": {"b": "aGk="}}
+
+
+@pytest.mark.parametrize("change", [
+    lambda body: None,  # only the metadata changed
+    lambda body: body["data"].__setitem__("k", 1),  # a flat field, always decoded: 400
+    lambda body: body.__setitem__("binaryData", {"b": "a*"}),  # base64: 400
+    lambda body: body.__setitem__("binaryData", {"b": "aGk="}),  # equal, but a field of its own
+    lambda body: body.__setitem__("bogus", {"x": 1}),  # unknown at the top: dropped, reported
+    lambda body: body["metadata"].__setitem__("bogus", 1),  # unknown below
+    lambda body: body["metadata"].__setitem__("labels", {"a": 1}),  # wrong type in the changed field: 400
+    lambda body: body.__setitem__("immutable", "yes"),  # a flat scalar of the wrong type: 400
+])
+def test_a_configmap_put_over_the_stored_object_decodes_as_a_whole_decode(kube: Store, change) -> None:
+    kube.create("configmaps", copy.deepcopy(CONFIG_MAP), "default")
+    answer = kube.get("configmaps", "c", "default")
+    answer["metadata"]["annotations"] = {"n": "1"}
+    kube.update("configmaps", answer, "default")
+    rt = kube.resolve("configmaps")
+    record = kube._data[rt.storage][("default", "c")]
+    body = kube.get("configmaps", "c", "default")
+    body["metadata"]["annotations"]["n"] = "2"
+    body["binaryData"] = record.obj["binaryData"]  # the stored field itself, as a body built over a cache has
+    change(body)
+    try:
+        whole = decoding.decode_body(rt, body)
+    except errors.ApiError as exc:
+        with pytest.raises(type(exc)) as info:
+            decode_update_body(rt, body, record)
+        assert (info.value.status, str(info.value)) == (exc.status, str(exc))
+        return
+    value, unknown = decode_update_body(rt, body, record)
+    assert (json.dumps(value), unknown) == (json.dumps(whole.value), whole.unknown)
+    value["binaryData"]["b"] = "changed"
+    assert record.obj["binaryData"] == {"b": "aGk="}  # a copy, not the stored field
+    assert value["metadata"]["annotations"] == {"n": "2"}
+
+
+def test_a_put_that_sends_the_stored_managed_fields_back_keeps_them_and_decodes_the_rest(kube: Store,
+                                                                                       stored: dict) -> None:
+    rt = kube.resolve("pods")
+    record = kube._data[rt.storage][("default", "p")]
+    body = json.loads(json.dumps(stored))
+    body["metadata"]["labels"]["a"] = "2"
+    body["metadata"]["bogus"] = 1
+    whole = decoding.decode_body(rt, body)
+    value, unknown = decode_update_body(rt, body, record)
+    assert (json.dumps(value), unknown) == (json.dumps(whole.value), whole.unknown)
+    assert value["metadata"]["managedFields"] is record.obj["metadata"]["managedFields"]  # carried, not copied
+    body["metadata"]["managedFields"][0]["operation"] = 1  # no longer the stored entries: decoded, a 400
+    with pytest.raises(errors.BadRequest, match="ManagedFieldsEntry.metadata.managedFields.operation"):
+        decode_update_body(rt, body, record)
