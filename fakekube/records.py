@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, json_text, walk_copy
+from fakekube.jsonvalues import decode_json_bytes, encode_json, json_text, walk_copy
 from fakekube.resources import ResourceType
 
 Key = tuple[str, str]  # (namespace or "", name)
@@ -15,8 +15,9 @@ MAX_GENERATE_NAME_ATTEMPTS = 8  # maxNameGenerationCreateAttempts in apiserver s
 
 
 class Record:
-    """A stored object and, once it has been read, its JSON bytes: a stored object is never mutated, so reads
-    (which repeat) encode it once and each copy after that is one C decode (``fakekube.jsonvalues``)."""
+    """A stored object and, once it has been answered or read, its JSON bytes: a stored object is never mutated,
+    so it is encoded once (most often for the answer of the write that stored it) and each copy after that is
+    one C decode (``fakekube.jsonvalues``)."""
 
     __slots__ = ("obj", "rv", "checked", "_data", "_fields", "noop")
 
@@ -69,10 +70,23 @@ class Record:
         return decode_json_bytes(data) if data else walk_copy(self.obj)
 
     def copy(self) -> dict[str, Any]:
-        """A caller's deep copy (a write's answer, a delete's): most records are answered once, so the bytes
-        are kept only when a read made them."""
+        """A caller's deep copy (a write's answer, a delete's). Its copy is a round trip through the object's
+        JSON bytes, so those are kept (``json``'s very bytes): the next use of this version — a no-op PUT's
+        ``same_text`` over it, a read, another copy — does not encode it again."""
         data = self._data
-        return decode_json_bytes(data) if data else json_copy(self.obj)
+        if data is None:
+            obj = self.obj
+            data = json_text(obj)
+            if data is None:  # orjson cannot write it exactly (encode_json says None too)
+                self._data = b""
+                return walk_copy(obj)
+            copy = decode_json_bytes(data)
+            if b"null" in data and copy != obj:  # a NaN or an infinity written as null (encode_json's test)
+                self._data = b""
+                return walk_copy(obj)
+            self._data = data
+            return copy
+        return decode_json_bytes(data) if data else walk_copy(self.obj)
 
     def field_json(self, key: str) -> bytes | None:
         """The JSON bytes of the top-level field ``key`` (None when it cannot be encoded exactly), kept for the
