@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from typing import Any
 
 import pytest
@@ -679,16 +678,20 @@ def sandbox() -> dict[str, Any]:
     }
 
 
-def test_sandbox_validates_fast() -> None:
+def test_a_realistic_sandbox_validates_and_a_broken_copy_is_reported() -> None:
+    # Its speed is the seed-load benchmark's to measure (docs/benchmarks.md), not a wall-clock bound here.
     s = StructuralSchema(SANDBOX_SCHEMA)
     o = sandbox()
+    before = json.dumps(o, sort_keys=True)
     assert s.validate(o) == []
-    runs = 500
-    start = time.perf_counter()
-    for _ in range(runs):
-        s.validate(o)
-    per_call = (time.perf_counter() - start) / runs
-    assert per_call < 0.001
+    assert json.dumps(o, sort_keys=True) == before
+    broken = sandbox()
+    broken["spec"]["replicas"] = "one"
+    broken["status"]["conditions"].append({"type": "Ready", "status": "Maybe"})
+    errors = [str(e) for e in s.validate(broken)]
+    assert any("spec.replicas" in e for e in errors), errors
+    assert any("status.conditions[1].status" in e for e in errors), errors
+    assert any("status.conditions[1]" in e and "Duplicate" in e for e in errors), errors
 
 
 # ---------------------------------------------------------------------------------------- property test
