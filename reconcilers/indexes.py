@@ -29,6 +29,23 @@ def _key(obj: Obj) -> Key:
     return meta.get("namespace") or "", meta["name"]
 
 
+def same_facts(old: Obj, new: Obj) -> bool:
+    """Whether ``new`` tells a summary nothing ``old`` did not: the same labels and owner references, the same
+    deletion and creation stamps, and the same readiness.
+
+    Labels and owner references are compared by identity. The store's versions share every subtree a write
+    left alone (a status write keeps the metadata's labels and references of the version it replaced), the
+    informer caches those versions as they are, and nobody mutates a cached object; so the same object means
+    the same value, and most sandbox events (status writes) are told apart from the rest without reading the
+    labels or references at all. A different object with an equal value just takes the full path.
+    """
+    om, nm = old["metadata"], new["metadata"]
+    return (om.get("labels") is nm.get("labels") and om.get("ownerReferences") is nm.get("ownerReferences")
+            and om.get("deletionTimestamp") == nm.get("deletionTimestamp")
+            and om.get("creationTimestamp") == nm.get("creationTimestamp")
+            and is_ready(old) == is_ready(new))
+
+
 class _Summary:
     """Base: subscribes to one informer and routes each event to ``_remove`` / ``_insert`` by key."""
 
@@ -99,7 +116,9 @@ class WarmPoolMembers(_Summary):
                                      ref.get("uid") if ref is not None else None, is_ready(obj),
                                      meta.get("creationTimestamp") or "")
 
-    def _on_update(self, _old: Obj, new: Obj) -> None:
+    def _on_update(self, old: Obj, new: Obj) -> None:
+        if same_facts(old, new):
+            return  # the same record as ``old``'s (its fields are made of the facts compared)
         key = _key(new)
         described = self._describe(key, new)
         if described is not None and self._where.get(key) == described[0] \
@@ -197,6 +216,14 @@ class ClaimCandidates(_Summary):
 
     def _on_update(self, old: Obj, new: Obj) -> None:
         key = _key(new)
+        if same_facts(old, new):
+            # The same group and sort key as ``old``'s (they are made of the facts compared), or still no
+            # candidate: only the object in the entry changes.
+            where = self._where.get(key)
+            if where is not None:
+                entries = self.groups[where[0]]
+                entries[bisect_left(entries, where[1])] = (*where[1], new)
+            return
         where = self._place(key, new)
         if where is not None and self._where.get(key) == where:
             # Same group and sort key: removing and inserting again would land on the same index (the sort key
