@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.jsonvalues import decode_json_bytes, encode_json, json_text, walk_copy
+from fakekube.jsonvalues import copy_with_text, decode_json_bytes, encode_json, json_text, walk_copy
 from fakekube.resources import ResourceType
 
 Key = tuple[str, str]  # (namespace or "", name)
@@ -75,16 +75,8 @@ class Record:
         ``same_text`` over it, a read, another copy — does not encode it again."""
         data = self._data
         if data is None:
-            obj = self.obj
-            data = json_text(obj)
-            if data is None:  # orjson cannot write it exactly (encode_json says None too)
-                self._data = b""
-                return walk_copy(obj)
-            copy = decode_json_bytes(data)
-            if b"null" in data and copy != obj:  # a NaN or an infinity written as null (encode_json's test)
-                self._data = b""
-                return walk_copy(obj)
-            self._data = data
+            copy, data = copy_with_text(self.obj)
+            self._data = b"" if data is None else data  # b"": no exact text, as ``json`` records it
             return copy
         return decode_json_bytes(data) if data else walk_copy(self.obj)
 

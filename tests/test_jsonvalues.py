@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 
 from fakekube import jsonvalues
-from fakekube.jsonvalues import encode_json, json_copy, json_equal, walk_copy
+from fakekube.jsonvalues import copy_with_text, encode_json, json_copy, json_equal, walk_copy
 
 JSON = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
@@ -56,6 +56,24 @@ def test_values_the_c_round_trip_would_change_take_the_walk(value: dict) -> None
     copy = json_copy(value)
     assert _typed(copy) == _typed(walk_copy(value))
     assert copy is not value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.dictionaries(st.text(max_size=3), JSON, max_size=5), st.lists(JSON, max_size=5)))
+def test_copy_with_text_is_json_copy_and_encode_json(doc: object) -> None:
+    copy, data = copy_with_text(doc)
+    assert _typed(copy) == _typed(json_copy(doc))
+    assert data == encode_json(doc)
+    assert copy is not doc
+
+
+@pytest.mark.parametrize("value", [
+    {"a": float("nan")}, {"a": 2**64}, {1: "int key"}, {"a": datetime.datetime(2026, 1, 1)}, {"a": None},
+])
+def test_copy_with_text_has_no_text_where_encode_json_has_none(value: dict) -> None:
+    copy, data = copy_with_text(value)
+    assert data == encode_json(value)
+    assert _typed(copy) == _typed(walk_copy(value))
 
 
 def test_a_tuple_inside_a_document_comes_back_as_a_list_as_from_json() -> None:
