@@ -340,23 +340,30 @@ def test_delete_by_label_and_all(cluster):
 # -- watch ----------------------------------------------------------------------------------------------------
 
 
+def _wait_for_watchers(cluster, count: int) -> None:
+    deadline = time.monotonic() + 20
+    while cluster.store.hub.watcher_count() < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_get_watch_and_a_protobuf_watch(cluster):
     """kubectl's own watches ask for JSON Tables; Go clients configured for protobuf (client-go's
     ``ContentType``) watch in protobuf: both streams see the same change."""
     cluster.kubectl("create", "namespace", "watched")
     proc = subprocess.Popen([KUBECTL, "get", "configmaps", "-n", "watched", "-w", "-o", "name"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cluster.server.env)
+    # The raw watch's few seconds start once kubectl is watching (it can take seconds to start on a busy host),
+    # so the change lands inside them.
+    _wait_for_watchers(cluster, 1)
     parts = urlsplit(cluster.server.url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     rv = cluster.store.resource_version
-    conn.request("GET", f"/api/v1/namespaces/watched/configmaps?watch=true&resourceVersion={rv}&timeoutSeconds=3",
+    conn.request("GET", f"/api/v1/namespaces/watched/configmaps?watch=true&resourceVersion={rv}&timeoutSeconds=5",
                  headers={"Accept": f"{MEDIA_TYPE}, application/json"})
     resp = conn.getresponse()
     try:
         assert resp.getheader("Content-Type") == WATCH_MEDIA_TYPE
-        deadline = time.monotonic() + 20
-        while cluster.store.hub.watcher_count() < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_for_watchers(cluster, 2)
         cluster.kubectl("create", "configmap", "seen", "-n", "watched", "--from-literal=a=1")
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "configmap/seen"

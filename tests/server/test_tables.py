@@ -256,11 +256,12 @@ def test_watch_events_are_tables_with_headers_once(kube_server):
     parts = urlsplit(kube_server.url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
     try:
-        conn.request("GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&timeoutSeconds=2",
+        conn.request("GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&timeoutSeconds=30",
                      headers={"Accept": TABLE_ACCEPT})
         resp = conn.getresponse()
         assert resp.status == 200
         first = json.loads(resp.readline())
+        # The stream is closed after two lines: the long timeout only keeps a busy host's second event inside it.
         store.create("configmaps", {"metadata": {"name": "b"}}, "default")
         second = json.loads(resp.readline())
     finally:
