@@ -89,11 +89,7 @@ class WorkQueue:
             return
         item = self._items.get(key)
         if item is None:
-            if (self._getters and not (self._run or self._now or self._later) and self.direct_hand_out
-                    and key not in self._locked):
-                self._hand_new(key, priority)
-            else:
-                self._add_new(key, priority, None)
+            self._add_new(key, priority, None)
             return
         changed = _raise_priority(item, priority)
         if item.ready_at is not None:  # an immediate add makes a delayed key ready now
@@ -122,11 +118,7 @@ class WorkQueue:
             self.retries += 1
         item = self._items.get(key)
         if item is None:
-            if (ready_at is None and self._getters and not (self._run or self._now or self._later)
-                    and self.direct_hand_out and key not in self._locked):
-                self._hand_new(key, priority)
-            else:
-                self._add_new(key, priority, ready_at)
+            self._add_new(key, priority, ready_at)
             return
         changed = _raise_priority(item, priority)
         if item.ready_at is not None and (ready_at is None or ready_at < item.ready_at):
@@ -136,6 +128,10 @@ class WorkQueue:
             self._place(item)
 
     def _add_new(self, key: Hashable, priority: int, ready_at: float | None) -> None:
+        if (ready_at is None and self._getters and not (self._run or self._now or self._later)
+                and self.direct_hand_out and key not in self._locked):
+            self._hand_new(key, priority)
+            return
         self._counter += 1
         item = self._items[key] = _Item(key, self._counter, priority, ready_at)
         self.adds += 1
