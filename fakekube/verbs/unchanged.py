@@ -48,17 +48,7 @@ def decode_update_body(rt: ResourceType, body: dict[str, Any], record: Record,
             entries = None
 
     def kept(key: str, value: Any) -> Any:
-        old = stored.get(key, _MISSING)
-        if value is old:  # the stored field itself (a body built over a cache)
-            text = record.field_json(key)
-        elif old is not _MISSING and type(value) is type(old) and value == old:
-            # Equal bytes of equal values: equal keys in the same order and the same JSON literals (``1`` is not
-            # ``1.0``; the stored side's bytes are exact, and ``==`` has told a NaN from the null it is written as).
-            text = json_text(value)
-            if text is None or text != record.field_json(key):
-                return None
-        else:
-            return None
+        text = _stored_field_text(record, key, value)
         return None if text is None else decode_json_bytes(text)
 
     decoded = decoding.decode_body(rt, body, kept)
@@ -88,6 +78,21 @@ def _same_field(value: Any, old: Any) -> bool:
     return old is not _MISSING and type(value) in (dict, list) and same_json_text(value, old)
 
 
+def _stored_field_text(record: Record, key: str, value: Any) -> bytes | None:
+    """The JSON of the stored version's field ``key`` when ``value`` (a body's top-level map or list) is that
+    field byte for byte, else None."""
+    old = record.obj.get(key, _MISSING)
+    if value is old:  # the stored field itself (a body built over a cache)
+        return record.field_json(key)
+    if old is not _MISSING and type(value) is type(old) and value == old:
+        # Equal bytes of equal values: equal keys in the same order and the same JSON literals (``1`` is not
+        # ``1.0``; the stored side's bytes are exact, and ``==`` has told a NaN from the null it is written as).
+        text = json_text(value)
+        if text is not None and text == record.field_json(key):
+            return text
+    return None
+
+
 def _split(body: dict[str, Any], record: Record,
            flat: frozenset[str]) -> tuple[dict[str, Any], dict[str, bytes], list[Any] | None]:
     """The body's fields that need decoding (with the stored managedFields entries left out when the body
@@ -101,17 +106,9 @@ def _split(body: dict[str, Any], record: Record,
         if key in flat:
             changed[key] = value
             continue
-        old = stored.get(key, _MISSING)
-        if value is old and type(value) in (dict, list):  # the stored field itself (a body built over a cache)
-            text = record.field_json(key)
+        if type(value) in (dict, list):
+            text = _stored_field_text(record, key, value)
             if text is not None:
-                unchanged[key] = text
-                continue
-        elif old is not _MISSING and type(value) is type(old) and type(value) in (dict, list) and value == old:
-            text = json_text(value)
-            # Equal bytes of equal values: equal keys in the same order and the same JSON literals (``1`` is not
-            # ``1.0``; the stored side's bytes are exact, and ``==`` has told a NaN from the null it is written as).
-            if text is not None and text == record.field_json(key):
                 unchanged[key] = text
                 continue
         changed[key] = value
