@@ -223,6 +223,8 @@ def test_a_wait_that_times_out_is_a_problem() -> None:
     ({"name": "x", "area": "verbs", "steps": [{"method": "GET", "path": "/a", "watch": {"events": 1}}]}, "watch=true"),
     ({"name": "x", "area": "verbs", "steps": [{"method": "GET", "path": "/a", "wait": {"until": "404"}}]}, "wait must"),
     ({"area": "verbs", "steps": []}, "without a name"),
+    ({"name": "x", "area": "watch", "steps": [{"method": "GET", "path": "/a", "query": {"watch": True}}]},
+     "a stream has no end"),
 ])
 def test_malformed_cases_are_refused_naming_file_and_case(case: dict[str, Any], message: str) -> None:
     with pytest.raises(corpus.CorpusError, match=re.escape(message)) as raised:
@@ -372,6 +374,18 @@ def test_a_watch_read_stops_at_k_events_or_the_timeout(streaming_server: str) ->
     assert time.monotonic() - started < 1.5
     refused = client.send(Request("GET", "/refuse", watch_events=1, watch_timeout=1))
     assert (refused.status, refused.events) == (410, None) and b"410" in refused.body
+    # The same stream read as an ordinary request: it never ends, so the request's own deadline ends it.
+    started = time.monotonic()
+    endless = client.send(Request("GET", "/w", timeout=0.5))
+    assert endless.status == 0 and "TimeoutError" in (endless.error or "")
+    assert time.monotonic() - started < 1.5
+
+
+def test_ordinary_requests_share_one_kept_alive_connection(streaming_server: str) -> None:
+    client = Client(streaming_server)
+    answers = [client.send(Request("GET", "/refuse")) for _ in range(3)]
+    assert [(a.status, a.error) for a in answers] == [(410, None)] * 3
+    assert client._conn is not None  # still open: the bodies were read to their end
 
 
 def test_an_unreachable_server_is_an_answer_not_an_exception() -> None:

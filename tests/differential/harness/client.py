@@ -118,7 +118,7 @@ class Client:
                     conn.sock.settimeout(request.timeout)
                 conn.request(request.method, request.target, body=request.body, headers=headers)
                 response = conn.getresponse()
-                body = response.read()
+                body = _read_all(response, time.monotonic() + request.timeout)
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
                 self.close()
                 if attempt == 0:
@@ -171,6 +171,19 @@ class Client:
             return Answer(0, [], b"", events=events, error=f"{type(exc).__name__}: {exc}")
         finally:
             conn.close()
+
+
+def _read_all(response: http.client.HTTPResponse, deadline: float) -> bytes:
+    """The whole body, or a TimeoutError once the deadline passes (a body that keeps trickling in, such as a
+    stream nobody asked to watch, would otherwise beat every per-read timeout)."""
+    parts = []
+    while True:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the body did not end in time")
+        part = response.read(65536)  # read(n), unlike read1, marks the response done at its end
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
 
 
 def _ssl_context(cluster: dict[str, Any], user: dict[str, Any], base: Path) -> ssl.SSLContext:

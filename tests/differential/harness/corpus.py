@@ -146,6 +146,8 @@ def _validate_step(step: Any, where: str, index: int, prefix: str, setup_count: 
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise CorpusError(f"{where}: headers must map names to strings")
     watch, wait = step.get("watch"), step.get("wait")
+    if watch is None and str(query.get("watch", "")).lower() in ("true", "1"):
+        raise CorpusError(f"{where}: a watch request needs watch: {{events: K, timeout: S}} (a stream has no end)")
     if watch is not None:
         if not isinstance(watch, dict) or set(watch) - {"events", "timeout"} or \
                 not isinstance(watch.get("events"), int) or watch["events"] < 0 or \
