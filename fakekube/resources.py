@@ -7,6 +7,7 @@ schema. Custom resources come from apiextensions.k8s.io/v1 CustomResourceDefinit
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -85,6 +86,9 @@ class ResourceType:
     # when not given.
     discovery_subresources: tuple[Subresource, ...] = ()
     model: Any = None  # fakekube.apimodel.model.BuiltinModel: schemas of a built-in kind, loaded on first use
+    # The 400 text for a field selector on a field the kind cannot select, "{label}" in it: its field label
+    # conversion function's; "" for apimachinery's default one (or, for a custom resource, apiextensions').
+    field_label_error: str = ""
 
     def __post_init__(self) -> None:
         if not self.singular:
@@ -97,6 +101,16 @@ class ResourceType:
         self.selectable_fields = {**base, **self.selectable_fields}
         if not self.discovery_subresources:
             self.discovery_subresources = tuple(_default_subresource(self, name) for name in sorted(self.subresources))
+
+    def unsupported_field_label(self, label: str) -> str:
+        """Why a field selector on ``label`` is refused (a 400): the kind's field label conversion function's
+        words (kubernetes ``pkg/apis/*/v1/conversion.go``), apiextensions-apiserver ``crConverter`` for custom
+        resources, else apimachinery ``runtime.DefaultMetaV1FieldSelectorConversion`` (v1.37.2)."""
+        if self.field_label_error:
+            return self.field_label_error.replace("{quoted}", json.dumps(label)).replace("{label}", label)
+        if self.custom:
+            return f"field label not supported: {label}"
+        return f'{json.dumps(label)} is not a known field selector: only "metadata.name", "metadata.namespace"'
 
     @cached_property
     def patch_schema(self) -> PatchSchema | None:

@@ -61,7 +61,17 @@ SELECTABLE_FIELDS: dict[tuple[str, str], dict[str, SelectableField]] = {
         "spec.nodeName": ("spec.nodeName", ""),
     },
     # pkg/apis/resource/v1/conversion.go (ResourceSliceSelectorNodeName, ResourceSliceSelectorDriver)
-    ("resource.k8s.io", "ResourceSlice"): {"spec.nodeName": ("spec.nodeName", ""), "spec.driver": ("spec.driver", "")},
+    ("resource.k8s.io", "ResourceSlice"): {"spec.nodeName": ("spec.nodeName", ""), "spec.driver": ("spec.driver", ""),
+                                           "spec.pool.name": ("spec.pool.name", "")},
+}
+
+# The kinds above have their own field label conversion function; its error for another label (the 400 of a
+# field selector on it), "{label}" the label, "{quoted}" the label as %q, "{version}" the served version.
+# The others answer "field label not supported: {label}".
+FIELD_LABEL_ERRORS: dict[tuple[str, str], str] = {
+    ("batch", "Job"): "field label {quoted} not supported for Job",  # pkg/apis/batch/v1/conversion.go
+    # pkg/apis/resource/v1/conversion.go: the GroupVersionKind's String()
+    ("resource.k8s.io", "ResourceSlice"): "field label not supported for resource.k8s.io/{version}, Kind=ResourceSlice: {label}",
 }
 
 # Kinds whose names follow another rule than a DNS-1123 subdomain (apimachinery NameIsDNSSubdomain):

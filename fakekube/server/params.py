@@ -1,7 +1,11 @@
 """Query parameters, parsed the way the real API server's parameter codec does.
 
-Booleans follow Go's ``strconv.ParseBool`` (``1 t T TRUE true True``, ...) and more leniently any case, since
-kubernetes_asyncio sends ``watch=True``; a value that is not a bool is a 400, as a decoding error is upstream.
+apimachinery ``pkg/runtime/conversion.go`` (v0.37.2) turns ``url.Values`` into option structs:
+- a bool is false only for ``0`` and ``false`` (any case), true for anything else — ``watch=yes`` and
+  ``watch=`` included; it is never an error;
+- an int64 goes through ``strconv.ParseInt(s, 10, 64)``, whose error text is the whole 400 message
+  (``strconv.ParseInt: parsing "soon": invalid syntax``), as ``handlers`` wrap it in ``NewBadRequest``;
+- a repeated parameter keeps its first value (a ``[]string`` field such as ``dryRun`` keeps them all).
 """
 
 from __future__ import annotations
@@ -9,9 +13,33 @@ from __future__ import annotations
 from urllib.parse import parse_qs
 
 from fakekube import errors
+from fakekube.validation import go_quote
 
-_TRUE = {"1", "t", "true"}
-_FALSE = {"0", "f", "false"}
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class GoNumberError(ValueError):
+    """A ``strconv`` error; ``str()`` is Go's text."""
+
+
+def _digits(text: str) -> bool:
+    return bool(text) and text.isascii() and text.isdigit()
+
+
+def parse_int64(text: str) -> int:
+    """``strconv.ParseInt(text, 10, 64)``: an optional sign and ASCII digits, in int64 range."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not _digits(body):
+        raise GoNumberError(f"strconv.ParseInt: parsing {go_quote(text)}: invalid syntax")
+    value = int(text)
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise GoNumberError(f"strconv.ParseInt: parsing {go_quote(text)}: value out of range")
+    return value
+
+
+def go_bool(value: str) -> bool:
+    """``Convert_Slice_string_To_bool`` for a present parameter."""
+    return not (value == "0" or value.lower() == "false")
 
 
 class Query:
@@ -32,34 +60,22 @@ class Query:
 
     def bool(self, name: str, default: bool | None = False) -> bool | None:
         value = self.str(name)
-        if value is None or value == "":
-            return default
-        lowered = value.lower()
-        if lowered in _TRUE:
-            return True
-        if lowered in _FALSE:
-            return False
-        raise errors.BadRequest(f'invalid value for {name}: strconv.ParseBool: parsing "{value}": invalid syntax')
+        return default if value is None else go_bool(value)
 
     def int(self, name: str) -> int | None:
         value = self.str(name)
-        if value is None or value == "":
+        if value is None:
             return None
         try:
-            return int(value)
-        except ValueError:
-            raise errors.BadRequest(
-                f'invalid value for {name}: strconv.ParseInt: parsing "{value}": invalid syntax'
-            ) from None
+            return parse_int64(value)
+        except GoNumberError as exc:
+            raise errors.BadRequest(str(exc)) from None
 
     def dry_run(self) -> bool:
-        return dry_run_values(self.all("dryRun"))
+        """Whether ``dryRun`` asks for a dry run (its values are checked by ``options``)."""
+        return bool(self.all("dryRun"))
 
 
 def dry_run_values(values: list[str] | None) -> bool:
-    """``dryRun`` accepts only ``All`` (apimachinery ``ValidateDryRun``)."""
-    values = [v for v in values or [] if v != ""]
-    for value in values:
-        if value != "All":
-            raise errors.Invalid("", "", "", [errors.not_supported("dryRun", value, ["All"])])
+    """A DeleteOptions' ``dryRun`` list as the store's flag (its values are checked by ``options``)."""
     return bool(values)
