@@ -28,6 +28,7 @@ from .normalise import Context, comparable, parse
 # controllers). A case starts once both are there, so whether a LIST sees them does not depend on timing.
 NAMESPACE_READY = ("serviceaccounts/default", "configmaps/kube-root-ca.crt")
 NAMESPACE_READY_TIMEOUT = 20.0
+NAMESPACE_GONE_TIMEOUT = 60.0
 
 
 def namespace_for(case_name: str) -> str:
@@ -94,8 +95,15 @@ class Runner:
 
     def _create_namespace(self, state: _State) -> None:
         body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": state.namespace}}
-        answer = self.client.send(Request("POST", "/api/v1/namespaces", body=json.dumps(body).encode(),
-                                          headers={"Content-Type": "application/json"}))
+        create = Request("POST", "/api/v1/namespaces", body=json.dumps(body).encode(),
+                         headers={"Content-Type": "application/json"})
+        answer = self.client.send(create)
+        if answer.status == 409:
+            # The same case ran moments ago (a rerun, or a drawn case hypothesis repeated) and its namespace is
+            # still terminating: wait until it is gone rather than report the case as broken.
+            self._poll(Request("GET", f"/api/v1/namespaces/{state.namespace}"), {"until": 404},
+                       NAMESPACE_GONE_TIMEOUT)
+            answer = self.client.send(create)
         if answer.status != 201:
             state.problems.append(f"namespace {state.namespace}: create answered {answer.status}: {answer.body[:300]!r}")
             return
