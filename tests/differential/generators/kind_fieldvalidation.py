@@ -1,5 +1,6 @@
 """fieldValidation Strict, Warn, Ignore (and the default) on every kind, each with an unknown field at the top
-level, one inside metadata and a field given twice; then Strict on an update, a merge patch and an apply."""
+level and a field given twice (and on the representative kinds one inside metadata, and the default with a
+duplicate); then Strict on an update, a merge patch and an apply."""
 
 from __future__ import annotations
 
@@ -34,14 +35,14 @@ def for_kind(p: Profile) -> list[dict]:
     for mode in MODES:
         query = {"fieldValidation": mode} if mode else None
         label = (mode or "default").lower()
-        out += [
-            kind_case(p, "fieldvalidation", f"{label}-unknown-top", "fieldvalidation",
-                      [step("POST", k.collection(), body=unknown_top, query=query)]),
-            kind_case(p, "fieldvalidation", f"{label}-unknown-metadata", "fieldvalidation",
-                      [step("POST", k.collection(), body=unknown_meta, query=query)]),
-            kind_case(p, "fieldvalidation", f"{label}-duplicate", "fieldvalidation",
-                      [step("POST", k.collection(), raw=duplicated(body), query=query)]),
-        ]
+        out.append(kind_case(p, "fieldvalidation", f"{label}-unknown-top", "fieldvalidation",
+                             [step("POST", k.collection(), body=unknown_top, query=query)]))
+        if mode is not None or p.representative:
+            out.append(kind_case(p, "fieldvalidation", f"{label}-duplicate", "fieldvalidation",
+                                 [step("POST", k.collection(), raw=duplicated(body), query=query)]))
+        if p.representative:
+            out.append(kind_case(p, "fieldvalidation", f"{label}-unknown-metadata", "fieldvalidation",
+                                 [step("POST", k.collection(), body=unknown_meta, query=query)]))
     made = created(p, body)
     rv = f"{{rv:{len(made) - 1}}}"
     strict = {"fieldValidation": "Strict"}
