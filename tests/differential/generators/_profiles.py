@@ -209,11 +209,15 @@ def crd_body(plural: str, kind: str, scope: str, *, scale: bool) -> Json:
 
 
 def crd_setup(crd: Json) -> list[Json]:
-    """Create a CRD and wait until its kind is served."""
+    """Create a CRD and wait until its kind is served: Established, and then its storage ready (a read of a
+    kind established a moment ago can be answered 429 "storage is (re)initializing")."""
     name = crd["metadata"]["name"]
+    group, version = crd["spec"]["group"], crd["spec"]["versions"][0]["name"]
     return [{"method": "POST", "path": "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "body": crd},
             {"method": "GET", "path": f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}",
-             "wait": {"until": 200, "condition": "Established", "timeout": 30}}]
+             "wait": {"until": 200, "condition": "Established", "timeout": 30}},
+            {"method": "GET", "path": f"/apis/{group}/{version}/{crd['spec']['names']['plural']}",
+             "wait": {"until": 200, "timeout": 30}}]
 
 
 _ALL = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")

@@ -1,7 +1,7 @@
 """Malformed input on the representative kinds (ConfigMap, Pod, Deployment, Service, a custom resource):
 wrong JSON types at each level of metadata and of the kind's own fields, bodies that are not an object,
-truncated or not JSON at all, numbers JSON cannot carry, deep nesting, and the same wrong types sent by PUT,
-merge patch and server-side apply. Every rejected create is followed by a GET: nothing may be stored."""
+truncated or not JSON at all, numbers JSON cannot carry, deep nesting, YAML bodies (valid, and YAML with no
+JSON form), and the same wrong types sent by PUT, merge patch and server-side apply. Every rejected create is followed by a GET: nothing may be stored."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -93,6 +95,45 @@ RAW_LITERAL = [
 ]
 RAW_DERIVED = ("truncated-half", "trailing-garbage", "two-objects", "trailing-comma", "comment", "bom", "nan",
                "infinity", "huge-exponent", "negative-zero", "big-integer", "unpaired-surrogate", "control-char")
+
+
+# YAML bodies (Content-Type application/yaml): a value put into an annotation (a string field every kind
+# has), the YAML texts with no JSON form among them (a date, binary, a set, a non-string key, a custom tag).
+YAML_VALUES = [
+    ("plain", "hello"), ("date", "2024-01-31"), ("timestamp", "2024-01-31T10:00:00Z"), ("binary", "!!binary aGVsbG8="),
+    ("set", "!!set {a, b}"), ("yes", "yes"), ("on", "on"), ("octal", "0o17"), ("leading-zero", "017"), ("null", "~"),
+    ("nan", ".nan"), ("infinity", ".inf"), ("integer", "5"), ("map", "{x: 1}"), ("custom-tag", "!foo bar"),
+    ("quoted-date", "'2024-01-31'"), ("huge-integer", "1" + "0" * 30),
+]
+MARK = "MARKVALUE"
+
+
+def _yaml(obj: dict) -> str:
+    return yaml.safe_dump(obj, default_flow_style=False, sort_keys=True)
+
+
+def _yaml_cases(p: Profile) -> list[dict]:
+    k, name = p.kind, p.name()
+    collection, item = k.collection(), k.item(name)
+    marked = p.body(name)
+    marked["metadata"]["annotations"] = {"a": MARK}
+    text = _yaml(marked)
+    plain = _yaml(p.body(name))
+    out = [kind_case(p, "malformed", f"yaml-annotation-{variant}", "malformed", [
+        step("POST", collection, raw=text.replace(MARK, value), content_type="application/yaml"), get(item)])
+        for variant, value in YAML_VALUES]
+    anchored = plain.replace("metadata:\n", "metadata: &meta\n", 1) + "extra: *meta\n"
+    keyed = plain.replace("metadata:\n", "metadata:\n  labels: {1: a}\n", 1)
+    duplicate = plain.replace("metadata:\n", f"metadata:\n  name: {name}\n", 1)
+    texts = [("valid", plain), ("json-flow", json.dumps(p.body(name))), ("anchors", anchored),
+             ("non-string-key", keyed), ("duplicate-key", duplicate), ("two-documents", plain + "---\n" + plain),
+             ("leading-document-marker", "---\n" + plain), ("tab-indent", plain.replace("  name:", "\tname:", 1)),
+             ("list", "- a\n- b\n"), ("scalar", "hello\n"), ("empty", ""), ("null-document", "~\n"),
+             ("unclosed-flow", "{a: [1, 2\n"), ("merge-key", "base: &b {k: v}\n" + plain.replace(
+                 "metadata:\n", "metadata:\n  annotations:\n    <<: *b\n", 1))]
+    out += [kind_case(p, "malformed", f"yaml-{variant}", "malformed", [
+        step("POST", collection, raw=raw, content_type="application/yaml"), get(item)]) for variant, raw in texts]
+    return out
 
 
 def _meta_case(p: Profile, variant: str, field: str, value: Any) -> dict:
@@ -181,7 +222,7 @@ def for_kind(p: Profile) -> list[dict]:
         out.append(kind_case(p, "malformed", f"put-raw-{variant}", "malformed", [*made, step("PUT", item, raw=text), get(item)]))
         out.append(kind_case(p, "malformed", f"apply-raw-{variant}", "malformed", [
             *made, step("PATCH", item, raw=text, content_type=APPLY, query={"fieldManager": "a"}), get(item)]))
-    return out
+    return [*out, *_yaml_cases(p)]
 
 
 def cases() -> list[dict]:
