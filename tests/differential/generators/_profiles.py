@@ -177,6 +177,11 @@ REPRESENTATIVE = {("", "ConfigMap"), ("", "Pod"), ("apps", "Deployment"), ("", "
 FINISHED_LATER = {("", "Namespace"), ("apiextensions.k8s.io", "CustomResourceDefinition"),
                   ("", "ReplicationController"), ("batch", "Job")}
 
+# Kinds not read after their DELETE: a namespace's deletion can take a minute on a busy server (the namespace
+# controller backs off when discovery of some group fails, as it does while other cases' CRDs come and go),
+# and until then what a GET sees changes as the controller goes. The DELETE's own answer is compared.
+NOT_READ_AFTER_DELETE = {("", "Namespace")}
+
 # The custom resources of the corpus: two CRDs made in each case's setup (a CRD is cluster-scoped, so each
 # case has its own group, {ns}.example.com, and the runner deletes it afterwards).
 CR_GROUP = "diff.example.com"  # the table key of the CR kinds; their real group is "{ns}.example.com"
@@ -254,6 +259,10 @@ class Profile:
     @property
     def deletion_finishes_later(self) -> bool:
         return self.table_key in FINISHED_LATER
+
+    @property
+    def read_after_delete(self) -> bool:
+        return self.table_key not in NOT_READ_AFTER_DELETE
 
     @property
     def representative(self) -> bool:

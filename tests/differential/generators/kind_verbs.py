@@ -96,7 +96,8 @@ def deletes(p: Profile, name: str) -> list[dict]:
     wait = {"until": 404, "timeout": 60} if p.deletion_finishes_later else None
     options = {"apiVersion": "v1", "kind": "DeleteOptions"}
     return [
-        kind_case(p, "delete", "basic", "verbs", [*made, delete(k.item(name)), get(k.item(name), wait=wait)]),
+        kind_case(p, "delete", "basic", "verbs", [*made, delete(k.item(name)),
+                                                  *([get(k.item(name), wait=wait)] if p.read_after_delete else [])]),
         kind_case(p, "delete", "missing", "verbs", [delete(k.item(name))]),
         kind_case(p, "delete", "precondition-uid", "verbs", [*made, delete(k.item(name), {
             **options, "preconditions": {"uid": ZERO_UID}})]),
@@ -115,9 +116,9 @@ def deletecollection(p: Profile, name: str) -> list[dict]:
     steps = [*created(p, first), *created(p, second)]
     selector = ",".join([*(f"{k}={v}" for k, v in scope.items()), "tier=a"])
     wait = {"until": 404, "timeout": 60} if p.deletion_finishes_later else None
+    reads = [get(k.item(p.name(0)), wait=wait)] if p.read_after_delete else []
     return [kind_case(p, "deletecollection", "label-selected", "verbs", [
-        *steps, delete(k.collection(), query={"labelSelector": selector}), get(k.item(p.name(0)), wait=wait),
-        get(k.item(p.name(1)))])]
+        *steps, delete(k.collection(), query={"labelSelector": selector}), *reads, get(k.item(p.name(1)))])]
 
 
 def cases() -> list[dict]:
