@@ -182,6 +182,18 @@ FINISHED_LATER = {("", "Namespace"), ("apiextensions.k8s.io", "CustomResourceDef
 # and until then what a GET sees changes as the controller goes. The DELETE's own answer is compared.
 NOT_READ_AFTER_DELETE = {("", "Namespace")}
 
+# Kinds whose status an in-apiserver controller owns (the APIService availability controller, the APF
+# configuration controller, the CRD establishing and naming controllers): a client's write to their status
+# is answered and then rewritten on the controller's schedule, so status writes are not compared for them.
+CONTROLLER_OWNED_STATUS = {("apiregistration.k8s.io", "APIService"), ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+                           ("apiextensions.k8s.io", "CustomResourceDefinition")}
+
+# Kinds whose name must have a form generateName cannot give (<version>.<group>, <plural>.<group>, an IP
+# address): the server refuses a generated name with the random name in its message, which no recording can
+# reproduce.
+NO_GENERATED_NAMES = {("apiregistration.k8s.io", "APIService"), ("apiextensions.k8s.io", "CustomResourceDefinition"),
+                      ("networking.k8s.io", "IPAddress")}
+
 # The custom resources of the corpus: two CRDs made in each case's setup (a CRD is cluster-scoped, so each
 # case has its own group, {ns}.example.com, and the runner deletes it afterwards).
 CR_GROUP = "diff.example.com"  # the table key of the CR kinds; their real group is "{ns}.example.com"
@@ -248,9 +260,18 @@ class Profile:
 
     @property
     def status_change(self) -> Json | None:
-        if not self.kind.has("status"):
+        """A status write to compare (None where the kind has no status or a controller owns it)."""
+        if not self.kind.has("status") or self.table_key in CONTROLLER_OWNED_STATUS:
             return None
         return copy.deepcopy(STATUS_CHANGES.get(self.table_key))
+
+    @property
+    def generate_name_prefix(self) -> str | None:
+        """A generateName for the kind: a cluster-scoped kind's does not carry {ns} (the generated name
+        would be masked after the namespace is, and then not at all), its random suffix keeps it unique."""
+        if self.table_key in NO_GENERATED_NAMES:
+            return None
+        return "demo-" if self.kind.namespaced else "gen-"
 
     @property
     def selectable(self) -> dict[str, str]:

@@ -22,16 +22,16 @@ def cases() -> list[dict]:
         made = created(p, body)
         rv = f"{{rv:{len(made) - 1}}}"
         changed = with_rv(p.changed(p.body(name, {"changed": "yes"}), p.spec_change), rv)
-        prefix = "demo-" if k.namespaced else "{ns}-"
         out += [
             kind_case(p, "dryrun", "create", "dryrun", [post(k.collection(), body, query=DRY), get(item)]),
-            kind_case(p, "dryrun", "create-generate-name", "dryrun", [
-                post(k.collection(), {**body, "metadata": {"generateName": prefix}}, query=DRY)]),
             kind_case(p, "dryrun", "update", "dryrun", [*made, put(item, changed, query=DRY), get(item)]),
             kind_case(p, "dryrun", "patch", "dryrun", [
                 *made, patch(item, {"metadata": {"labels": {"dry": "run"}}}, query=DRY), get(item)]),
             kind_case(p, "dryrun", "delete", "dryrun", [*made, delete(item, query=DRY), get(item)]),
         ]
+        if p.generate_name_prefix:
+            out.append(kind_case(p, "dryrun", "create-generate-name", "dryrun", [
+                post(k.collection(), {**body, "metadata": {"generateName": p.generate_name_prefix}}, query=DRY)]))
         if p.representative:
             out += [
                 kind_case(p, "dryrun", "create-duplicate", "dryrun", [*made, post(k.collection(), body, query=DRY)]),

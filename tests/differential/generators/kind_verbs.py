@@ -28,12 +28,9 @@ def _other_kind(p: Profile) -> tuple[str, str]:
 
 def creates(p: Profile, name: str) -> list[dict]:
     k, body = p.kind, p.body(name)
-    prefix = "demo-" if k.namespaced else "{ns}-"
     cases = [
         kind_case(p, "create", "basic", "verbs", created(p, body)),
         kind_case(p, "create", "duplicate", "verbs", [*created(p, body), post(k.collection(), body)]),
-        kind_case(p, "create", "generate-name", "verbs",
-                  [post(k.collection(), {**body, "metadata": {"generateName": prefix}})]),
         kind_case(p, "create", "wrong-apiversion", "verbs",
                   [post(k.collection(), {**body, "apiVersion": f"{k.group}/v9" if k.group else "v9"})]),
         kind_case(p, "create", "wrong-kind", "verbs", [post(k.collection(), {**body, "kind": "Wrong"})]),
@@ -43,6 +40,9 @@ def creates(p: Profile, name: str) -> list[dict]:
                   [post(k.collection(), {**body, "metadata": {"name": "Invalid_Name"}})]),
         kind_case(p, "create", "no-name", "names", [post(k.collection(), {**body, "metadata": {}})]),
     ]
+    if p.generate_name_prefix:
+        cases.append(kind_case(p, "create", "generate-name", "verbs", [
+            post(k.collection(), {**body, "metadata": {"generateName": p.generate_name_prefix}})]))
     if k.namespaced:
         cases.append(kind_case(p, "create", "namespace-mismatch", "verbs", [post(
             k.collection(), {**body, "metadata": {"name": name, "namespace": "other"}})]))

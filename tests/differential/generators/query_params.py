@@ -16,9 +16,11 @@ from _steps import MERGE, created, delete, get, kind_case, patch, post, put, wit
 KINDS = (("", "ConfigMap"), ("", "Pod"), ("apps", "Deployment"), ("", "Service"), ("diff.example.com", "Widget"),
          ("rbac.authorization.k8s.io", "ClusterRole"))
 HUGE_RV = "9" * 5000
-# Not here: watch=abc (the real server serves it as a watch, and the harness reads a stream only from a step
-# with watch=true); a resourceVersion ahead of the server's ("Too large resource version: N, current: M" names the
-# server's current revision, which no normalisation makes reproducible).
+# Not here, because the real server's answer depends on more than the case: a GET or LIST at resourceVersion
+# 0 (the watch cache may not have the case's writes yet), a continue token of an old revision (410 once it is
+# compacted), a watch with timeoutSeconds=-1 (an error event or none, by timing), a resourceVersion ahead of
+# the server's ("Too large resource version: N, current: M" names the server's current revision); and
+# watch=abc (served as a watch, while the harness reads a stream only from a step with watch=true).
 
 LIST = [
     ("limit-negative", {"limit": "-5"}), ("limit-text", {"limit": "abc"}), ("limit-float", {"limit": "1.5"}),
@@ -29,7 +31,6 @@ LIST = [
     ("rvmatch-exact-zero", {"resourceVersion": "0", "resourceVersionMatch": "Exact"}),
     ("timeout-negative", {"timeoutSeconds": "-1"}), ("timeout-text", {"timeoutSeconds": "abc"}),
     ("continue-garbage", {"continue": "garbage"}), ("continue-garbage-limit", {"continue": "garbage", "limit": "1"}),
-    ("continue-base64-json", {"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJ4In0", "limit": "1"}),
     ("label-open-paren", {"labelSelector": "a in ("}), ("label-bang-bang", {"labelSelector": "!!"}),
     ("label-double-equals-value", {"labelSelector": "a=b=c"}), ("label-trailing-comma", {"labelSelector": "a==b,"}),
     ("label-no-key", {"labelSelector": "=x"}), ("label-in-no-parens", {"labelSelector": "a in b"}),
@@ -45,7 +46,7 @@ LIST = [
 ]
 WATCH = [
     ("rv-text", {"resourceVersion": "abc"}), ("rv-huge", {"resourceVersion": HUGE_RV}),
-    ("timeout-negative", {"timeoutSeconds": "-1"}), ("rvmatch-exact", {"resourceVersion": "0", "resourceVersionMatch": "Exact"}),
+    ("rvmatch-exact", {"resourceVersion": "0", "resourceVersionMatch": "Exact"}),
     ("initial-events-without-rvmatch", {"sendInitialEvents": "true"}),
     ("initial-events-exact", {"sendInitialEvents": "true", "resourceVersionMatch": "Exact", "resourceVersion": "1"}),
     ("bookmarks-text", {"allowWatchBookmarks": "abc"}), ("label-syntax", {"labelSelector": "a in ("}),
@@ -89,8 +90,8 @@ def for_kind(p: Profile) -> list[dict]:
     out = [kind_case(p, "query", f"list-{v}", "query", [get(collection, query=_scoped(p, q))]) for v, q in LIST]
     out += [kind_case(p, "query", f"get-{v}", "query", [*made, get(item, query=q)]) for v, q in (
         ("rv-text", {"resourceVersion": "abc"}), ("rv-huge", {"resourceVersion": HUGE_RV}),
-        ("rv-zero", {"resourceVersion": "0"}),
-        ("rvmatch", {"resourceVersion": "0", "resourceVersionMatch": "NotOlderThan"}))]
+        ("rv-current", {"resourceVersion": rv}),
+        ("rvmatch", {"resourceVersion": rv, "resourceVersionMatch": "NotOlderThan"}))]
     out += [kind_case(p, "query", f"watch-{v}", "query", [get(collection, query=_scoped(p, {"watch": "true", **q}),
                                                                watch={"events": 1, "timeout": 3})]) for v, q in WATCH]
     for v, q in WRITE:
@@ -103,7 +104,7 @@ def for_kind(p: Profile) -> list[dict]:
     for v, q in DELETE:
         # After an Orphan or Foreground delete the garbage collector removes its finalizer on its own
         # schedule: a GET then would race it, so only the DELETE's own answer is compared.
-        after = [] if v in ("propagation-orphan", "propagation-foreground") else [get(item)]
+        after = [] if v in ("propagation-orphan", "propagation-foreground", "orphan-text") else [get(item)]
         out.append(kind_case(p, "query", f"delete-{v}", "query", [*made, delete(item, query=q), *after]))
     out += [kind_case(p, "query", f"delete-{v}", "query", [*made, delete(item, b), get(item)]) for v, b in DELETE_BODIES]
     if "deletecollection" in k.verbs:
