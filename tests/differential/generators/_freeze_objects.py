@@ -1,6 +1,6 @@
 """Write ``_objects.json``: the minimal valid object of every GA kind the corpus uses, frozen.
 
-    python tests/differential/generators/_freeze_objects.py
+    python tests/differential/generators/_freeze_objects.py            # (--print: to stdout instead)
 
 The objects come from tests/builtin_objects.py (test data built from the OpenAPI schemas plus a hand table, each
 checked against the real server). They are frozen into a file so the corpus, and so its recordings, do not
@@ -33,7 +33,11 @@ def main() -> None:
         if resource is None:
             raise SystemExit(f"tests/builtin_objects has no object for {kind.api_version} {kind.plural}")
         objects[f"{kind.api_version}/{kind.plural}"] = minimal_object(resource, version)
-    (HERE / "_objects.json").write_text(json.dumps(objects, indent=1, sort_keys=True) + "\n")
+    text = json.dumps(objects, indent=1, sort_keys=True) + "\n"
+    if "--print" in sys.argv:
+        sys.stdout.write(text)
+        return
+    (HERE / "_objects.json").write_text(text)
     print(f"{len(objects)} objects written to {HERE / '_objects.json'}")
 
 
