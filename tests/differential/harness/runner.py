@@ -19,6 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from .client import Answer, Client, Request
 from .corpus import TEMPLATE, Case
@@ -185,7 +186,9 @@ class Runner:
         if request.method == "POST":
             name = (parsed.get("metadata") or {}).get("name")
             if isinstance(name, str) and name:
-                state.created.append(f"{request.path.rstrip('/')}/{name}")
+                # A name a path segment may hold (a ClusterRole's "a b", "démo") is sent percent-encoded: raw,
+                # it breaks the request line or the client's ASCII encoding.
+                state.created.append(f"{request.path.rstrip('/')}/{quote(name, safe='')}")
         elif request.method in ("PUT", "PATCH"):
             state.created.append(request.path)
 
