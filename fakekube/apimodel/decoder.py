@@ -38,6 +38,7 @@ from fakekube.apimodel.decode_errors import (
 )
 from fakekube.apimodel.definitions import Definitions, PerDefinition, definitions, schema_types
 from fakekube.apimodel.versions import KubernetesVersion
+from fakekube.gojson import BigNumber
 from fakekube.jsonvalues import json_copy
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.quantity import QUANTITY_RE
@@ -104,6 +105,12 @@ class _Scalar(_Node):
         if t not in self.types:
             if value is None:
                 return None
+            if t is BigNumber:
+                # A number Go reads as it is written: a float64 field takes what a float64 holds; an integer
+                # field, or a float beyond float64, quotes the number's text.
+                if float in self.types and value.finite:
+                    return float(value)
+                raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None or float in self.types)
             raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None and t is float)
         if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
             raise TypeMismatch(value, self.go_type, number_text=True)
@@ -138,7 +145,7 @@ class _IntOrString(_Node):
             return value
         if t is int and _INT_RANGES["int32"][0] <= value <= _INT_RANGES["int32"][1]:
             return value
-        what = f"number {value!r}" if t in (int, float) else go_json_kind(value)
+        what = f"number {value!r}" if t in (int, float, BigNumber) else go_json_kind(value)
         raise DecodeError(f"json: cannot unmarshal {what} into Go value of type int32")
 
 

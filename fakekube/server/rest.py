@@ -170,10 +170,23 @@ def _watch(req: Request, rt: ResourceType) -> WatchReply:
 
 
 def _object_body(req: Request, rt: ResourceType) -> Any:
-    body = bodies.decode_object(req.body, req.content_type, rt)
+    """The body of a write to the resource itself or its ``status``: decoded, then its apiVersion and kind as
+    the endpoint's codec takes them (``bodies.check_type_meta``)."""
+    sub = req.path.subresource
+    expected = None if sub in (None, "status") else _subresource_kind(rt, sub)
+    body = bodies.decode_object(req.body, req.content_type, rt, expected_kind=expected)
+    if expected is None and req.content_type is not None and bodies.media_type(req.content_type) == bodies.PROTOBUF:
+        pass  # the protobuf envelope names the kind; its decoder has checked it
+    elif expected is None:
+        body = bodies.check_type_meta(body, req.body, rt, req.store.registry)
     if not isinstance(body, dict):
         raise errors.BadRequest(f"the body of the request must be a JSON object, not {type(body).__name__}")
     return body
+
+
+def _subresource_kind(rt: ResourceType, name: str) -> str:
+    sub = next((s for s in rt.discovery_subresources if s.name == name), None)
+    return sub.kind if sub is not None else rt.kind
 
 
 def _create(req: Request, rt: ResourceType) -> Reply:
