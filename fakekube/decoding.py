@@ -116,13 +116,14 @@ def check_body(rt: ResourceType, body: dict[str, Any]) -> list[str]:
         raise cannot_handle(rt, str(exc)) from None
 
 
-def decode_patched(rt: ResourceType, patched: dict[str, Any], shown: Callable[[], Any]) -> list[str]:
+def decode_patched(rt: ResourceType, patched: dict[str, Any], shown: Callable[[], Any], *,
+                   converter: bool = False) -> list[str]:
     """Check a patch's result (a document the caller owns) and drop its unknown fields in place; a value of
     the wrong type is the 422 on ``patch`` (``shown()`` is the value that error prints, taken before anything
-    is dropped)."""
+    is dropped). ``converter``: a strategic merge patch's result, which the unstructured converter decodes."""
     model = rt.model
     try:
-        return model.decoder.in_place(patched).unknown
+        return model.decoder.in_place(patched, converter=converter).unknown
     except DecodeError as exc:
         raise patch_invalid(shown(), str(exc)) from None
 

@@ -36,9 +36,7 @@ import base64
 import binascii
 import math
 import re
-import struct
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 import yaml
@@ -46,6 +44,7 @@ from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStar
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from fakekube.gojson import INT64_MAX, INT64_MIN, go_text
+from fakekube.gotext import go_float, go_quote, go_quote_bytes
 
 _TAG = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL, TIMESTAMP, BINARY, MERGE = (
@@ -173,7 +172,7 @@ def _scalar(node: ScalarNode) -> Any:
                 data = base64.b64decode("".join(text.split("\n")).replace("\r", ""), validate=True)
             except (binascii.Error, ValueError):
                 raise GoYAMLError("yaml: !!binary value contains invalid base64 data") from None
-            return go_text(data)
+            return _Binary(data)
         return text  # an unknown tag: the text itself
     rtag, value = _resolve_untagged(text, tag)
     if tag in (_PLAIN, rtag, STR):
@@ -184,6 +183,18 @@ def _scalar(node: ScalarNode) -> Any:
 
 
 _QUOTED = "!fakekube-quoted"  # the tag given here to a quoted (or otherwise non-plain) untagged scalar
+
+
+class _Binary(str):
+    """A ``!!binary`` value: Go holds its bytes as a string; JSON writes what is not UTF-8 as U+FFFD, ``%#v``
+    escapes it."""
+
+    raw: bytes
+
+    def __new__(cls, data: bytes) -> _Binary:
+        text = super().__new__(cls, go_text(data))
+        text.raw = data
+        return text
 
 
 class _Alias(Node):
@@ -206,6 +217,24 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
         yaml.parser.Parser.__init__(self)
         yaml.composer.Composer.__init__(self)
         yaml.resolver.BaseResolver.__init__(self)
+
+    def scan_to_next_token(self) -> None:
+        """libyaml's rule for whitespace between tokens (go-yaml ``yaml_parser_scan_to_next_token``): tabs are
+        skipped too, in the flow context and where no simple key may start (after ``key:``); PyYAML skips
+        only spaces."""
+        if self.index == 0 and self.peek() == "\ufeff":
+            self.forward()
+        while True:
+            while self.peek() == " " or (self.peek() == "\t" and (self.flow_level or not self.allow_simple_key)):
+                self.forward()
+            if self.peek() == "#":
+                while self.peek() not in "\0\r\n\x85\u2028\u2029":
+                    self.forward()
+            if self.scan_line_break():
+                if not self.flow_level:
+                    self.allow_simple_key = True
+            else:
+                return
 
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
@@ -320,12 +349,15 @@ class _GoMap:
             self.items[at] = (key, value)
 
 
-def go_sharp(value: Any) -> str:
-    """Go's ``%#v`` of a value decoded into ``interface{}`` (for go-yaml's and sigs.k8s.io/yaml's errors)."""
+def go_sharp(value: Any, nested: bool = False) -> str:
+    """Go's ``%#v`` of a value decoded into ``interface{}`` (for go-yaml's and sigs.k8s.io/yaml's errors); a nil
+    inside a map or slice prints with its type."""
     if value is None:
-        return "<nil>"
+        return "interface {}(nil)" if nested else "<nil>"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, _Binary):
+        return go_quote_bytes(value.raw)
     if isinstance(value, str):
         return go_quote(value)
     if isinstance(value, int):
@@ -333,74 +365,11 @@ def go_sharp(value: Any) -> str:
     if isinstance(value, float):
         return go_float(value)
     if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(go_sharp(item) for item in value) + "}"
+        return "[]interface {}{" + ", ".join(go_sharp(item, True) for item in value) + "}"
     assert isinstance(value, _GoMap)
     pairs = sorted(value.items, key=lambda kv: str(kv[0]))
-    return "map[interface {}]interface {}{" + ", ".join(f"{go_sharp(k)}:{go_sharp(v)}" for k, v in pairs) + "}"
-
-
-def go_quote(text: str) -> str:
-    out = ['"']
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch.isprintable():
-            out.append(ch)
-        elif ord(ch) < 0x80:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) <= 0xFFFF:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    out.append('"')
-    return "".join(out)
-
-
-def go_float(value: float, bits: int = 64) -> str:
-    """``strconv.FormatFloat(value, 'g', -1, bits)`` (and ``%v``): the shortest digits that round-trip at that
-    size, in exponent form when the exponent is below -4 or at least 6."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    sign = "-" if math.copysign(1.0, value) < 0 else ""
-    digits, exponent = _shortest(abs(value), bits)
-    if digits == "0":
-        return sign + "0"
-    if exponent < -4 or exponent >= 6:
-        tail = digits[1:]
-        return f"{sign}{digits[0]}{'.' + tail if tail else ''}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    if exponent < 0:
-        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
-    if len(digits) <= exponent + 1:
-        return sign + digits + "0" * (exponent + 1 - len(digits))
-    return f"{sign}{digits[:exponent + 1]}.{digits[exponent + 1:]}"
-
-
-def _shortest(value: float, bits: int) -> tuple[str, int]:
-    """The shortest decimal digits that read back as ``value`` at ``bits`` (64: Python's repr; 32: the
-    fewest significant digits that round-trip through a float32), and the decimal exponent of the first."""
-    if bits == 32:
-        single = struct.unpack("f", struct.pack("f", value))[0]
-        text = f"{single:.8e}"
-        for places in range(9):
-            candidate = f"{single:.{places}e}"
-            if struct.unpack("f", struct.pack("f", float(candidate)))[0] == single:
-                text = candidate
-                break
-    else:
-        text = repr(value)
-    sign, digit_tuple, exp = Decimal(text).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    if digits.strip("0") == "":
-        return "0", 0
-    return digits, len(digits) + int(exp) - 1
+    return ("map[interface {}]interface {}{" + ", ".join(f"{go_sharp(k, True)}:{go_sharp(v, True)}" for k, v in pairs)
+            + "}")
 
 
 def _key_string(key: Any, value: Any) -> str:
@@ -435,6 +404,8 @@ def _to_json(value: Any) -> Any:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and value > INT64_MAX:
         return float(value)  # a uint64 is written as its digits and read back as a float64
+    if isinstance(value, _Binary):
+        return str(value)
     return value
 
 
@@ -502,6 +473,10 @@ _SCANNER_PROBLEMS = (
      "did not find expected alphabetic or numeric character"),
     (re.compile(r"found undefined tag handle .*"), "found undefined tag handle"),
     (re.compile(r"found unexpected ':'"), "mapping values are not allowed in this context"),
+    (re.compile(r"expected URI, but found .*"), "did not find expected tag URI"),
+    (re.compile(r"expected escape sequence of \d+ hexadecimal numbers, but found .*"),
+     "did not find expected hexdecimal number"),
+    (re.compile(r"sequence entries are not allowed here"), "block sequence entries are not allowed in this context"),
 )
 _PARSER_PROBLEMS = (
     ("while parsing a block mapping", "expected <block end>", "did not find expected key"),
@@ -533,8 +508,8 @@ def libyaml_message(exc: yaml.MarkedYAMLError) -> str:
     line = 0
     mark = exc.problem_mark
     problem_line = mark.line if mark is not None else 0
-    if (not scanner and mark is not None and mark.column != 0 and mark.buffer is not None
-            and mark.pointer >= len(mark.buffer) - 1):
+    at_end = mark is not None and mark.column != 0 and mark.buffer is not None and mark.pointer >= len(mark.buffer) - 1
+    if at_end and (not scanner or problem == "could not find expected ':'"):
         problem_line += 1  # libyaml starts a new line at the end of a stream that does not end with one
     if problem_line != 0:
         line = problem_line + (1 if scanner else 0)

@@ -224,9 +224,16 @@ class _Map(_Node):
         node = self.value
         if isinstance(node, _Scalar) and node.plain:
             types = node.types
-            for element in value.values():
+            nulls = None
+            for key, element in value.items():
                 if type(element) not in types:
+                    if element is None:
+                        nulls = [*(nulls or ()), key]
                     node.copy(element, w)  # raises: no location below a map of scalars is printed
+            if nulls and str in types:
+                # Go decodes a null into a map of strings as the zero value: {"a": null} is {"a": ""}.
+                for key in nulls:
+                    value[key] = ""
             if out is not None:
                 out.update(value)
             return True
@@ -433,14 +440,29 @@ class Decoder:
             raise mismatch.error(self.root) from None
         return Decoded(value, unknown_locations(obj, walk.unknown) if walk.unknown else [])
 
-    def in_place(self, obj: Any, *, prune: bool = True) -> Decoded:
+    def in_place(self, obj: Any, *, prune: bool = True, converter: bool = False) -> Decoded:
         """Like ``copy``, but checks ``obj`` itself and (``prune``) drops its unknown fields in place, for
-        documents the caller owns such as a patch's result."""
+        documents the caller owns such as a patch's result. ``converter``: decode as the unstructured
+        converter does (a strategic merge patch's result): its words for a wrong type, and a whole float
+        taken for an integer (set to the integer in ``obj``)."""
         walk = _Walk()
-        try:
-            self.root.check(obj, walk)
-        except TypeMismatch as mismatch:
-            raise mismatch.error(self.root) from None
+        while True:
+            try:
+                self.root.check(obj, walk)
+                break
+            except TypeMismatch as mismatch:
+                if not converter:
+                    raise mismatch.error(self.root) from None
+                refused = mismatch.converter_error()
+                if refused is not None:
+                    raise refused from None
+                _set_at(obj, mismatch.location, int(mismatch.value))
+                walk = _Walk()
+            except DecodeError as exc:
+                if converter and str(exc).startswith("illegal base64"):
+                    # []byte goes through encoding/json inside the converter (sliceFromUnstructured)
+                    raise DecodeError(f"error decoding from json: {exc}") from None
+                raise
         if not walk.unknown:
             return Decoded(obj, [])
         locations = unknown_locations(obj, walk.unknown)
@@ -448,6 +470,15 @@ class Decoder:
             for container, key in walk.unknown:
                 container.pop(key, None)
         return Decoded(obj, locations)
+
+
+def _set_at(doc: Any, location: list[Any], value: Any) -> None:
+    """Set the value at a mismatch's location (innermost step first)."""
+    steps = list(reversed(location))
+    node = doc
+    for step in steps[:-1]:
+        node = node[step]
+    node[steps[-1]] = value
 
 
 def decoder(version: KubernetesVersion, definition: str) -> Decoder:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakekube.goyaml import go_float, go_quote
+from fakekube.gotext import go_float, go_quote
 from fakekube.patch.schema import UNTYPED, PatchSchema
 
 

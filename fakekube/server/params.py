@@ -19,7 +19,7 @@ import re
 from urllib.parse import parse_qs
 
 from fakekube import errors
-from fakekube.goyaml import go_quote
+from fakekube.gotext import go_quote
 
 _FALSE = {"0", "false"}
 _INT = re.compile(r"[+-]?[0-9]+")

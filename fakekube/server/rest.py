@@ -13,7 +13,7 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.apimodel.decoder import DecodeError, decoder
-from fakekube.goyaml import go_quote
+from fakekube.gotext import go_quote
 from fakekube.identity import ANONYMOUS, RequestAttributes, UserInfo
 from fakekube.patch import (
     CUSTOM_RESOURCE_PATCH_TYPES,

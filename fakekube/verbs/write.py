@@ -348,7 +348,8 @@ class WriteVerbs:
                  if report.directive == decoding.STRICT else "")
         if rt.model is not None:
             unknown = decode_patched_fields(rt, patched, touched,
-                                            lambda: decoding.shown_patch(patch_type, patched, patch, rt.patch_schema))
+                                            lambda: decoding.shown_patch(patch_type, patched, patch, rt.patch_schema),
+                                            converter=patch_type == STRATEGIC_MERGE_PATCH)
         else:
             unknown = decoding.prune_custom(self.registry.kubernetes_version, rt, patched)
         report.patch(shown, problems + report.problems([], unknown))
@@ -390,8 +391,11 @@ class WriteVerbs:
             if not (same and config_decoded):
                 if shared:
                     result = json_copy(result)  # decoding drops unknown fields in place
-                decode_patched_fields(rt, result, set(config) if same else None,
-                                      lambda: json.dumps(result, separators=(",", ":")))
+                try:
+                    decode_patched_fields(rt, result, set(config) if same else None,
+                                          lambda: json.dumps(result, separators=(",", ":")))
+                except errors.Invalid as exc:
+                    raise _conversion_error(rt, config, exc) from None
             # else nothing to decode: every value of the result is the live object's (decoded when it was
             # stored) or the configuration's (just decoded without a finding), at the path it had there (apply
             # merges field by field, and list items by key, so a value keeps its type's place), or is one of
@@ -414,6 +418,20 @@ class WriteVerbs:
         entry.rv_before = record.rv
         # manager None: the apply has recorded its own managedFields entry.
         return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record)
+
+
+def _conversion_error(rt: ResourceType, config: dict[str, Any], exc: errors.Invalid) -> errors.InternalError:
+    """An apply whose merged result does not convert to the Go type (a value only the type's own decoder
+    refuses, such as an IntOrString of 1.5): managedfields ``structuredmerge.go``'s 500, ``failed to convert new
+    object (ns/name; gv, Kind=K) to proper version: unable to convert unstructured object to gv, Kind=K: ...``
+    (observed on kube-apiserver v1.37.2)."""
+    detail = exc.field_errors[0].detail if getattr(exc, "field_errors", None) else exc.message
+    meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    gvk = f"{rt.group}/{rt.version}, Kind={rt.kind}"
+    return errors.InternalError(f"failed to convert new object ({namespace}/{name}; {gvk}) to proper version: unable "
+                                f"to convert unstructured object to {gvk}: {detail}")
 
 
 _TAKES_CONTEXT: dict[type, bool] = {}
