@@ -184,7 +184,7 @@ def unstructured(value: Any) -> Any:
     as an integer and reads it back as one), and a number beyond float64 is Go's error. Changed in place;
     the (possibly new) value is returned."""
     t = type(value)
-    if t is dict:
+    if t is dict or (t is not list and isinstance(value, dict)):  # (a RequestBody is a dict)
         for key, item in value.items():
             if type(item) in (dict, list, float, BigNumber):
                 value[key] = unstructured(item)

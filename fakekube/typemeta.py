@@ -64,6 +64,13 @@ def internal_package(group: str) -> str:
     return _INTERNAL_PACKAGES.get(group, group.split(".", 1)[0])
 
 
+def _internal_group(group: str, kind: str) -> str:
+    """The internal package a kind of ``group`` converts into (extensions/v1beta1's kinds live on elsewhere)."""
+    if group == "extensions":
+        return "networking" if kind in ("Ingress", "NetworkPolicy") else "apps"
+    return internal_package(group)
+
+
 def parse_group_version(api_version: str) -> tuple[str, str]:
     """``schema.ParseGroupVersion``."""
     if api_version in ("", "/"):
@@ -118,7 +125,12 @@ def _registered(registry: Registry, group: str, version: str, kind: str) -> tupl
         return True, None
     served = False
     for rt in registry:
-        if rt.custom or rt.group != group:
+        if rt.custom:
+            continue
+        for sub in rt.discovery_subresources:  # Scale, Eviction, Binding, TokenRequest...
+            if sub.kind == kind and (sub.group or rt.group) == group and (sub.version or rt.version) == version:
+                return True, None
+        if rt.group != group:
             continue
         if rt.version == version:
             served = True
@@ -126,9 +138,6 @@ def _registered(registry: Registry, group: str, version: str, kind: str) -> tupl
                 return True, rt
             if rt.list_kind == kind:
                 return True, None
-            for sub in rt.discovery_subresources:
-                if sub.kind == kind and (sub.group or rt.group) == group and (sub.version or rt.version) == version:
-                    return True, None
     if (group, version) == ("", "v1") and kind in _CORE_V1_EXTRA:
         return True, None
     unserved = _UNSERVED_VERSIONS.get((group, version))
@@ -151,7 +160,7 @@ def judge(registry: Registry, rt: ResourceType, group: str, version: str, kind: 
     known, other = _registered(registry, group, version, kind)
     if not known:
         return Verdict(Verdict.NOT_REGISTERED)
-    if kind == rt.kind and internal_package(group) == internal_package(rt.group):
+    if kind == rt.kind and _internal_group(group, kind) == internal_package(rt.group):
         return Verdict(Verdict.OTHER_VERSION)
     return Verdict(Verdict.UNCONVERTIBLE, other)
 
