@@ -13,13 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
-from fakekube import errors
+from fakekube import errors, goyaml
 from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
 from fakekube.patch import fieldpath, typed
 from fakekube.patch.fieldpath import Path
-from fakekube.patch.jsonutil import own_top_levels
+from fakekube.patch.jsonutil import go_json_kind, own_top_levels
 from fakekube.patch.managed_fields import (
     ManagerEntry,
     decode_managed_fields,
@@ -31,21 +29,27 @@ FIELD_MANAGER_MAX_LENGTH = 128
 
 
 def parse_apply_body(body: bytes | str | dict) -> dict:
-    """Decode an apply body (YAML or JSON); anything but a single object is a 400. A dict is returned as it
-    is: nothing reads it but to decode it, and :func:`server_side_apply` copies its result."""
+    """Decode an apply body as the patch handler does: YAML that is not JSON goes through ``YAMLToJSON`` first
+    (``validateAndTranscodePatch``: its error is ``error encoding patch: ...``), then every body is read by
+    sigs.k8s.io/yaml ``Unmarshal`` into a map (``error decoding patch: ...``). A dict is returned as it is:
+    nothing reads it but to decode it, and :func:`server_side_apply` copies its result."""
     if isinstance(body, dict):
         return body
-    if isinstance(body, bytes | bytearray):
-        body = bytes(body).decode("utf-8", errors="replace")
-    if not isinstance(body, str):
+    if not isinstance(body, bytes | bytearray | memoryview | str):
         raise errors.BadRequest(f"error decoding patch: apply patch must be an object, got {type(body).__name__}")
+    data = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
     try:
-        parsed = yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        raise errors.BadRequest(f"error decoding patch: {exc}") from None
+        parsed = goyaml.yaml_to_json(data)
+    except goyaml.GoYAMLError as exc:
+        if not data.lstrip().startswith(b"{"):  # util/yaml ToJSON passes JSON through unconverted
+            raise errors.BadRequest(f"error encoding patch: {exc}") from None
+        # sigs.k8s.io/yaml Unmarshal wraps what the conversion says
+        raise errors.BadRequest(f"error decoding patch: error converting YAML to JSON: {exc}") from None
+    if parsed is None:
+        return {}  # null decodes into an empty map; the version check refuses it
     if not isinstance(parsed, dict):
-        kind = "null" if parsed is None else type(parsed).__name__
-        raise errors.BadRequest(f"error decoding patch: apply patch must be an object, got {kind}")
+        raise errors.BadRequest("error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot "
+                                f"unmarshal {go_json_kind(parsed)} into Go value of type map[string]interface {{}}")
     return parsed
 
 
@@ -56,7 +60,10 @@ def validate_apply_request(
     api_version: str,
     kind: str,
 ) -> None:
-    """PatchOptions and apply-body checks the real server makes before merging."""
+    """PatchOptions and apply-body checks the real server makes before merging: the field manager, then
+    managedfields' version check (the configuration's group, version and kind must be the endpoint's:
+    ``invalid object type: apps/v1, Kind=ConfigMap``, ``versioncheck.go``), then ``managedFields`` must be
+    absent (``structuredmerge.go``)."""
     if not field_manager:
         raise errors.Invalid(
             "PatchOptions", "meta.k8s.io", "", [errors.required("fieldManager", "is required for apply patch")]
@@ -71,17 +78,18 @@ def validate_apply_request(
             "PatchOptions", "meta.k8s.io", "",
             [errors.invalid("fieldManager", field_manager, "must only contain printable characters")],
         )
-    if config.get("apiVersion") != api_version:
-        raise errors.BadRequest(
-            "Incorrect version specified in apply patch. "
-            f"Specified patch version: {config.get('apiVersion') or ''}, expected: {api_version}"
-        )
-    if config.get("kind") != kind:
-        raise errors.BadRequest(
-            "Incorrect kind specified in apply patch. "
-            f"Specified patch kind: {config.get('kind') or ''}, expected: {kind}"
-        )
-    if (config.get("metadata") or {}).get("managedFields") is not None:
+    sent_version, sent_kind = config.get("apiVersion"), config.get("kind")
+    if sent_version != api_version or sent_kind != kind:
+        # Unstructured's GroupVersionKind: a value that is not a string reads as "", and an apiVersion that
+        # does not parse as a group version leaves both empty.
+        sent_version = sent_version if isinstance(sent_version, str) else ""
+        sent_kind = sent_kind if isinstance(sent_kind, str) else ""
+        group, version = "", ""
+        if sent_version.count("/") <= 1 and sent_version not in ("", "/"):
+            group, _, version = sent_version.rpartition("/")
+        raise errors.BadRequest(f"invalid object type: {group}/{version}, Kind={sent_kind}")
+    meta = config.get("metadata")
+    if isinstance(meta, dict) and meta.get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
 
 
