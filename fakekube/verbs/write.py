@@ -220,8 +220,10 @@ class WriteVerbs:
             self._prepare_schema(target, obj)
             if target.storage == CRD_STORAGE:
                 self._check_crd(obj)
-        checked = self._validate(target, obj, old, subresource, record.checked)
+        # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
+        # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
         self._record_managed_fields(target, old, obj, manager, subresource)
+        checked = self._validate(target, obj, old, subresource, record.checked)
         if _same_json(obj, record):
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
