@@ -58,6 +58,9 @@ def handler_of(value: Any, schema: PatchSchema) -> str:
     return "map"
 
 
+_TYPED_HANDLERS = {"scalar": "scalar", "object": "map", "map": "map", "list": "list"}
+
+
 def _child(schema: PatchSchema, key: str) -> PatchSchema:
     return schema.field(key) or UNTYPED
 
@@ -359,13 +362,17 @@ def _compare(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Compariso
 def compare_unequal(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Comparison) -> None:
     """:func:`compare` of two values at ``path`` known to differ (a map's walk has compared them already), into
     ``cmp``; either may be ``ABSENT``."""
-    if rhs is ABSENT:
-        handlers = [handler_of(lhs, schema)]
+    handlers: tuple[str, ...]
+    kind = schema.kind
+    if kind != "untyped":  # a typed node's handler does not depend on the values (the hot path)
+        handlers = (_TYPED_HANDLERS[kind],)
+    elif rhs is ABSENT:
+        handlers = (handler_of(lhs, schema),)
     elif lhs is ABSENT:
-        handlers = [handler_of(rhs, schema)]
+        handlers = (handler_of(rhs, schema),)
     else:
         left, right = handler_of(lhs, schema), handler_of(rhs, schema)
-        handlers = [right] if left == right else [left, right]  # a change of shape: both walks report
+        handlers = (right,) if left == right else (left, right)  # a change of shape: both walks report
     in_leaf = False
     for handler in handlers:
         if handler == "map":
