@@ -32,6 +32,7 @@ from fakekube.identity import Authorizer
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.patch.managed_fields import record_update
+from fakekube.patch.zero import zero_object
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.requestcycle import RequestCycle
 from fakekube.resources import Registry, ResourceType, load_manifests
@@ -428,7 +429,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if manager is None or not self.track_managed_fields:
             return
         record_update(old, new, manager=manager, api_version=rt.api_version, subresource=subresource,
-                      now=self._now(), schema=rt.patch_schema)
+                      now=self._now(), schema=rt.patch_schema,
+                      zero=zero_object(rt.api_version, rt.kind) if old is None else None)
 
     # -- conveniences ----------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from fakekube import errors, goyaml
 from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
-from fakekube.patch import fieldpath, typed
+from fakekube.patch import fieldpath, typed, update_fields
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.jsonutil import go_json_kind, own_top_levels
 from fakekube.patch.managed_fields import (
@@ -24,6 +24,7 @@ from fakekube.patch.managed_fields import (
     encode_managed_fields,
 )
 from fakekube.patch.schema import UNTYPED, PatchSchema
+from fakekube.validation import go_quote
 
 FIELD_MANAGER_MAX_LENGTH = 128
 
@@ -110,6 +111,8 @@ def server_side_apply(
     keep_nulls: bool = False,
     live_is_stored: bool = False,
     share_live: bool = False,
+    zero: dict | None = None,
+    ignored: str | None = None,
 ) -> dict:
     """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
 
@@ -121,12 +124,16 @@ def server_side_apply(
     ``share_live``: the result may keep the subtrees of ``live`` it leaves as they are, by identity (what the
     configuration brought is still copied, and the top level and each top-level value are the result's own),
     so the caller must not change anything in it deeper than that without copying it first.
+    ``zero``: the kind's Go zero value (fakekube.patch.zero); ``ignored``: the top-level field the strategy
+    resets (status on the main resource, spec on /status), which no manager takes.
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
     schema = schema or UNTYPED
     managers = decode_managed_fields(live, frozen=live_is_stored)
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
+    if live is not None and not managers:
+        _before_first_apply(managers, live_body, zero, ignored, schema, api_version, subresource, now)
     # Until the copy below, the result shares what it keeps of the live object and of the configuration: the
     # merge copies nothing, and the comparison skips every shared subtree by identity.
     merged = typed.merge_shared(live_body, config, schema)
@@ -184,6 +191,22 @@ def server_side_apply(
             drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
     return merged
+
+
+BEFORE_FIRST_APPLY = "before-first-apply"
+
+
+def _before_first_apply(managers: dict[str, ManagerEntry], live: dict, zero: dict | None, ignored: str | None,
+                        schema: PatchSchema, api_version: str, subresource: str | None, now: str) -> None:
+    """``skipNonAppliedManager.Apply``: an object nobody manages yet (created before tracking, or whose entries
+    were reset) first gets an Update entry "before-first-apply" owning what it holds, compared with the kind's
+    zero value as a create is, so an apply that changes those fields conflicts with it."""
+    view = {k: v for k, v in live.items() if k != ignored} if ignored else live
+    tree = update_fields.create_tree(zero or {}, view, schema)
+    if tree:
+        entry = ManagerEntry(BEFORE_FIRST_APPLY, "Update", api_version, now, tree=tree,
+                             subresource=subresource or "")
+        managers[entry.identifier] = entry
 
 
 def _container_ids(value: Any) -> set[int]:
@@ -275,10 +298,12 @@ def drop_nulls(value: Any, schema: PatchSchema) -> None:
 
 
 def _conflict_error(conflicts: dict[str, set[Path]], managers: dict[str, ManagerEntry]) -> errors.ApplyConflict:
+    """``NewConflictError``: one cause per conflicting path, managers in identifier order (upstream's map order
+    is random) and each manager's paths in field-set order (smd ``Set.Iterate``)."""
     items: list[tuple[str, str, str]] = []  # (identifier, printed manager, path)
     for ident in sorted(conflicts):
         printed = _print_manager(managers[ident])
-        for path in sorted(conflicts[ident], key=fieldpath.path_sort_key):
+        for path in fieldpath.iteration_order(conflicts[ident]):
             items.append((ident, printed, fieldpath.path_string(path)))
     causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {p}", "field": f} for _, p, f in items]
     if len(items) == 1:
@@ -294,12 +319,11 @@ def _conflict_error(conflicts: dict[str, set[Path]], managers: dict[str, Manager
 
 
 def _print_manager(entry: ManagerEntry) -> str:
-    # conflict.go printManager: "<name>" [with subresource "<s>"] [using <apiVersion> [at <time>]].
-    text = f'"{entry.manager}"'
+    """conflict.go ``printManager`` of a manager identifier: ``"<name>"`` [with subresource ``"<s>"``] [using
+    <apiVersion>]. The identifier never holds a time, so no ``at <time>`` is ever printed."""
+    text = go_quote(entry.manager)
     if entry.subresource:
-        text += f' with subresource "{entry.subresource}"'
+        text += f" with subresource {go_quote(entry.subresource)}"
     if entry.operation == "Update":
         text += f" using {entry.api_version}"
-        if entry.time:
-            text += f" at {entry.time}"
     return text

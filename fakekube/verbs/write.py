@@ -13,6 +13,7 @@ from fakekube.kinds.context import WriteContext
 from fakekube.patch import APPLY_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
 from fakekube.patch.jsonutil import go_json_kind
+from fakekube.patch.zero import zero_object
 from fakekube.records import (
     CRD_STORAGE,
     Record,
@@ -227,8 +228,10 @@ class WriteVerbs:
             self._prepare_schema(target, obj)
             if target.storage == CRD_STORAGE:
                 self._check_crd(obj)
-        checked = self._validate(target, obj, old, subresource, record.checked)
+        # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
+        # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
         self._record_managed_fields(target, old, obj, manager, subresource)
+        checked = self._validate(target, obj, old, subresource, record.checked)
         if _same_json(obj, record):
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
@@ -271,6 +274,8 @@ class WriteVerbs:
             if force is not None and kind != APPLY_PATCH:
                 raise errors.Invalid("PatchOptions", "meta.k8s.io", "",
                                      [errors.forbidden("force", "may not be specified for non-apply patch")])
+            if kind == APPLY_PATCH and subresource == "scale":
+                return self._apply_scale(rt, namespace, name, body, entry, dry_run, field_manager, bool(force))
             if kind == APPLY_PATCH:
                 return self._apply(rt, namespace, name, body, subresource, entry, dry_run, actor,
                                    field_manager, bool(force))
@@ -382,9 +387,11 @@ class WriteVerbs:
         # kind that allows it, the result keeps the stored subtrees it leaves alone (verbs.shared_patch).
         live = self._view(rt)(record.obj) if record is not None else None
         shared = may_share(rt, record.obj if record is not None else None, subresource)
+        ignored = ("spec" if subresource == "status" else "status") if rt.has_subresource("status") else None
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
-                                   live_is_stored=True, share_live=shared)
+                                   live_is_stored=True, share_live=shared,
+                                   zero=zero_object(rt.api_version, rt.kind), ignored=ignored)
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
             same = record is not None and same_as_stored(rt, record.obj)
