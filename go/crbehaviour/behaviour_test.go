@@ -461,7 +461,9 @@ func ownerEnqueueing(t *testing.T, h *harness) {
 	parent := h.configMap("parent", nil, nil)
 	other := h.configMap("other", nil, nil)
 	h.create(parent, other)
-	eventually(t, "the parent's own event", func() error { return expect("parent requests", rec.count("parent") > 0, true) })
+	eventually(t, "the configmaps' own events", func() error {
+		return firstError(expect("parent requests", rec.count("parent") > 0, true), expect("other requests", rec.count("other") > 0, true))
+	})
 	owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: h.namespace}}
 	if err := controllerutil.SetControllerReference(parent, owned, scheme); err != nil {
 		t.Fatal(err)

@@ -5,11 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,8 +38,7 @@ func TestMain(m *testing.M) {
 	// Quiet: the leader-election row stops managers that still hold the lease ("leader election lost"), and
 	// client-go's event broadcaster reports events about objects of namespaces already deleted.
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.DPanicLevel)))
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
+	klog.SetLogger(logr.Discard())
 	os.Exit(clusters.Main(m, clusters.Options{
 		CRDDirectoryPaths: []string{"testdata/crds"},
 		Fakekube:          fakekubeenv.Environment{Controllers: []string{"garbagecollector", "serviceaccount", "root-ca-cert-publisher"}},
