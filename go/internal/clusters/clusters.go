@@ -6,6 +6,7 @@
 //	FAKEKUBE_ORACLE_KUBECONFIG=PATH   a running oracle (scripts/go-tests starts one for all packages)
 //	FAKEKUBE_ORACLE_BIN=DIR|BINARY    start an oracle per test binary (oracle/bin or oracle/bin/oracle)
 //	USE_EXISTING_CLUSTER=true         only the cluster of $KUBECONFIG (fakekube serve, a real one)
+//	FAKEKUBE_GO_SERVERS=fakekube|oracle   only that one of the two (benchmarks time each alone)
 package clusters
 
 import (
@@ -105,21 +106,33 @@ func Start(options Options) ([]*Cluster, error) {
 		}
 		return []*Cluster{c}, nil
 	}
-	env := options.Fakekube
-	env.CRDDirectoryPaths = options.CRDDirectoryPaths
-	env.CRDs = options.CRDs
-	env.ErrorIfCRDPathMissing = true
-	env.Scheme = options.Scheme
-	begin := time.Now()
-	cfg, err := env.Start()
-	if err != nil {
-		return nil, err
+	only := os.Getenv("FAKEKUBE_GO_SERVERS")
+	if only != "" && only != string(Fakekube) && only != string(Oracle) {
+		return nil, fmt.Errorf("FAKEKUBE_GO_SERVERS=%s: want fakekube or oracle", only)
 	}
-	started = append(started, &Cluster{Kind: Fakekube, Config: cfg, Kubeconfig: env.Kubeconfig(),
-		Boot: time.Since(begin), stop: env.Stop})
+	if only != string(Oracle) {
+		env := options.Fakekube
+		env.CRDDirectoryPaths = options.CRDDirectoryPaths
+		env.CRDs = options.CRDs
+		env.ErrorIfCRDPathMissing = true
+		env.Scheme = options.Scheme
+		begin := time.Now()
+		cfg, err := env.Start()
+		if err != nil {
+			return nil, err
+		}
+		started = append(started, &Cluster{Kind: Fakekube, Config: cfg, Kubeconfig: env.Kubeconfig(),
+			Boot: time.Since(begin), stop: env.Stop})
+	}
+	if only == string(Fakekube) {
+		return started, nil
+	}
 	oracle, err := startOracle()
 	if err != nil {
 		return fail(err)
+	}
+	if oracle == nil && only == string(Oracle) {
+		return nil, fmt.Errorf("FAKEKUBE_GO_SERVERS=oracle needs FAKEKUBE_ORACLE_KUBECONFIG or FAKEKUBE_ORACLE_BIN")
 	}
 	if oracle != nil {
 		started = append(started, oracle)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -315,7 +316,10 @@ func TestDeletionRunsTheFinalizerThenTheGarbageCollector(t *testing.T) {
 		if err := op.directoryIs(ctx, map[string]string{"keep": "keep" + suffix}); err != nil {
 			t.Error(err)
 		}
-		eventually(t, "the children collected", func() error {
+		// kube-controller-manager's garbage collector learns of a new CRD by rediscovering the API every 30 s
+		// (garbagecollector.Sync): on a control plane booted just before the CRD was installed, dependents of a
+		// custom resource can wait that long.
+		eventuallyWithin(t, 90*time.Second, "the children collected", func() error {
 			if err := op.Get(ctx, op.key("drop"), &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("deployment: %v", err)
 			}

@@ -121,7 +121,12 @@ func (o *operator) newGuestbook(name, image string, replicas int32) *webappv1.Gu
 // eventually retries check until it returns nil, failing the test with its last error after timeout.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	if err := poll(20*time.Second, check); err != nil {
+	eventuallyWithin(t, 20*time.Second, what, check)
+}
+
+func eventuallyWithin(t *testing.T, timeout time.Duration, what string, check func() error) {
+	t.Helper()
+	if err := poll(timeout, check); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
