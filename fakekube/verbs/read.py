@@ -18,6 +18,7 @@ from fakekube.records import (
 )
 from fakekube.resources import ResourceType
 from fakekube.selectors import LabelSelector
+from fakekube.validation import go_quote
 from fakekube.watch import match_everything
 
 _RAW_URL_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -204,7 +205,7 @@ class ReadVerbs:
         for label in fields.fields():
             getter = rt.selectable_fields.get(label)
             if getter is None:
-                raise errors.BadRequest(f'field label not supported: {label}')
+                raise errors.BadRequest(rt.field_label_error.format(label=label, quoted=go_quote(label)))
             getters[label] = getter
         ns = namespace if rt.namespaced and namespace else None
         if ns is None and labels.empty and not getters:
