@@ -60,15 +60,32 @@ def _field_getter(path: str, zero: str) -> Any:
     return lambda obj: get(obj) or zero
 
 
-def _no_namespace(obj: dict[str, Any]) -> str:
-    return ""
-
-
 def _scale(resource: ApiResource) -> ScaleSpec | None:
     spec = facts.SCALE.get((resource.group, resource.kind))
     if spec is None or not any(s.name == "scale" for s in resource.subresources):
         return None
     return ScaleSpec(spec.spec_replicas_path, spec.status_replicas_path, None, spec.selector_path, spec.map_selector)
+
+
+def _selectable_fields(resource: ApiResource) -> dict[str, Any]:
+    fields = {label: _field_getter(path, zero)
+              for label, (path, zero) in facts.SELECTABLE_FIELDS.get((resource.group, resource.kind), {}).items()}
+    key = (resource.group, resource.kind)
+    for alias, label in facts.FIELD_LABEL_ALIASES.get(key, {}).items():
+        fields[alias] = fields[label]
+    for label in facts.ALWAYS_EMPTY_FIELDS.get(key, ()):
+        fields[label] = _empty
+    own_conversion = (resource.group, resource.version, resource.kind) in facts.FIELD_LABEL_ERRORS
+    if not resource.namespaced and not own_conversion:
+        # DefaultMetaV1FieldSelectorConversion accepts it everywhere; a cluster-scoped object's is "".
+        fields["metadata.namespace"] = _empty
+    if key in facts.NO_NAMESPACE_FIELD:
+        fields["metadata.namespace"] = None  # ResourceType drops it (it adds the label to namespaced kinds)
+    return fields
+
+
+def _empty(obj: dict[str, Any]) -> str:
+    return ""
 
 
 def _resource_type(resource: ApiResource, version: KubernetesVersion) -> ResourceType:
@@ -80,15 +97,6 @@ def _resource_type(resource: ApiResource, version: KubernetesVersion) -> Resourc
     elif key == ("events.k8s.io", "Event"):
         extra.update(storage=EVENTS_STORAGE, to_storage=_events_v1_to_core, from_storage=_core_to_events_v1)
     model = BuiltinModel(version, resource.definition, resource.group, resource.version, resource.kind)
-    selectable = {label: _field_getter(path, zero) for label, (path, zero) in facts.SELECTABLE_FIELDS.get(key, {}).items()}
-    label_error = ""
-    if key in facts.SELECTABLE_FIELDS:  # the kind has its own field label conversion function
-        label_error = facts.FIELD_LABEL_ERRORS.get(key, "field label not supported: {label}")
-        label_error = label_error.replace("{version}", resource.version)
-    elif not resource.namespaced:
-        # DefaultMetaV1FieldSelectorConversion takes metadata.namespace for any kind; a cluster-scoped object's
-        # field set has none, so it reads as "" (apiserver registry/generic ObjectMetaFieldsSet)
-        selectable["metadata.namespace"] = _no_namespace
     return ResourceType(
         resource.group, resource.version, resource.kind, resource.plural, resource.namespaced,
         strategy=strategy_for(resource.group, resource.kind, has_status="status" in names),
@@ -97,8 +105,9 @@ def _resource_type(resource: ApiResource, version: KubernetesVersion) -> Resourc
         categories=resource.categories,
         subresources=frozenset(names & SERVED_SUBRESOURCES),
         discovery_subresources=resource.subresources,
-        selectable_fields=selectable,
-        field_label_error=label_error,
+        selectable_fields=_selectable_fields(resource),
+        field_label_error=facts.FIELD_LABEL_ERRORS.get((resource.group, resource.version, resource.kind),
+                                                      facts.DEFAULT_FIELD_LABEL_ERROR),
         name_rule=facts.NAME_RULES.get(key, "subdomain"),
         scale=_scale(resource),
         verbs=resource.verbs,

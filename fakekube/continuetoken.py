@@ -18,6 +18,8 @@ import json
 import posixpath
 from typing import Any
 
+from fakekube import gojson
+
 VERSION = "meta.k8s.io/v1"
 _RAW_URL = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -75,20 +77,11 @@ class _Object(list):
     """A JSON object as its (key, value) pairs, in order, duplicates kept (the last one wins in Go)."""
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"Expecting value: {name}")
-
-
 def _unmarshal(data: bytes) -> dict[str, Any]:
-    text = data.decode("latin-1")  # one character per byte, as Go's scanner walks bytes
-    try:
-        doc = json.loads(text, parse_int=_Number, parse_float=_Number, parse_constant=_reject_constant,
-                         object_pairs_hook=_Object)
-    except json.JSONDecodeError as exc:
-        raise InvalidToken(f"continue key is not valid: {_syntax_error(text, exc)}") from None
-    except ValueError:  # NaN, Infinity: not JSON to Go
-        raise InvalidToken("continue key is not valid: invalid character 'N' looking for beginning of value") \
-            from None
+    message = gojson.syntax_error(data)  # encoding/json checks the whole text before it decodes a field
+    if message is not None:
+        raise InvalidToken(f"continue key is not valid: {message}")
+    doc = json.loads(data.decode("latin-1"), parse_int=_Number, parse_float=_Number, object_pairs_hook=_Object)
     if doc is None:
         return {}
     if not isinstance(doc, _Object):
@@ -134,65 +127,3 @@ def _type_error(value: Any, go_type: str) -> str | None:
     if any(c in text for c in ".eE") or not _INT64_MIN <= int(text) <= _INT64_MAX:
         return f"number {text}"
     return None
-
-
-def _quote_char(ch: str) -> str:
-    """encoding/json ``quoteChar``: the byte as a rune, through ``strconv.Quote``."""
-    if ch == "'":
-        return "'\\''"
-    if ch == '"':
-        return "'\"'"
-    code = ord(ch)
-    escapes = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v", 92: "\\\\"}
-    if code in escapes:
-        return f"'{escapes[code]}'"
-    if code < 0x20 or code == 0x7F:
-        return f"'\\x{code:02x}'"
-    if 0x80 <= code <= 0x9F or code == 0xAD:  # not printable runes
-        return f"'\\u{code:04x}'"
-    return f"'{ch}'"
-
-
-def _syntax_error(text: str, exc: json.JSONDecodeError) -> str:
-    """encoding/json's scanner text for the first error Python's decoder found (its common cases)."""
-    pos = exc.pos
-    if pos >= len(text) or exc.msg.startswith("Unterminated"):
-        return "unexpected end of JSON input"
-    char = _quote_char(text[pos])
-    msg = exc.msg
-    if msg.startswith("Extra data"):
-        return f"invalid character {char} after top-level value"
-    if msg.startswith("Expecting property name"):
-        return f"invalid character {char} looking for beginning of object key string"
-    if msg.startswith("Expecting ':'"):
-        return f"invalid character {char} after object key"
-    if msg.startswith("Expecting ','"):
-        opener = _innermost_open(text, pos)
-        where = "array element" if opener == "[" else "object key:value pair"
-        return f"invalid character {char} after {where}"
-    if msg.startswith("Invalid control character"):
-        return f"invalid character {char} in string literal"
-    if msg.startswith("Invalid \\escape"):
-        return f"invalid character {_quote_char(text[pos + 1:pos + 2] or ' ')} in string escape code"
-    return f"invalid character {char} looking for beginning of value"
-
-
-def _innermost_open(text: str, pos: int) -> str:
-    """The bracket that encloses ``pos`` (strings skipped)."""
-    stack: list[str] = []
-    in_string = escaped = False
-    for ch in text[:pos]:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            stack.append(ch)
-        elif ch in "]}" and stack:
-            stack.pop()
-    return stack[-1] if stack else ""

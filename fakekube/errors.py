@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from fakekube.gotext import go_quote
+
 OPTIMISTIC_LOCK_MESSAGE = (
     "the object has been modified; please apply your changes to the latest version and try again"
 )
@@ -37,7 +39,7 @@ def _render_value(value: Any) -> str:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str):
-        return json.dumps(value)
+        return go_quote(value)  # strconv.Quote: printable text as it is, the rest escaped (\x00, \u00a0)
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 

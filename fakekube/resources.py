@@ -7,7 +7,6 @@ schema. Custom resources come from apiextensions.k8s.io/v1 CustomResourceDefinit
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -73,6 +72,9 @@ class ResourceType:
     categories: tuple[str, ...] = ()
     subresources: frozenset[str] = frozenset()  # the subresources the store serves (status, scale, finalize)
     selectable_fields: dict[str, FieldGetter] = field(default_factory=dict)
+    # The 400's message for any other label ({label}; {quoted}: Go's %q of it). Custom resources' is
+    # apiextensions-apiserver's (pkg/apiserver/conversion/converter.go ConvertFieldLabel).
+    field_label_error: str = "field label not supported: {label}"
     name_rule: str = "subdomain"
     schema: Any = None  # fakekube.schema.StructuralSchema for custom resources
     schema_loader: Callable[[], PatchSchema | None] | None = field(default=None, repr=False)
@@ -86,9 +88,6 @@ class ResourceType:
     # when not given.
     discovery_subresources: tuple[Subresource, ...] = ()
     model: Any = None  # fakekube.apimodel.model.BuiltinModel: schemas of a built-in kind, loaded on first use
-    # The 400 text for a field selector on a field the kind cannot select, "{label}" in it: its field label
-    # conversion function's; "" for apimachinery's default one (or, for a custom resource, apiextensions').
-    field_label_error: str = ""
 
     def __post_init__(self) -> None:
         if not self.singular:
@@ -98,19 +97,11 @@ class ResourceType:
         base: dict[str, FieldGetter] = {"metadata.name": _meta_field("name")}
         if self.namespaced:
             base["metadata.namespace"] = _meta_field("namespace")
-        self.selectable_fields = {**base, **self.selectable_fields}
+        # A None getter takes a base label away (a kind whose field selector refuses metadata.namespace).
+        self.selectable_fields = {label: get for label, get in {**base, **self.selectable_fields}.items()
+                                  if get is not None}
         if not self.discovery_subresources:
             self.discovery_subresources = tuple(_default_subresource(self, name) for name in sorted(self.subresources))
-
-    def unsupported_field_label(self, label: str) -> str:
-        """Why a field selector on ``label`` is refused (a 400): the kind's field label conversion function's
-        words (kubernetes ``pkg/apis/*/v1/conversion.go``), apiextensions-apiserver ``crConverter`` for custom
-        resources, else apimachinery ``runtime.DefaultMetaV1FieldSelectorConversion`` (v1.37.2)."""
-        if self.field_label_error:
-            return self.field_label_error.replace("{quoted}", json.dumps(label)).replace("{label}", label)
-        if self.custom:
-            return f"field label not supported: {label}"
-        return f'{json.dumps(label)} is not a known field selector: only "metadata.name", "metadata.namespace"'
 
     @cached_property
     def patch_schema(self) -> PatchSchema | None:

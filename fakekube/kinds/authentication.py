@@ -61,6 +61,9 @@ class TokenRequestStrategy(Strategy):
         if not spec.get("audiences"):
             spec["audiences"] = list(authority.api_audiences)
         meta["name"], meta["namespace"] = meta.get("name") or name, meta.get("namespace") or namespace
+        # The answer is the request named after its service account (pkg/registry/core/serviceaccount/storage/
+        # token.go): its uid too, when the request gave none.
+        meta["uid"] = meta.get("uid") or service_account["metadata"].get("uid")
         now = store.clock.now().replace(microsecond=0)
         meta["creationTimestamp"] = rfc3339(now)
         spec.setdefault("boundObjectRef", None)

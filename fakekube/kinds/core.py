@@ -49,6 +49,13 @@ class NamespaceStrategy(BuiltinStrategy):
 
     initial_status = {"phase": "Active"}
 
+    def default(self, obj: dict[str, Any]) -> None:
+        # SetDefaults_Namespace (pkg/apis/core/v1/defaults.go) labels a named namespace as it is decoded, so the
+        # label is in the writer's managedFields entry; generateName's namespaces get it in prepare_for_create.
+        name = mapping(obj.get("metadata")).get("name")
+        if name:
+            _name_label(obj["metadata"], name)
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         spec_of(obj)["finalizers"] = ["kubernetes"]
@@ -108,6 +115,9 @@ class SecretStrategy(Strategy):
     def default(self, obj: dict[str, Any]) -> None:
         if not obj.get("type"):
             obj["type"] = "Opaque"
+        # The v1 → internal conversion folds stringData as the body is decoded, before the field manager sees
+        # it (pkg/apis/core/v1/conversion.go Convert_v1_Secret_To_core_Secret): the writer owns data keys.
+        _fold_string_data(obj)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         _fold_string_data(obj)

@@ -1,11 +1,17 @@
-"""Query parameters, parsed the way the real API server's parameter codec does.
+"""Query parameters, decoded the way the real API server's parameter codec decodes them.
 
-apimachinery ``pkg/runtime/conversion.go`` (v0.37.2) turns ``url.Values`` into option structs:
-- a bool is false only for ``0`` and ``false`` (any case), true for anything else — ``watch=yes`` and
-  ``watch=`` included; it is never an error;
-- an int64 goes through ``strconv.ParseInt(s, 10, 64)``, whose error text is the whole 400 message
-  (``strconv.ParseInt: parsing "soon": invalid syntax``), as ``handlers`` wrap it in ``NewBadRequest``;
+apimachinery ``pkg/runtime/conversion.go`` (v0.37.2) turns ``url.Values`` into option structs; observed on
+kube-apiserver v1.37.2:
+
+- a bool is false only for ``0`` and ``false`` (any case), true for anything else — ``watch=yes``,
+  ``watch=maybe`` and ``watch=`` included; it is never an error;
+- an int64 goes through ``strconv.ParseInt(s, 10, 64)`` even when empty, whose error text is the whole 400
+  message (``strconv.ParseInt: parsing "soon": invalid syntax``, ``... value out of range`` beyond int64), as
+  ``handlers`` wrap it in ``NewBadRequest``;
 - a repeated parameter keeps its first value (a ``[]string`` field such as ``dryRun`` keeps them all).
+
+The options are validated elsewhere: a write's by ``server.options``, a list's or a watch's by
+``server.listoptions``; ``resourceVersion`` is parsed by the store, as the storage layer does.
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ def parse_int64(text: str) -> int:
     body = text[1:] if text[:1] in ("+", "-") else text
     if not _digits(body):
         raise GoNumberError(f"strconv.ParseInt: parsing {go_quote(text)}: invalid syntax")
-    value = int(text)
+    # Python refuses to convert more than 4300 digits; such a number is out of range anyway
+    value = int(text) if len(body) < 40 else _INT64_MAX + 1
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise GoNumberError(f"strconv.ParseInt: parsing {go_quote(text)}: value out of range")
     return value
@@ -59,10 +66,12 @@ class Query:
         return list(self._values.get(name, ()))
 
     def bool(self, name: str, default: bool | None = False) -> bool | None:
+        """``Convert_Slice_string_To_bool``: absent is ``default``, else ``go_bool``."""
         value = self.str(name)
         return default if value is None else go_bool(value)
 
     def int(self, name: str) -> int | None:
+        """``Convert_Slice_string_To_int64``: absent is None; anything else must parse (a 400)."""
         value = self.str(name)
         if value is None:
             return None
@@ -75,7 +84,3 @@ class Query:
         """Whether ``dryRun`` asks for a dry run (its values are checked by ``options``)."""
         return bool(self.all("dryRun"))
 
-
-def dry_run_values(values: list[str] | None) -> bool:
-    """A DeleteOptions' ``dryRun`` list as the store's flag (its values are checked by ``options``)."""
-    return bool(values)

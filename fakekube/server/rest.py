@@ -12,17 +12,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import errors
+from fakekube.apimodel.decoder import DecodeError, decoder
 from fakekube.fieldselectors import FieldSelector
+from fakekube.gotext import go_quote
 from fakekube.identity import ANONYMOUS, RequestAttributes, UserInfo
 from fakekube.patch import CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES
+from fakekube.patch.jsonutil import go_json_kind
 from fakekube.resources import ResourceType
 from fakekube.server import bodies, listoptions, routes
 from fakekube.server import options as options_
 from fakekube.server.params import Query
 from fakekube.server.routing import ResourcePath
 from fakekube.store import Store
+from fakekube.verbs.read import parse_resource_version
 from fakekube.watch import Watch, WatchEvent
 
+DELETE_OPTIONS = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
 # Subresources created with POST on a named object (``pods/<name>/binding``), each served by its own store verb.
 POST_SUBRESOURCES = {("", "pods", "binding"): "bind", ("", "pods", "eviction"): "evict"}
 
@@ -62,6 +67,19 @@ class Request:
 
 def resolve(store: Store, path: ResourcePath) -> ResourceType:
     return routes.resolve(store.registry, path)
+
+
+def check_name(name: str | None) -> None:
+    """The registry's key function refuses a name that cannot be a path segment (apiserver
+    ``registry/generic/registry/store.go`` ``NamespaceKeyFunc``, apimachinery ``validate/content/path.go``)."""
+    if name is None:
+        return
+    if name in (".", ".."):
+        problems = [f"may not be '{name}'"]
+    else:
+        problems = [f"may not contain '{c}'" for c in "/%" if c in name]
+    if problems:
+        raise errors.BadRequest(f"Name parameter invalid: {go_quote(name)}: {';'.join(problems)}")
 
 
 def verb_of(method: str, path: ResourcePath, query: Query) -> str:
@@ -104,8 +122,22 @@ def serve(req: Request, rt: ResourceType, verb: str) -> Reply | WatchReply:
 def _get(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     assert p.name is not None
+    q = req.query
+    if q.bool("export"):
+        raise errors.BadRequest("the export parameter, deprecated since v1.14, is no longer supported")
+    _check_resource_version(q)
+    check_name(p.name)
     obj = req.store.get(rt, p.name, p.namespace, subresource=p.subresource, actor=req.actor)
     return Reply(200, obj)
+
+
+def _check_resource_version(q: Query) -> None:
+    """A get's resourceVersion the storage cannot parse: its error passed through as a 500 with no reason (a
+    list's is the store's 400, a watch's the watcher's 500)."""
+    try:
+        parse_resource_version(q.str("resourceVersion") or "")
+    except ValueError as exc:
+        raise errors.InternalError(str(exc)) from None
 
 
 def _list(req: Request, rt: ResourceType) -> Reply:
@@ -167,10 +199,23 @@ def wire_list(rt: ResourceType, body: Any) -> Any:
 
 
 def _object_body(req: Request, rt: ResourceType) -> Any:
-    body = bodies.decode_object(req.body, req.content_type, rt)
+    """The body of a write to the resource itself or its ``status``: decoded, then its apiVersion and kind as
+    the endpoint's codec takes them (``bodies.check_type_meta``)."""
+    sub = req.path.subresource
+    expected = None if sub in (None, "status") else _subresource_kind(rt, sub)
+    body = bodies.decode_object(req.body, req.content_type, rt, expected_kind=expected)
+    if expected is None and req.content_type is not None and bodies.media_type(req.content_type) == bodies.PROTOBUF:
+        pass  # the protobuf envelope names the kind; its decoder has checked it
+    elif expected is None:
+        body = bodies.check_type_meta(body, req.body, rt, req.store.registry)
     if not isinstance(body, dict):
         raise errors.BadRequest(f"the body of the request must be a JSON object, not {type(body).__name__}")
     return body
+
+
+def _subresource_kind(rt: ResourceType, name: str) -> str:
+    sub = next((s for s in rt.discovery_subresources if s.name == name), None)
+    return sub.kind if sub is not None else rt.kind
 
 
 def _write_options(req: Request, kind: str, patch_type: str | None = None) -> bool:
@@ -205,6 +250,7 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     q = req.query
     dry_run = _write_options(req, "UpdateOptions")
     body = _object_body(req, rt)
+    check_name(p.name)
     if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
         return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
@@ -227,6 +273,7 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
             raise errors.UnsupportedMediaType(list(accepted))
         raise errors.ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {})
     dry_run = _write_options(req, "PatchOptions", patch_type)
+    check_name(p.name)
     body: Any = req.body  # every patch type, apply's YAML or JSON included, is decoded by the store
     obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
                           actor=req.actor, dry_run=dry_run, field_manager=q.str("fieldManager") or None,
@@ -236,14 +283,16 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
 
 def delete_options(req: Request) -> dict[str, Any]:
     """DeleteOptions from the body when there is one, else from the query (kubectl and the SDK send a body, the
-    Python clients query parameters), as apiserver ``pkg/endpoints/handlers/delete.go`` decides."""
+    Python clients query parameters), as apiserver ``pkg/endpoints/handlers/delete.go`` decides: a body is
+    decoded into ``metav1.DeleteOptions`` (a value of the wrong type is the 400 with Go's words); the query
+    has no preconditions."""
     body = bodies.decode_optional_json(req.body, req.content_type)
     if body is not None:
         if not isinstance(body, dict):
-            raise errors.BadRequest("the body of a DELETE must be a DeleteOptions object")
+            raise errors.BadRequest(f"json: cannot unmarshal {go_json_kind(body)} into Go value of type "
+                                    "v1.DeleteOptions")
+        _decode_delete_options(req.store.registry.kubernetes_version, body)
         preconditions = body.get("preconditions") or {}
-        if not isinstance(preconditions, dict):
-            raise errors.BadRequest("preconditions must be an object")
         options = {
             "propagationPolicy": body.get("propagationPolicy"),
             "gracePeriodSeconds": body.get("gracePeriodSeconds"),
@@ -254,28 +303,41 @@ def delete_options(req: Request) -> dict[str, Any]:
     else:
         q = req.query
         options = {
-            "propagationPolicy": q.str("propagationPolicy") or None,
+            "propagationPolicy": q.str("propagationPolicy"),
             "gracePeriodSeconds": q.int("gracePeriodSeconds"),
             "orphanDependents": q.bool("orphanDependents", default=None),
             "dryRun": q.all("dryRun"),
-            "preconditions": {key: q.str(f"preconditions.{key}") for key in ("uid", "resourceVersion")
-                              if q.str(f"preconditions.{key}")},
+            "preconditions": {},
         }
-    if isinstance(options["dryRun"], str):
-        options["dryRun"] = [options["dryRun"]]
     grace = options["gracePeriodSeconds"]
     if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
         raise errors.BadRequest("gracePeriodSeconds must be an integer")
-    if options["orphanDependents"] is not None and not isinstance(options["orphanDependents"], bool):
-        raise errors.BadRequest("orphanDependents must be a boolean")
     options_.check_delete_options(options)
     return options
+
+
+# Go's named types of DeleteOptions fields, which the decoder (reading the OpenAPI schema) knows as strings.
+_DELETE_OPTIONS_TYPES = (("DeleteOptions.propagationPolicy of type string", "DeleteOptions.propagationPolicy of type "
+                                                                             "v1.DeletionPropagation"),
+                         ("Preconditions.preconditions.uid of type string", "Preconditions.preconditions.uid of "
+                                                                            "type types.UID"))
+
+
+def _decode_delete_options(version: Any, body: dict[str, Any]) -> None:
+    try:
+        decoder(version, DELETE_OPTIONS).in_place(body, prune=False)
+    except DecodeError as exc:
+        message = str(exc)
+        for generic, named in _DELETE_OPTIONS_TYPES:
+            message = message.replace(generic, named)
+        raise errors.BadRequest(message) from None
 
 
 def _delete(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     assert p.name is not None
     options = delete_options(req)
+    check_name(p.name)
     result = req.store.delete(
         rt, p.name, p.namespace,
         propagation_policy=options["propagationPolicy"],

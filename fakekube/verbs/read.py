@@ -33,9 +33,11 @@ def parse_resource_version(value: str) -> int:
     storage layer's ``resourceVersion: Invalid value: ...`` text."""
     if value == "":
         return 0
-    if value.isascii() and value.isdigit() and int(value) <= _UINT64_MAX:
+    digits = value.isascii() and value.isdigit()
+    # more than 20 digits is beyond uint64 (and Python will not convert thousands of digits)
+    if digits and len(value) <= 20 and int(value) <= _UINT64_MAX:
         return int(value)
-    reason = "value out of range" if value.isascii() and value.isdigit() else "invalid syntax"
+    reason = "value out of range" if digits else "invalid syntax"
     quoted = go_quote(value)
     raise ValueError(f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {reason}")
 
@@ -227,7 +229,7 @@ class ReadVerbs:
         for label in fields.fields():
             getter = rt.selectable_fields.get(label)
             if getter is None:
-                raise errors.BadRequest(rt.unsupported_field_label(label))
+                raise errors.BadRequest(rt.field_label_error.format(label=label, quoted=go_quote(label)))
             getters[label] = getter
         ns = namespace if rt.namespaced and namespace else None
         if ns is None and labels.empty and not getters:

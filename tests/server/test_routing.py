@@ -45,7 +45,8 @@ def test_parse(path, expected):
 
 @pytest.mark.parametrize("value, expected", [("true", True), ("True", True), ("1", True), ("t", True),
                                              ("yes", True), ("", True), ("F", True), ("false", False),
-                                             ("FALSE", False), ("0", False)])
+                                             ("FALSE", False), ("0", False), ("TRUE", True),
+                                             ("FaLsE", False), ("maybe", True)])
 def test_bools_parse_as_the_parameter_codec_does(value, expected):
     # observed on kube-apiserver v1.37.2 (``watch=yes``, ``watch=`` start watches); apimachinery
     # pkg/runtime/conversion.go Convert_Slice_string_To_bool: only "0" and "false" (any case) are false
@@ -65,6 +66,7 @@ def test_bad_integers_are_400_with_go_text(value, message):
         Query(f"limit={value}").int("limit")
     assert bad.value.code == 400 and bad.value.message == message
     assert Query("limit=%2B7").int("limit") == 7
+    assert Query("limit=-5").int("limit") == -5
     assert Query("labelSelector=a%3Db&labelSelector=c").str("labelSelector") == "a=b"
 
 
