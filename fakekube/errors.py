@@ -161,7 +161,8 @@ class ApiError(Exception):
         }
         if self.reason:
             body["reason"] = self.reason
-        if self.details:
+        if self.details is not None:
+            # Go's StatusDetails is a pointer: non-nil details are sent even when every field is empty ({}).
             body["details"] = {k: v for k, v in self.details.items() if v not in ("", None, [])}
         body["code"] = self.code
         return body
@@ -274,8 +275,19 @@ class MethodNotSupported(ApiError):
 
 
 class Expired(ApiError):
-    def __init__(self, message: str) -> None:
+    """410 Expired. ``continue_token``: what a list whose continue token is too old offers to go on with (in the
+    Status's ``metadata.continue``, as apiserver ``storage/etcd3/errors.go`` ``handleCompactedErrorForPaging``)."""
+
+    def __init__(self, message: str, continue_token: str | None = None) -> None:
         super().__init__(410, "Expired", message)
+        self.continue_token = continue_token
+
+    @property
+    def status(self) -> dict[str, Any]:
+        body = super().status
+        if self.continue_token:
+            body["metadata"] = {"continue": self.continue_token}
+        return body
 
 
 class RequestEntityTooLarge(ApiError):

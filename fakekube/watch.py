@@ -193,10 +193,12 @@ class Hub:
         self._keep = bool(history)
         self._floor = 0  # resourceVersions at or below this were compacted away
         self._lock = threading.Lock()
+        self._latest: dict[str, int] = {}  # storage → resourceVersion of its last change
 
     def publish(self, change: Change) -> None:
         if self._keep:
             self._history.append(change)
+        self._latest[change.storage] = change.rv
         watchers = self._watchers.get(change.storage)
         if watchers:
             for watcher in watchers:
@@ -211,6 +213,10 @@ class Hub:
             watchers = self._watchers.get(watch.storage, [])
             if watch in watchers:
                 self._watchers[watch.storage] = [w for w in watchers if w is not watch]
+
+    def latest_rv(self, storage: str) -> int:
+        """The resourceVersion of the last change to ``storage`` (0: none since the store began)."""
+        return self._latest.get(storage, 0)
 
     def watcher_count(self) -> int:
         return sum(len(v) for v in self._watchers.values())

@@ -164,7 +164,7 @@ def gen_types(rng: random.Random) -> Iterator[Step]:
             yield Step(f"{plural} create raw number {raw[:12]}", "types", "POST", coll, text.encode(),
                        "application/json", guards=f"{coll}/{name}")
             yield Step(f"{plural} merge raw number {raw[:12]}", "types", "PATCH", fixture,
-                       ('{"metadata":{"annotations":{"a":%s}}}' % raw).encode(), "application/merge-patch+json",
+                       ('{"metadata":{"annotations":{"a":' + raw + '}}}').encode(), "application/merge-patch+json",
                        guards=fixture)
         for kind_value in ("Secret", "Foo", "", 5, None, f"{obj['kind']}List", "Status"):
             for patch_type, body in (
@@ -227,7 +227,7 @@ def gen_deep(rng: random.Random) -> Iterator[Step]:
                 yield Step(f"{plural} create deep {depth} {opener}", "deep", "POST", coll, body.encode(),
                            "application/json", guards=f"{coll}/{name}")
                 yield Step(f"{plural} merge deep {depth} {opener}", "deep", "PATCH", f"{coll}/fixture",
-                           ('{"metadata":{"annotations":{"a":%s}}}' % deep).encode(), "application/merge-patch+json",
+                           ('{"metadata":{"annotations":{"a":' + deep + '}}}').encode(), "application/merge-patch+json",
                            guards=f"{coll}/fixture")
         yield Step(f"{plural} deep yaml", "deep", "POST", coll,
                    ("apiVersion: v1\nkind: X\nmetadata: {name: dy}\nspec: " + "[" * 3000 + "]" * 3000).encode(),

@@ -61,7 +61,8 @@ SELECTABLE_FIELDS: dict[tuple[str, str], dict[str, SelectableField]] = {
         "spec.nodeName": ("spec.nodeName", ""),
     },
     # pkg/apis/resource/v1/conversion.go (ResourceSliceSelectorNodeName, ResourceSliceSelectorDriver)
-    ("resource.k8s.io", "ResourceSlice"): {"spec.nodeName": ("spec.nodeName", ""), "spec.driver": ("spec.driver", "")},
+    ("resource.k8s.io", "ResourceSlice"): {"spec.nodeName": ("spec.nodeName", ""), "spec.driver": ("spec.driver", ""),
+                                           "spec.pool.name": ("spec.pool.name", "")},
     # pkg/apis/events/v1/conversion.go AddFieldLabelConversionsForEvent: the events.k8s.io names of the core
     # Event's fields (the paths are in the events.k8s.io shape the selector is matched against)
     ("events.k8s.io", "Event"): {

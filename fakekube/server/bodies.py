@@ -51,17 +51,35 @@ def object_types(rt: ResourceType | None) -> tuple[str, ...]:
     return ALL_OBJECT_TYPES if speaks_protobuf(rt) else OBJECT_TYPES
 
 
+def _parameters_parse(content_type: str) -> bool:
+    """Whether Go's ``mime.ParseMediaType`` takes the parameters: each ``key=value`` (a trailing ``;`` is fine)."""
+    params = content_type.split(";")[1:]
+    for i, param in enumerate(params):
+        if not param.strip():
+            if i == len(params) - 1:
+                continue
+            return False
+        key, eq, _ = param.partition("=")
+        if not eq or not key.strip():
+            return False
+    return True
+
+
 def decode_object(body: bytes, content_type: str | None, rt: ResourceType | None = None, *,
                   expected_kind: str | None = None) -> Any:
-    """The body of a create or update: JSON (also when no Content-Type is sent), YAML, or protobuf. A body the
-    decoder refuses is the 400 ``the object provided is unrecognized (must be of type <Kind>): ...``; JSON
-    and YAML are read as the Go decoders read them (``fakekube.gojson``, ``fakekube.goyaml``)."""
+    """The body of a create or update: JSON (also when no Content-Type is sent), YAML, or protobuf; any other
+    media type, or one whose parameters do not parse, is a 415 (apiserver ``handlers/negotiation``
+    ``NegotiateInputSerializer``: only the serializers' own types; ``text/plain`` and ``*/*`` are refused too).
+    A body the decoder refuses is the 400 ``the object provided is unrecognized (must be of type <Kind>): ...``;
+    JSON and YAML are read as the Go decoders read them (``fakekube.gojson``, ``fakekube.goyaml``)."""
     kind = media_type(content_type)
+    if kind and not _parameters_parse(content_type or ""):
+        raise errors.UnsupportedMediaType(list(object_types(rt)))
     expected = expected_kind or (rt.kind if rt is not None else "object")
-    if kind in ("", JSON, "*/*", "text/plain"):
+    if kind in ("", JSON):
         # `kubernetes` 37 posts without a Content-Type; the real server falls back to its first type, JSON.
         return decode_json(body, expected)
-    if kind in (YAML, "application/x-yaml", "text/yaml"):
+    if kind == YAML:
         return decode_yaml(body, expected)
     if kind == PROTOBUF and rt is not None and speaks_protobuf(rt):
         return decode_protobuf(body, rt.api_version, rt.kind, custom=rt.custom)

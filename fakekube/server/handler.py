@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.identity import UserInfo
-from fakekube.server import auditing, encoding, negotiation, openapi, rest, routing, tables
+from fakekube.server import auditing, encoding, negotiation, openapi, rest, routes, routing, tables
 from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
@@ -127,11 +127,10 @@ class ApiHandler(BaseHTTPRequestHandler):
             auditing.authenticated(self._audit, user)
             route = routing.parse(path)
             if route is None:
-                raise rest.path_not_found()
+                raise routes.missing(srv.store.registry, path)
             if isinstance(route, routing.Endpoint):
-                if method != "GET":
-                    raise errors.ApiError(405, "MethodNotAllowed",
-                                          "the server does not allow this method on the requested resource")
+                if method != "GET" and routes.endpoint_is_restful(srv.store.registry, route.kind, route.parts):
+                    raise routes.method_not_allowed()
                 self._endpoint(route)
                 return
             self._resource(method, route, Query(query), body, user)
@@ -154,8 +153,8 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: UserInfo) -> None:
         srv = self.server
         store = srv.store
-        rt = rest.resolve(store, route)
-        verb = rest.verb_of(method, route, query)
+        rt = routes.resolve(store.registry, route)
+        verb = routes.verb(rt, method, route, query)
         req = rest.Request(store, method, route, query, body, self.headers.get("Content-Type"),
                            srv.actor_of(self.headers.get("User-Agent")), user)
         if srv.authorizer is not None:
@@ -188,8 +187,13 @@ class ApiHandler(BaseHTTPRequestHandler):
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
             self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))
             return
+        body = result.body
+        # (protobuf list items carry no TypeMeta anyway; their cached messages are keyed with it)
+        if (verb in ("list", "deletecollection") and self._encoder is not Encoder.PROTOBUF
+                and "PartialObjectMetadata" not in (self.headers.get("Accept") or "")):
+            body = rest.wire_list(rt, body)
         # What a read returns is the store's objects as they are: their protobuf messages can be reused.
-        self._send_document(code, result.body, store=store if verb in ("get", "list") else None)
+        self._send_document(code, body, store=store if verb in ("get", "list") else None)
 
     def _endpoint(self, route: routing.Endpoint) -> None:
         d = self.server.discovery
@@ -206,12 +210,12 @@ class ApiHandler(BaseHTTPRequestHandler):
                 self._send_discovery(d.api_versions() if core else d.api_group_list())
         elif kind == "group":
             if not d.has_group(route.parts[0]):
-                raise rest.path_not_found()
+                raise routes.missing(self.server.store.registry, self.path)
             self._send_discovery(d.api_group(route.parts[0]))
         elif kind == "group_version":
             group, version = route.parts
             if not d.has_group_version(group, version):
-                raise rest.path_not_found()
+                raise routes.missing(self.server.store.registry, self.path)
             self._send_discovery(d.resource_list(group, version))
         elif kind.startswith("openapi"):
             self._openapi(route)
@@ -242,7 +246,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             self.wfile.write(head)
             clean = self.server.streamer.run(self.wfile.write, self.connection, reply.watch, reply.resource,
                                              reply.timeout, reply.bookmarks, reply.render,
-                                             encode=encoder.watch_event)
+                                             encode=encoder.watch_event, start_rv=reply.start_rv)
             if not clean:
                 self.close_connection = True
         except _CLIENT_GONE + (OSError,):
@@ -326,6 +330,9 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def _send_error(self, exc: errors.ApiError) -> None:
         self._reply_error = exc
+        if isinstance(exc, routes.PageNotFound):
+            self._write_reply(404, routes.PAGE_NOT_FOUND, "text/plain; charset=utf-8")
+            return
         if exc.code == 406:
             # WriteObjectNegotiated falls back to WriteRawJSON: indented JSON, no newline
             self._write_reply(exc.code, encoding.marshal_indent(exc.status), JSON_TYPE)

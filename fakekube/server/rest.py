@@ -13,35 +13,27 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.apimodel.decoder import DecodeError, decoder
+from fakekube.fieldselectors import FieldSelector
 from fakekube.gotext import go_quote
 from fakekube.identity import ANONYMOUS, RequestAttributes, UserInfo
-from fakekube.patch import (
-    CUSTOM_RESOURCE_PATCH_TYPES,
-    PATCH_TYPES,
-    normalize_patch_type,
-)
+from fakekube.patch import CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.resources import ResourceType
-from fakekube.server import bodies
-from fakekube.server.params import (
-    Query,
-    dry_run_values,
-    resource_version_error,
-    validate_list_options,
-    validate_write_options,
-)
+from fakekube.server import bodies, listoptions, routes
+from fakekube.server import options as options_
+from fakekube.server.params import Query
 from fakekube.server.routing import ResourcePath
 from fakekube.store import Store
+from fakekube.verbs.read import parse_resource_version
 from fakekube.watch import Watch, WatchEvent
 
-NOT_FOUND_MESSAGE = "the server could not find the requested resource"
 DELETE_OPTIONS = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
 # Subresources created with POST on a named object (``pods/<name>/binding``), each served by its own store verb.
 POST_SUBRESOURCES = {("", "pods", "binding"): "bind", ("", "pods", "eviction"): "evict"}
 
 
 def path_not_found() -> errors.ApiError:
-    return errors.ApiError(404, "NotFound", NOT_FOUND_MESSAGE, {})
+    return routes.no_route()
 
 
 @dataclass(slots=True)
@@ -57,6 +49,7 @@ class WatchReply:
     timeout: float | None  # seconds; None: the server default
     bookmarks: bool
     render: Callable[[WatchEvent], Any] | None = None  # set by the handler when the client wants Tables
+    start_rv: int = 0  # the revision the watch starts from (the current one when it sends initial events)
 
 
 @dataclass(slots=True)
@@ -73,17 +66,7 @@ class Request:
 
 
 def resolve(store: Store, path: ResourcePath) -> ResourceType:
-    rt = store.registry.get(path.group, path.version, path.plural)
-    if rt is None:
-        raise path_not_found()
-    if path.namespace is not None and not rt.namespaced:
-        raise path_not_found()  # a cluster-scoped kind has no namespaced URL
-    if rt.namespaced and path.namespace is None and path.name is not None:
-        raise path_not_found()  # namespaced objects are addressed inside their namespace
-    if path.subresource is not None and (rt.group, rt.plural, path.subresource) not in POST_SUBRESOURCES and not any(
-            s.name == path.subresource for s in rt.discovery_subresources):
-        raise path_not_found()  # a subresource the kind does not have has no route, whatever the method
-    return rt
+    return routes.resolve(store.registry, path)
 
 
 def check_name(name: str | None) -> None:
@@ -128,23 +111,9 @@ def attributes(req: Request, rt: ResourceType, verb: str) -> RequestAttributes:
 
 
 def serve(req: Request, rt: ResourceType, verb: str) -> Reply | WatchReply:
-    check_verb(rt, req.path, verb)
+    """Run ``verb`` (as ``routes.verb`` found it for the request) on ``rt``."""
     handler = _HANDLERS[verb]
     return handler(req, rt)
-
-
-def check_verb(rt: ResourceType, path: ResourcePath, verb: str) -> None:
-    """A verb the resource (or subresource) does not list in discovery has no route on the real server: 405.
-    (A subresource discovery does not know is left to the store, which answers 404.)"""
-    if path.subresource is None:
-        verbs = rt.verbs
-    else:
-        sub = next((s for s in rt.discovery_subresources if s.name == path.subresource), None)
-        if sub is None:
-            return
-        verbs = sub.verbs
-    if verb not in verbs:
-        raise errors.MethodNotSupported(rt.plural, rt.group, verb)
 
 
 # -- reads -------------------------------------------------------------------------------------------------
@@ -156,62 +125,74 @@ def _get(req: Request, rt: ResourceType) -> Reply:
     q = req.query
     if q.bool("export"):
         raise errors.BadRequest("the export parameter, deprecated since v1.14, is no longer supported")
-    _check_resource_version(q, status=500)
+    _check_resource_version(q)
     check_name(p.name)
     obj = req.store.get(rt, p.name, p.namespace, subresource=p.subresource, actor=req.actor)
     return Reply(200, obj)
 
 
-def _check_resource_version(q: Query, *, status: int) -> None:
-    """A resourceVersion the storage cannot parse: a list's 400 (``invalid resource version: ...``), a get's
-    or a watch's 500 with no reason (the storage error passed through)."""
-    value = q.str("resourceVersion")
-    problem = resource_version_error(value) if value else None
-    if problem is not None:
-        if status == 400:
-            raise errors.BadRequest(f"invalid resource version: {problem}")
-        raise errors.InternalError(problem)
+def _check_resource_version(q: Query) -> None:
+    """A get's resourceVersion the storage cannot parse: its error passed through as a 500 with no reason (a
+    list's is the store's 400, a watch's the watcher's 500)."""
+    try:
+        parse_resource_version(q.str("resourceVersion") or "")
+    except ValueError as exc:
+        raise errors.InternalError(str(exc)) from None
 
 
 def _list(req: Request, rt: ResourceType) -> Reply:
-    q = req.query
-    limit = q.int("limit")
-    q.int("timeoutSeconds")  # parsed (and refused when it does not parse) though a list does not wait
-    validate_list_options(q, watch=False)
-    _check_resource_version(q, status=400)
+    opts = listoptions.decode(req.query, watch=False)
     result = req.store.list(
         rt, req.path.namespace,
-        label_selector=q.str("labelSelector") or None,
-        field_selector=q.str("fieldSelector") or None,
-        limit=limit if limit is not None and limit > 0 else None,  # zero or less: no limit
-        continue_=q.str("continue") or None,
-        resource_version=q.str("resourceVersion"),
-        resource_version_match=q.str("resourceVersionMatch") or None,
+        label_selector=opts.labels,
+        field_selector=opts.fields,
+        limit=opts.limit,
+        continue_=opts.continue_ or None,
+        resource_version=opts.resource_version or None,
+        resource_version_match=opts.resource_version_match or None,
         actor=req.actor,
     )
     return Reply(200, result)
 
 
 def _watch(req: Request, rt: ResourceType) -> WatchReply:
-    q = req.query
-    timeout = q.int("timeoutSeconds")
-    validate_list_options(q, watch=True)
-    _check_resource_version(q, status=500)
-    field_selector = q.str("fieldSelector") or None
-    if req.path.name is not None:  # /watch/.../{name}: a watch of one object
-        by_name = f"metadata.name={req.path.name}"
-        field_selector = f"{by_name},{field_selector}" if field_selector else by_name
-    bookmarks = bool(q.bool("allowWatchBookmarks"))
+    opts = listoptions.decode(req.query, watch=True, name=req.path.name)
+    field_selector = opts.fields
+    if req.path.name is not None and field_selector.empty:  # /watch/.../{name}: a watch of one object
+        field_selector = FieldSelector.parse(f"metadata.name={req.path.name}")
     watch = req.store.watch(
         rt, req.path.namespace,
-        label_selector=q.str("labelSelector") or None,
+        label_selector=opts.labels,
         field_selector=field_selector,
-        resource_version=q.str("resourceVersion"),
-        allow_bookmarks=bookmarks,
-        send_initial_events=q.bool("sendInitialEvents", default=None),
+        resource_version=opts.resource_version or None,
+        allow_bookmarks=opts.allow_bookmarks,
+        send_initial_events=opts.send_initial_events,
         actor=req.actor,
     )
-    return WatchReply(watch, rt, float(timeout) if timeout and timeout > 0 else None, bookmarks)
+    timeout = opts.timeout_seconds
+    rv = opts.resource_version
+    start_rv = int(rv) if rv not in ("", "0") and not opts.send_initial_events else int(req.store.resource_version)
+    # handlers/get.go: 0 (or none) is the server's default; a negative timeout has already passed
+    return WatchReply(watch, rt, float(max(timeout, 0)) if timeout else None, opts.allow_bookmarks,
+                      start_rv=start_rv)
+
+
+def wire_list(rt: ResourceType, body: Any) -> Any:
+    """A list as kube-apiserver writes it (observed on v1.37.2): a built-in kind's items are typed structs whose
+    TypeMeta the encoder fills only on the list itself, so each item has no ``apiVersion`` nor ``kind``; a
+    custom resource list is an unstructured object whose ``metadata.continue`` is always set, "" on the last
+    page (apiextensions-apiserver serves it through ``unstructured.UnstructuredList``). Tables, watch events
+    and single objects keep their TypeMeta."""
+    if not isinstance(body, dict) or not isinstance(body.get("items"), list):
+        return body
+    if rt.custom:
+        meta = body.get("metadata")
+        if isinstance(meta, dict) and "continue" not in meta:
+            body = {**body, "metadata": {**meta, "continue": ""}}
+        return body
+    items = [{k: v for k, v in item.items() if k != "apiVersion" and k != "kind"} if isinstance(item, dict)
+             else item for item in body["items"]]
+    return {**body, "items": items}
 
 
 # -- writes ------------------------------------------------------------------------------------------------
@@ -237,18 +218,27 @@ def _subresource_kind(rt: ResourceType, name: str) -> str:
     return sub.kind if sub is not None else rt.kind
 
 
+def _write_options(req: Request, kind: str, patch_type: str | None = None) -> bool:
+    """Check the request's Create/Update/PatchOptions (``kind``) before its body is read; whether it is a dry run."""
+    q = req.query
+    dry_run = q.all("dryRun")
+    options_.check_write_options(kind, field_manager=q.str("fieldManager"), dry_run=dry_run,
+                                field_validation=q.str("fieldValidation"), patch_type=patch_type,
+                                force=q.bool("force", default=None))
+    return bool(dry_run)
+
+
 def _create(req: Request, rt: ResourceType) -> Reply:
     p = req.path
+    dry_run = _write_options(req, "CreateOptions")
     if p.subresource is not None and (rt.group, rt.plural, p.subresource) in POST_SUBRESOURCES:
         assert p.name is not None
         verb = getattr(req.store, POST_SUBRESOURCES[(rt.group, rt.plural, p.subresource)])
-        return Reply(201, verb(p.name, _object_body(req, rt), p.namespace, actor=req.actor,
-                               dry_run=req.query.dry_run()))
+        return Reply(201, verb(p.name, _object_body(req, rt), p.namespace, actor=req.actor, dry_run=dry_run))
     if rt.namespaced and p.namespace is None:
-        raise errors.MethodNotSupported(rt.plural, rt.group, "create")
+        raise routes.method_not_allowed()
     q = req.query
-    validate_write_options("CreateOptions", q)
-    obj = req.store.create(rt, _object_body(req, rt), p.namespace, actor=req.actor, dry_run=q.dry_run(),
+    obj = req.store.create(rt, _object_body(req, rt), p.namespace, actor=req.actor, dry_run=dry_run,
                            field_manager=q.str("fieldManager") or None, user=req.user, name=p.name,
                            subresource=p.subresource, field_validation=q.str("fieldValidation"))
     return Reply(201, obj)
@@ -258,13 +248,13 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     assert p.name is not None
     q = req.query
-    validate_write_options("UpdateOptions", q)
+    dry_run = _write_options(req, "UpdateOptions")
     body = _object_body(req, rt)
     check_name(p.name)
     if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
         return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
-                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
+                           dry_run=dry_run, field_manager=q.str("fieldManager") or None,
                            field_validation=q.str("fieldValidation"))
     return Reply(200, obj)
 
@@ -273,15 +263,20 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     assert p.name is not None
     q = req.query
-    patch_type = normalize_patch_type(req.content_type or "")
+    # The Content-Type names the patch type exactly (parameters dropped): a built-in kind's route refuses any
+    # other in go-restful ("415: Unsupported Media Type", details {}); a custom resource's handler with
+    # NewUnsupportedMediaTypeError (apiserver pkg/endpoints/handlers/patch.go).
+    patch_type = (req.content_type or "").split(";", 1)[0].strip()  # case-sensitive, as observed
     accepted = CUSTOM_RESOURCE_PATCH_TYPES if rt.custom else PATCH_TYPES
-    if patch_type not in PATCH_TYPES:
-        raise errors.UnsupportedMediaType(list(accepted))
-    validate_write_options("PatchOptions", q, patch_type=patch_type)
+    if patch_type not in accepted:
+        if rt.custom:
+            raise errors.UnsupportedMediaType(list(accepted))
+        raise errors.ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {})
+    dry_run = _write_options(req, "PatchOptions", patch_type)
     check_name(p.name)
     body: Any = req.body  # every patch type, apply's YAML or JSON included, is decoded by the store
     obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
-                          actor=req.actor, dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
+                          actor=req.actor, dry_run=dry_run, field_manager=q.str("fieldManager") or None,
                           force=q.bool("force", default=None), field_validation=q.str("fieldValidation"))
     return Reply(200, obj)  # the handler turns it into 201 when an apply created the object
 
@@ -317,6 +312,7 @@ def delete_options(req: Request) -> dict[str, Any]:
     grace = options["gracePeriodSeconds"]
     if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
         raise errors.BadRequest("gracePeriodSeconds must be an integer")
+    options_.check_delete_options(options)
     return options
 
 
@@ -337,25 +333,10 @@ def _decode_delete_options(version: Any, body: dict[str, Any]) -> None:
         raise errors.BadRequest(message) from None
 
 
-def validate_delete_options(options: dict[str, Any]) -> None:
-    """``ValidateDeleteOptions``: one 422 on ``DeleteOptions.meta.k8s.io``."""
-    found = []
-    policy = options["propagationPolicy"]
-    if options["orphanDependents"] is not None and policy is not None:
-        found.append(errors.invalid("propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be "
-                                                                 "both set"))
-    if policy is not None and policy not in ("Foreground", "Background", "Orphan"):
-        found.append(errors.not_supported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"]))
-    found += [errors.not_supported("dryRun", value, ["All"]) for value in options["dryRun"] if value != "All"]
-    if found:
-        raise errors.Invalid("DeleteOptions", "meta.k8s.io", "", found)
-
-
 def _delete(req: Request, rt: ResourceType) -> Reply:
     p = req.path
     assert p.name is not None
     options = delete_options(req)
-    validate_delete_options(options)
     check_name(p.name)
     result = req.store.delete(
         rt, p.name, p.namespace,
@@ -363,7 +344,7 @@ def _delete(req: Request, rt: ResourceType) -> Reply:
         grace_period_seconds=options["gracePeriodSeconds"],
         preconditions=options["preconditions"] or None,
         orphan_dependents=options["orphanDependents"],
-        dry_run=dry_run_values(options["dryRun"]),
+        dry_run=bool(options["dryRun"]),
         actor=req.actor,
     )
     # handlers/delete.go: 202 only when the object outlives the call and orphanDependents=false was asked.
@@ -375,14 +356,13 @@ def _delete(req: Request, rt: ResourceType) -> Reply:
 def _delete_collection(req: Request, rt: ResourceType) -> Reply:
     q = req.query
     options = delete_options(req)
-    validate_delete_options(options)
     result = req.store.delete_collection(
         rt, req.path.namespace,
         label_selector=q.str("labelSelector") or None,
         field_selector=q.str("fieldSelector") or None,
         propagation_policy=options["propagationPolicy"],
         grace_period_seconds=options["gracePeriodSeconds"],
-        dry_run=dry_run_values(options["dryRun"]),
+        dry_run=bool(options["dryRun"]),
         actor=req.actor,
     )
     return Reply(200, result)

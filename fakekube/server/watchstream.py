@@ -6,7 +6,10 @@ WatchEvents, see fakekube/server/replies.py), one thread per stream.
   it silently makes aiohttp, hence kopf, fail its next request). Without it the stream lasts
   ``default_timeout`` seconds, as the real server's 30-60 minutes; ``kubectl get -w`` exits when it ends.
 - Bookmarks only when the client asked (``allowWatchBookmarks``): after ``bookmark_interval`` seconds of
-  silence and just before a timeout, so a client that saw no event still learns a resourceVersion to resume from.
+  silence and 2 s before the timeout, so a client that saw no event still learns a resourceVersion to resume
+  from — none when the watch lasts 2 s or less (apiserver ``storage/cacher/cache_watcher.go``
+  ``nextBookmarkTime``, v0.37.2). A timeout that has already passed (``timeoutSeconds`` negative) ends the
+  stream before its first event.
 - A thread-per-connection server only sees a vanished client when it writes, so the socket is peeked between
   waits: a client that disconnects frees its thread within ``poll_interval`` seconds.
 """
@@ -66,6 +69,12 @@ def peer_gone(conn: socket.socket) -> bool:
         return True
 
 
+def _revision(event: WatchEvent) -> int:
+    meta = event.raw.get("metadata") if isinstance(event.raw, dict) else None
+    rv = meta.get("resourceVersion") if isinstance(meta, dict) else None
+    return int(rv) if isinstance(rv, str) and rv.isdigit() else 0
+
+
 class WatchStreamer:
     """Writes one watch to one connection until timeout, error, client disconnect or server shutdown."""
 
@@ -85,39 +94,53 @@ class WatchStreamer:
 
     def run(self, write: Callable[[bytes], object], conn: socket.socket, watch: Watch, resource: ResourceType,
             timeout: float | None, bookmarks: bool, render: Render | None = None,
-            encode: Callable[[WatchEvent, Render | None], bytes] | None = None) -> bool:
+            encode: Callable[[WatchEvent, Render | None], bytes] | None = None, start_rv: int = 0) -> bool:
         """Stream until done; False when the client went away (the connection must then be closed).
 
         ``encode`` turns an event into its bytes on the wire (default: a JSON line; protobuf streams frame
-        ``WatchEvent`` messages)."""
+        ``WatchEvent`` messages). ``start_rv``: the revision the watch starts from; a bookmark goes out only
+        when it is newer than every event sent so far (cacher ``cacheWatcher``: events not newer than the
+        watcher's revision are not sent)."""
         encode = encode or encode_event
         settings = self.settings
         deadline = time.monotonic() + (timeout if timeout is not None else settings.default_timeout)
         last_write = time.monotonic()
+        reached = start_rv
 
         def send(events: list[WatchEvent]) -> bool:
-            nonlocal last_write
+            nonlocal last_write, reached
             if events:
                 write(b"".join(chunk(encode(e, render)) for e in events))
                 last_write = time.monotonic()
+                reached = max([reached, *(_revision(e) for e in events)])
             return any(e.type == ERROR for e in events)
 
         def send_bookmark() -> None:
             # Taken before draining: every change up to the bookmark's resourceVersion is already queued, so
             # the bookmark goes after them and never lets a client skip an event it has not seen.
             mark = self.store.bookmark(resource)
-            send([*watch.drain(), mark])
+            queued = watch.drain()
+            newer = _revision(mark) > max([reached, *(_revision(e) for e in queued)])
+            send([*queued, mark] if newer else queued)
 
+        pre_timeout = deadline - 2.0  # the bookmark before the timeout, when the watch lasts long enough
+        pre_timeout_due = bookmarks and pre_timeout > last_write
         with self._lock:
             self._active.add(watch)
         try:
             while not self.closing.is_set():
-                remaining = deadline - time.monotonic()
+                now = time.monotonic()
+                remaining = deadline - now
                 if remaining <= 0:
-                    if bookmarks:
-                        send_bookmark()
                     break
-                event = watch.next(min(remaining, settings.poll_interval))
+                if pre_timeout_due and now >= pre_timeout:
+                    pre_timeout_due = False
+                    send_bookmark()
+                    continue
+                wait = min(remaining, settings.poll_interval)
+                if pre_timeout_due:
+                    wait = min(wait, max(pre_timeout - now, 0.0))
+                event = watch.next(wait)
                 if event is None:
                     if watch.closed:
                         break

@@ -50,7 +50,7 @@ class BindingVerbs:
         if problems:
             # ValidatePodBinding's aggregate is returned as a plain error, which the server answers with 500.
             message = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
-            raise errors.ApiError(500, "Unknown", message, {})
+            raise errors.ApiError(500, "Unknown", message)
         record = self._lookup(rt, namespace, name)
         pod = record.obj
         pod_meta = pod["metadata"]

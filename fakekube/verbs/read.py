@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import json
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import Any
 
-from fakekube import errors, gojson
+from fakekube import continuetoken, errors
 from fakekube.audit import AuditEntry
 from fakekube.fieldselectors import FieldSelector
-from fakekube.patch.jsonutil import go_json_kind
 from fakekube.records import (
     Key,
     Record,
@@ -21,7 +19,34 @@ from fakekube.selectors import LabelSelector
 from fakekube.validation import go_quote
 from fakekube.watch import match_everything
 
-_RAW_URL_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+_INCONSISTENT_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a new list "
+    "without the continue parameter, or use the continue token in this response to retrieve the remainder of the "
+    "results. Continuing with the provided token results in an inconsistent list - objects that were created, "
+    "modified, or deleted between the time the first chunk was returned and now may show up in the list."
+)
+_UINT64_MAX = 2**64 - 1
+
+
+def parse_resource_version(value: str) -> int:
+    """``APIObjectVersioner.ParseResourceVersion``: "" is 0, else ``strconv.ParseUint``; the error is the
+    storage layer's ``resourceVersion: Invalid value: ...`` text."""
+    if value == "":
+        return 0
+    digits = value.isascii() and value.isdigit()
+    # more than 20 digits is beyond uint64 (and Python will not convert thousands of digits)
+    if digits and len(value) <= 20 and int(value) <= _UINT64_MAX:
+        return int(value)
+    reason = "value out of range" if digits else "invalid syntax"
+    quoted = go_quote(value)
+    raise ValueError(f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {reason}")
+
+
+def too_large_resource_version(requested: int, current: int) -> errors.ApiError:
+    """``storage.NewTooLargeResourceVersionError``: a 504 Timeout the client retries after a second."""
+    return errors.ApiError(504, "Timeout", f"Timeout: Too large resource version: {requested}, current: {current}",
+                           {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                            "retryAfterSeconds": 1})
 
 
 class ReadVerbs:
@@ -54,58 +79,69 @@ class ReadVerbs:
              label_selector: str | LabelSelector | None = None, field_selector: str | FieldSelector | None = None,
              limit: int | None = None, continue_: str | None = None, resource_version: str | None = None,
              resource_version_match: str | None = None, actor: str = "fakekube") -> dict[str, Any]:
-        """LIST: a ``<Kind>List`` with ``metadata.resourceVersion`` (and ``continue`` when paginated)."""
+        """LIST: a ``<Kind>List`` with ``metadata.resourceVersion`` (and ``continue`` when paginated).
+
+        Paging follows the storage layer (apiserver ``pkg/storage/cacher/cacher.go`` ``GetList``,
+        ``pkg/storage/continue.go``, ``pkg/storage/etcd3/store.go``, v0.37.2): a page holds ``limit`` matching
+        objects of the list's key range (the namespace's, or every one); it has a continue token whenever keys
+        follow the last one it holds, matching or not; ``remainingItemCount`` is the number of keys after the
+        page, given only when nothing filters (no label or field selector). ``limit`` ≤ 0, or with
+        ``resourceVersion=0``, lists everything. A page after the first is read at the first one's revision.
+        """
         rt = self.resolve(resource)
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
             labels = label_selector if isinstance(label_selector, LabelSelector) else LabelSelector.parse(
                 label_selector)
-            matches = self._matcher(rt, namespace, labels, field_selector)
-            start = ""
-            list_rv = self._rv
-            if continue_:
-                list_rv, start = self._decode_continue(continue_)
-                if resource_version not in (None, "", "0"):
-                    raise errors.BadRequest("specifying resource version is not allowed when using continue")
-            elif resource_version not in (None, "", "0"):
-                requested = self._parse_rv(resource_version)
-                if requested > self._rv:
-                    raise errors.Timeout(f"Too large resource version: {requested}, current: {self._rv}", 1)
-                if resource_version_match == "Exact":
-                    list_rv = requested
+            fields = field_selector if isinstance(field_selector, FieldSelector) else FieldSelector.parse(
+                field_selector)
+            matches = self._matcher(rt, None, labels, fields)  # the namespace is the key range, below
+            page = limit if limit and limit > 0 and resource_version != "0" else 0
+            list_rv, start = self._list_revision(continue_, resource_version, resource_version_match, page)
             objects = self._snapshot(rt, list_rv)
             if objects is None:
                 if continue_:
-                    raise errors.Expired(
-                        "The provided continue parameter is too old to display a consistent list result. You "
-                        "can start a new list without the continue parameter, or use the continue token in "
-                        "this response to retrieve the remainder of the results. Continuing with the provided "
-                        "token results in an inconsistent list - objects that were created, modified, or "
-                        "deleted between the time the first chunk was returned and now may show up in the list."
-                    )
+                    # etcd3/errors.go handleCompactedErrorForPaging: go on at the latest revision, if the client wants
+                    raise errors.Expired(_INCONSISTENT_CONTINUE, continuetoken.encode(-1, start))
                 raise errors.Expired("The resourceVersion for the provided list is too old.")
-            if list_rv < self._rv:
-                keys = sorted(objects, key=sort_key)
-            else:
-                candidates = self._label_candidates(rt, labels)
-                keys = self._sorted_keys(rt) if candidates is None else sorted(candidates, key=sort_key)
+            keys = sorted(objects, key=sort_key) if list_rv < self._rv else self._sorted_keys(rt)
+            lo, hi = 0, len(keys)
+            if rt.namespaced and namespace:
+                lo = bisect_left(keys, namespace + "/", key=sort_key)
+                hi = bisect_left(keys, namespace + "0", lo, hi, key=sort_key)  # "0" follows "/"
             if start:
-                keys = [k for k in keys if sort_key(k) >= start]
+                lo = bisect_left(keys, start, lo, hi, key=sort_key)
             items: list[Record] = []
-            next_key = None
-            for key in keys:
-                record = objects[key]
-                if not matches(record.obj):
-                    continue
-                if limit and len(items) >= limit:
-                    next_key = key
-                    break
-                items.append(record)
+            more = False
+            candidates = self._label_candidates(rt, labels) if list_rv >= self._rv else None
+            if lo >= hi:
+                pass
+            elif candidates is not None:  # few keys can match: walk those, then see whether any key follows
+                low = sort_key(keys[lo])
+                high = sort_key(keys[hi]) if hi < len(keys) else None
+                for key in sorted(candidates, key=sort_key):
+                    text = sort_key(key)
+                    if text < low or (high is not None and text >= high) or not matches(objects[key].obj):
+                        continue
+                    items.append(objects[key])
+                    if page and len(items) >= page:
+                        more = bisect_right(keys, text, lo, hi, key=sort_key) < hi
+                        break
+            else:
+                for i in range(lo, hi):
+                    record = objects[keys[i]]
+                    if matches(record.obj):
+                        items.append(record)
+                        if page and len(items) >= page:
+                            more = i < hi - 1
+                            break
             meta: dict[str, Any] = {"resourceVersion": str(list_rv)}
-            if next_key is not None:
-                meta["continue"] = self._encode_continue(list_rv, sort_key(next_key))
-                if not label_selector and not field_selector:
-                    meta["remainingItemCount"] = len(keys) - keys.index(next_key)
+            if more:
+                last = items[-1].obj["metadata"]
+                meta["continue"] = continuetoken.encode(
+                    list_rv, sort_key(self._key(rt, last.get("namespace"), last["name"])) + "\x00")
+                if labels.empty and fields.empty:
+                    meta["remainingItemCount"] = (hi - lo) - page
             entry.rv_after = str(list_rv)
             return {
                 "apiVersion": rt.api_version,
@@ -115,6 +151,30 @@ class ReadVerbs:
             }
 
         return self._run(lambda: self._begin("list", rt, namespace, None, None, actor), serve)
+
+    def _list_revision(self, continue_: str | None, resource_version: str | None, match: str | None,
+                       page: int) -> tuple[int, str]:
+        """(revision to list at, key to start from), as ``ValidateListOptions`` and the watch cache decide."""
+        if continue_:
+            try:
+                token_rv, start = continuetoken.decode(continue_)
+            except continuetoken.InvalidToken as exc:
+                raise errors.BadRequest(f"invalid continue token: {exc}") from None
+            if resource_version not in (None, "", "0"):
+                raise errors.BadRequest("specifying resource version is not allowed when using continue")
+            if token_rv < 0:  # a token a 410 offered: the rest of the list as it is now
+                return self._rv, start
+            if token_rv > self._rv:
+                raise too_large_resource_version(token_rv, self._rv)
+            return token_rv, start
+        if resource_version in (None, ""):
+            return self._rv, ""
+        requested = self._parse_rv(resource_version)
+        if requested > self._rv:
+            raise too_large_resource_version(requested, self._rv)
+        if match == "Exact" or (not match and page and requested > 0):  # the legacy "limit + rv" is exact too
+            return requested, ""
+        return self._rv, ""
 
     def _label_candidates(self, rt: ResourceType, selector: LabelSelector) -> set[Key] | None:
         """Keys that can match, from the label index, when the selector pins a label to one value."""
@@ -155,47 +215,11 @@ class ReadVerbs:
         return past
 
     def _parse_rv(self, value: str) -> int:
+        """A list's resourceVersion (``ValidateListOptions``' 400); a watch parses its own (a 500)."""
         try:
-            parsed = int(value)
-        except (TypeError, ValueError):
-            raise errors.BadRequest(f'invalid resource version "{value}"') from None
-        if parsed < 0:
-            raise errors.BadRequest(f'invalid resource version "{value}"')
-        return parsed
-
-    @staticmethod
-    def _encode_continue(rv: int, start: str) -> str:
-        token = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}, separators=(",", ":"))
-        return base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
-
-    @staticmethod
-    def _decode_continue(token: str) -> tuple[int, str]:
-        """apiserver ``storage.DecodeContinue``: raw URL-safe base64 of ``{"v","rv","start"}``; what does not
-        decode is the 400 ``invalid continue token: continue key is not valid: <why>``."""
-        def invalid(why: str) -> errors.BadRequest:
-            return errors.BadRequest(f"invalid continue token: {why}")
-
-        bad = next((i for i, c in enumerate(token) if c not in _RAW_URL_BASE64), None)
-        if bad is None and len(token) % 4 == 1:
-            bad = len(token) - 1  # a lone character cannot end a quantum
-        if bad is not None:
-            raise invalid(f"continue key is not valid: illegal base64 data at input byte {bad}")
-        data = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        message = gojson.syntax_error(data)
-        if message is not None:
-            raise invalid(f"continue key is not valid: {message}")
-        parsed = json.loads(data)
-        if not isinstance(parsed, dict):
-            raise invalid(f"continue key is not valid: json: cannot unmarshal {go_json_kind(parsed)} into Go value of "
-                          "type storage.continueToken")
-        version, rv, start = parsed.get("v"), parsed.get("rv"), parsed.get("start")
-        if version != "meta.k8s.io/v1":
-            raise invalid(f"continue key is not valid: server does not recognize this encoded version {version or ''}")
-        if not isinstance(rv, int) or isinstance(rv, bool) or rv == 0:
-            raise invalid("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-        if not start:
-            raise invalid("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
-        return rv, str(start)
+            return parse_resource_version(value)
+        except ValueError as exc:
+            raise errors.BadRequest(f"invalid resource version: {exc}") from None
 
     def _matcher(self, rt: ResourceType, namespace: str | None, label_selector: Any,
                  field_selector: Any) -> Callable[[dict[str, Any]], bool]:

@@ -116,7 +116,8 @@ def test_a_kind_without_a_protobuf_schema_is_415(api, widget_crd):
 def test_patch_bodies_are_never_protobuf(api, kube_server):
     kube_server.store.create("configmaps", {"metadata": {"name": "c"}}, "default")
     resp = api("PATCH", f"{CMS}/c", CODEC.encode(_cm()), PB)
-    assert resp.status == 415 and "application/merge-patch+json" in CODEC.decode(resp.body)["message"]
+    # go-restful refuses a Content-Type the PATCH route does not consume (observed on kube-apiserver v1.37.2)
+    assert resp.status == 415 and CODEC.decode(resp.body)["message"] == "415: Unsupported Media Type"
 
 
 @pytest.mark.parametrize("body, message", [
@@ -159,7 +160,7 @@ def test_protobuf_watch_stream(kube_server):
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
     kube_server.store.create("configmaps", {"metadata": {"name": "before"}}, "default")
     rv = kube_server.store.resource_version
-    conn.request("GET", f"{CMS}?watch=true&resourceVersion={rv}&timeoutSeconds=2&allowWatchBookmarks=true",
+    conn.request("GET", f"{CMS}?watch=true&resourceVersion={rv}&timeoutSeconds=3&allowWatchBookmarks=true",
                  headers={"Accept": f"{MEDIA_TYPE}, application/json"})
     resp = conn.getresponse()
     assert resp.status == 200 and resp.getheader("Content-Type") == WATCH_MEDIA_TYPE
@@ -168,6 +169,8 @@ def test_protobuf_watch_stream(kube_server):
         time.sleep(0.3)
         kube_server.store.create("configmaps", {"metadata": {"name": "a"}, "data": {"k": "v"}}, "default")
         kube_server.store.delete("configmaps", "a", "default")
+        kube_server.store.ensure_namespace("other")  # a change the watch does not see moves its bookmark
+        kube_server.store.create("configmaps", {"metadata": {"name": "b"}}, "other")
 
     writer = threading.Thread(target=writes)
     writer.start()

@@ -58,26 +58,66 @@ def test_chunked_ndjson_with_timeout_and_keep_alive(kube_server):
     conn.close()
 
 
-def test_bookmarks_only_when_asked(kube_server):
-    rv = kube_server.store.resource_version
+def test_bookmarks_only_when_asked_and_only_when_newer(kube_server):
+    # Observed on kube-apiserver v1.37.2: the bookmark before a timeout goes out 2 s before it, carrying the watch
+    # cache's revision of the kind, and only when that is newer than what the watcher has seen (a change in
+    # another namespace moves it; nothing at all sends none) — apiserver storage/cacher/cache_watcher.go.
+    store = kube_server.store
+    store.ensure_namespace("other")
+    rv = store.resource_version
     conn = _connect(kube_server.url)
-    conn.request("GET", f"{CMS}?watch=1&resourceVersion={rv}&timeoutSeconds=1&allowWatchBookmarks=true")
-    events = _events(conn.getresponse())
+    conn.request("GET", f"{CMS}?watch=1&resourceVersion={rv}&timeoutSeconds=3&allowWatchBookmarks=true")
+    resp = conn.getresponse()
+    moved = store.create("configmaps", {"metadata": {"name": "elsewhere"}}, "other")["metadata"]["resourceVersion"]
+    store.create("secrets", {"metadata": {"name": "s"}}, "default")  # another kind does not move it
+    started = time.monotonic()
+    events = _events(resp)
+    assert 2.5 < time.monotonic() - started < 4
     assert [e["type"] for e in events] == ["BOOKMARK"]
-    assert events[0]["object"]["kind"] == "ConfigMap"
-    assert int(events[0]["object"]["metadata"]["resourceVersion"]) >= int(rv)
-    conn.request("GET", f"{CMS}?watch=True&resourceVersion={rv}&timeoutSeconds=1")
-    assert _events(conn.getresponse()) == []
+    assert events[0]["object"] == {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": moved}}
+    conn.request("GET", f"{CMS}?watch=1&resourceVersion={store.resource_version}&timeoutSeconds=3"
+                        "&allowWatchBookmarks=true")
+    assert _events(conn.getresponse()) == []  # nothing newer: no bookmark
+    conn.request("GET", f"{CMS}?watch=True&resourceVersion={rv}&timeoutSeconds=3")
+    assert _events(conn.getresponse()) == []  # the change in the other namespace is not this watch's
     conn.close()
+
+
+def test_no_bookmark_when_the_watch_lasts_two_seconds_or_less(kube_server):
+    store = kube_server.store
+    store.ensure_namespace("other")
+    conn = _connect(kube_server.url)
+    conn.request("GET", f"{CMS}?watch=1&resourceVersion={store.resource_version}&timeoutSeconds=2"
+                        "&allowWatchBookmarks=true")
+    resp = conn.getresponse()
+    store.create("configmaps", {"metadata": {"name": "elsewhere"}}, "other")
+    assert _events(resp) == []
+
+
+def test_a_timeout_already_past_ends_the_stream_at_once(kube_server):
+    kube_server.store.create("configmaps", {"metadata": {"name": "a"}}, "default")
+    conn = _connect(kube_server.url)
+    started = time.monotonic()
+    conn.request("GET", f"{CMS}?watch=1&timeoutSeconds=-1&allowWatchBookmarks=true")
+    resp = conn.getresponse()
+    assert resp.status == 200 and _events(resp) == [] and time.monotonic() - started < 1
 
 
 def test_periodic_bookmarks_on_idle_stream(kube_server_factory, http_request):
     served = kube_server_factory(bookmark_interval=0.2, poll_interval=0.05)
-    rv = served.store.resource_version
+    store = served.store
+    store.ensure_namespace("other")
+    rv = store.resource_version
     conn = _connect(served.url)
     conn.request("GET", f"{CMS}?watch=true&resourceVersion={rv}&timeoutSeconds=1&allowWatchBookmarks=true")
-    events = _events(conn.getresponse())
-    assert len(events) >= 3 and {e["type"] for e in events} == {"BOOKMARK"}
+    resp = conn.getresponse()
+    threading.Timer(0.1, lambda: store.create("configmaps", {"metadata": {"name": "x"}}, "other")).start()
+    threading.Timer(0.5, lambda: store.create("configmaps", {"metadata": {"name": "y"}}, "other")).start()
+    events = _events(resp)
+    # one bookmark per new revision of the kind, none repeated while it stays the same
+    assert [e["type"] for e in events] == ["BOOKMARK", "BOOKMARK"]
+    marks = [int(e["object"]["metadata"]["resourceVersion"]) for e in events]
+    assert marks[0] < marks[1]
 
 
 def test_send_initial_events_ends_with_marked_bookmark(kube_server):

@@ -95,10 +95,14 @@ def test_stopped_watch_is_released(kube: Store) -> None:
     assert watch.next(timeout=0) is None
 
 
-def test_bookmarks_carry_only_a_resource_version(kube: Store) -> None:
+def test_bookmarks_carry_only_the_kinds_last_revision(kube: Store) -> None:
+    # the watch cache's last processed revision of the kind (apiserver storage/cacher/cacher.go dispatchEvents)
+    rv = kube.create("configmaps", {"metadata": {"name": "c"}}, "default")["metadata"]["resourceVersion"]
+    kube.create("secrets", {"metadata": {"name": "s"}}, "default")
     event = kube.bookmark("configmaps")
     assert event.type == "BOOKMARK"
-    assert event.raw == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"resourceVersion": kube.resource_version}}
+    assert event.raw == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"resourceVersion": rv}}
+    assert rv != kube.resource_version
 
 
 def test_only_a_watch_of_everything_skips_matching(kube: Store) -> None:
