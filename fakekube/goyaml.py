@@ -43,7 +43,7 @@ import yaml
 from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from fakekube.gojson import INT64_MAX, INT64_MIN, go_text
+from fakekube.gojson import INT64_MAX, INT64_MIN, go_float_value, go_text
 from fakekube.gotext import go_float, go_quote, go_quote_bytes
 
 _TAG = "tag:yaml.org,2002:"
@@ -419,11 +419,9 @@ def _to_json(value: Any) -> Any:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return _NonFinite(value)
-        if value.is_integer() and -(2.0**63) <= value < 2.0**63:
-            return int(value)
-        return value
+        return go_float_value(value)
     if isinstance(value, int) and not isinstance(value, bool) and value > INT64_MAX:
-        return float(value)  # a uint64 is written as its digits and read back as a float64
+        return go_float_value(float(value))  # a uint64 is written as its digits and read back as a float64
     if isinstance(value, _Binary):
         return str(value)
     return value

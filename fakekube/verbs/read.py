@@ -101,6 +101,8 @@ class ReadVerbs:
                     break
                 items.append(record)
             meta: dict[str, Any] = {"resourceVersion": str(list_rv)}
+            if rt.custom:
+                meta["continue"] = ""  # an unstructured list writes its empty continue (kube-apiserver v1.37.2)
             if next_key is not None:
                 meta["continue"] = self._encode_continue(list_rv, sort_key(next_key))
                 if not label_selector and not field_selector:
