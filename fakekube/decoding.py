@@ -370,9 +370,10 @@ class FieldReport:
             return []
         return [duplicate_field(p) for p in duplicates] + [unknown_field(p) for p in unknown]
 
-    def body(self, rt: ResourceType, duplicates: list[str], unknown: list[str]) -> None:
-        """A create or update body: Strict fails with the 400, Warn warns."""
-        problems = self.problems(duplicates, unknown)
+    def body(self, rt: ResourceType, duplicates: list[str], unknown: list[str], extra: list[str] = ()) -> None:  # type: ignore[assignment]
+        """A create or update body: Strict fails with the 400, Warn warns. ``extra``: problems already worded
+        (a YAML body's duplicate keys, which the YAML decoder reports first)."""
+        problems = (list(extra) if self.directive != IGNORE else []) + self.problems(duplicates, unknown)
         if not problems:
             return
         if self.directive == STRICT:

@@ -164,6 +164,8 @@ class ApiError(Exception):
         if self.details is not None:
             # Go's StatusDetails is a pointer: non-nil details are sent even when every field is empty ({}).
             body["details"] = {k: v for k, v in self.details.items() if v not in ("", None, [])}
+        elif self.details is not None:
+            body["details"] = {}  # the router's 404 and 405 carry an empty details object
         body["code"] = self.code
         return body
 
@@ -264,14 +266,13 @@ class Forbidden(ApiError):
 
 
 class MethodNotSupported(ApiError):
+    """The 405 of a method no route takes (go-restful's answer: empty details, observed on kube-apiserver
+    v1.37.2)."""
+
     def __init__(self, resource: str, group: str, verb: str) -> None:
-        super().__init__(
-            405,
-            "MethodNotAllowed",
-            "the server does not allow this method on the requested resource",
-            {"group": group, "kind": resource},
-        )
-        self.verb = verb
+        super().__init__(405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
+                         {})
+        self.resource, self.group, self.verb = resource, group, verb
 
 
 class Expired(ApiError):

@@ -32,6 +32,7 @@ import codecs
 import json
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -199,8 +200,17 @@ def unstructured(value: Any) -> Any:
             raise GoJSONError(f"json: cannot unmarshal number {value.text} into Go value of type float64")
         value = float(value)
         t = float
-    if t is float and value.is_integer() and -(2.0**63) <= value < 2.0**63:
-        return int(value)
+    if t is float:
+        return go_float_value(value)
+    return value
+
+
+def go_float_value(value: float) -> int | float:
+    """A float64 as kube-apiserver serves it after storing it: Go writes a whole number below 1e21 as its
+    shortest digits padded with zeros (``1.2345678901234567e19`` as ``12345678901234567000``), which reads back
+    as that integer; here it is that integer, so it is written the same. Anything else stays a float."""
+    if value.is_integer() and abs(value) < 1e21:
+        return int(value) if abs(value) < 2.0**53 else int(Decimal(repr(value)))
     return value
 
 

@@ -43,7 +43,7 @@ import yaml
 from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from fakekube.gojson import INT64_MAX, INT64_MIN, go_text
+from fakekube.gojson import INT64_MAX, INT64_MIN, go_float_value, go_text
 from fakekube.gotext import go_float, go_quote, go_quote_bytes
 
 _TAG = "tag:yaml.org,2002:"
@@ -265,6 +265,8 @@ class _Decoder:
         self.alias_count = 0
         self.alias_depth = 0
         self.expanding: set[int] = set()
+        # the strict decoder's complaints (``line N: key "a" already set in map``), which kube-apiserver warns
+        self.duplicates: list[str] = []
 
     def value(self, node: Node) -> Any:
         self.count += 1
@@ -299,6 +301,9 @@ class _Decoder:
             key = self.value(key_node)
             if isinstance(key, list | _GoMap):
                 raise GoYAMLError(f"yaml: invalid map key: {go_sharp(key)}")
+            if out.has(key):
+                line = value_node.start_mark.line + 1 if value_node.start_mark is not None else 0
+                self.duplicates.append(f"line {line}: key {go_sharp(key)} already set in map")
             out.set(key, self.value(value_node))
 
     def merge(self, node: Node, out: _GoMap) -> None:
@@ -315,10 +320,22 @@ class _Decoder:
             raise GoYAMLError("yaml: map merge requires map or sequence of maps as the value")
 
     def merge_one(self, node: Node, out: _GoMap) -> None:
-        merged = self.value(node)
-        assert isinstance(merged, _GoMap)
-        for key, value in merged.items:
-            out.set(key, value)
+        """go-yaml decodes a merged map into the map being built: its keys overwrite, and count as set twice."""
+        if not isinstance(node, _Alias):
+            assert isinstance(node, MappingNode)
+            self.mapping(node, out)
+            return
+        if id(node.target) in self.expanding:
+            raise GoYAMLError(f"yaml: anchor '{node.anchor}' value contains itself")
+        self.expanding.add(id(node.target))
+        self.alias_depth += 1
+        try:
+            self.count += 1
+            assert isinstance(node.target, MappingNode)
+            self.mapping(node.target, out)
+        finally:
+            self.alias_depth -= 1
+            self.expanding.discard(id(node.target))
 
 
 def _alias_ratio(count: int) -> float:
@@ -338,6 +355,9 @@ class _GoMap:
     def __init__(self) -> None:
         self.items: list[tuple[Any, Any]] = []
         self.index: dict[tuple[type, Any], int] = {}
+
+    def has(self, key: Any) -> bool:
+        return (type(key), key) in self.index
 
     def set(self, key: Any, value: Any) -> None:
         slot = (type(key), key)
@@ -399,11 +419,9 @@ def _to_json(value: Any) -> Any:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return _NonFinite(value)
-        if value.is_integer() and -(2.0**63) <= value < 2.0**63:
-            return int(value)
-        return value
+        return go_float_value(value)
     if isinstance(value, int) and not isinstance(value, bool) and value > INT64_MAX:
-        return float(value)  # a uint64 is written as its digits and read back as a float64
+        return go_float_value(float(value))  # a uint64 is written as its digits and read back as a float64
     if isinstance(value, _Binary):
         return str(value)
     return value
@@ -430,14 +448,18 @@ def _first_non_finite(value: Any) -> _NonFinite | None:
     return None
 
 
-def yaml_to_json(data: bytes | str) -> Any:
+def yaml_to_json(data: bytes | str, duplicates: list[str] | None = None) -> Any:
     """``YAMLToJSON`` and the JSON read back: the value kube-apiserver decodes from a YAML body (a dict,
-    list, scalar or None). Raises :class:`GoYAMLError` with Go's message."""
+    list, scalar or None). Raises :class:`GoYAMLError` with Go's message. ``duplicates`` (optional) receives
+    what the strict decoder says of keys set twice (``line 15: key "a" already set in map``)."""
     loader = None
     try:
         loader = _Loader(data)  # (the reader decodes the text here: a bad byte is an error already)
         node = loader.get_node() if loader.check_node() else None
-        value = None if node is None else _Decoder().value(node)
+        decoder = _Decoder()
+        value = None if node is None else decoder.value(node)
+        if duplicates is not None:
+            duplicates.extend(decoder.duplicates)
     except yaml.MarkedYAMLError as exc:
         raise GoYAMLError(libyaml_message(exc)) from None
     except yaml.reader.ReaderError as exc:

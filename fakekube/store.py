@@ -388,7 +388,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             obj = json_copy(body)
             unknown = decoding.prune_custom(self.registry.kubernetes_version, rt, obj)
         if report is not None:
-            report.body(rt, duplicates, unknown)
+            report.body(rt, duplicates, unknown, list(getattr(body, "strict_problems", ())))
         if rt.to_storage is not None and api_version in (None, rt.api_version):
             obj = rt.to_storage({**obj, "apiVersion": rt.api_version, "kind": rt.kind})
             api_version, kind = obj["apiVersion"], obj["kind"]

@@ -138,11 +138,16 @@ def decode_json(body: bytes, kind: str = "object") -> Any:
 def decode_yaml(body: bytes, kind: str = "object") -> Any:
     """A YAML body as ``YAMLToJSON`` converts it (a JSON-shaped value); its errors come before anything reads
     the kind."""
+    duplicates: list[str] = []
     try:
-        value = goyaml.yaml_to_json(body)
+        value = goyaml.yaml_to_json(body, duplicates)
     except goyaml.GoYAMLError as exc:
         raise unrecognized(kind, str(exc), body) from None
-    return RequestBody(value, []) if isinstance(value, dict) else value
+    if not isinstance(value, dict):
+        return value
+    decoded = RequestBody(value, [])
+    decoded.strict_problems = duplicates  # type: ignore[attr-defined]
+    return decoded
 
 
 def check_type_meta(value: Any, body: bytes, rt: ResourceType, registry: Registry) -> dict[str, Any]:

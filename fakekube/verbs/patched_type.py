@@ -32,10 +32,12 @@ def sorted_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def check_type_meta(registry: Registry, rt: ResourceType, patched: dict[str, Any], shown: Callable[[], str]) -> None:
+def check_type_meta(registry: Registry, rt: ResourceType, patched: dict[str, Any], shown: Callable[[], str],
+                    report: decoding.FieldReport | None = None, name: str = "") -> None:
     """A JSON or merge patch's result, as ``DecodeInto`` reads its apiVersion and kind. A built-in result that
     decodes is given the endpoint's apiVersion and kind; a custom resource's keeps what it names, for
-    validation to refuse (``kind: Invalid value: "Gadget": must be Widget``)."""
+    validation to refuse (``kind: Invalid value: "Gadget": must be Widget``). ``report``: the request's
+    fieldValidation, told what a result without apiVersion leaves unknown; ``name``: the name on the URL."""
     try:
         group, version, kind = typemeta.interpret(patched)
     except typemeta.TypeMetaError as exc:
@@ -51,8 +53,12 @@ def check_type_meta(registry: Registry, rt: ResourceType, patched: dict[str, Any
                                   {"causes": [{"message": inner}]})
         return
     if not group and not version:
-        # Decoded into the internal type without a version: nothing lands, the name included.
-        raise undeterminable(str((patched.get("metadata") or {}).get("name") or ""))
+        # Decoded into the internal type without a version: its fields have no JSON names (ObjectMeta's, embedded,
+        # are at the top), so the document's members are unknown and nothing lands, the name included.
+        if report is not None:
+            known = decoding.object_meta_fields(registry.kubernetes_version) | {"apiVersion", "kind"}
+            report.patch(shown(), [decoding.unknown_field(key) for key in sorted(patched) if key not in known])
+        raise undeterminable(name)
     kind = kind or rt.kind
     if not version and group == rt.group:
         version = rt.version

@@ -111,7 +111,8 @@ class WriteVerbs:
             # What decoding the body reports comes first, as on the full path (a 400, or warnings).
             unknown = (check_update_body(rt, body, record, self.hub.stored_at(int(rv), rt.storage))
                        if same_as_stored(rt, record.obj) else decoding.check_body(rt, body))
-            report.body(rt, list(getattr(body, "duplicate_fields", ())), unknown)
+            report.body(rt, list(getattr(body, "duplicate_fields", ())), unknown,
+                        list(getattr(body, "strict_problems", ())))
         elif rt.custom and not custom_stale_put_is_plain(self.registry.kubernetes_version, rt, body, record):
             return  # what the full path reports first (a warning, a 400 or 422) would be lost
         entry.rv_before = record.rv
@@ -317,7 +318,8 @@ class WriteVerbs:
                 patched_type.keep_type_meta(rt, patched, base)
             elif subresource != "scale":
                 patched_type.check_type_meta(self.registry, rt, patched,
-                                             lambda: decoding.shown_patch(kind, patched, patch_doc, rt.patch_schema))
+                                             lambda: decoding.shown_patch(kind, patched, patch_doc, rt.patch_schema),
+                                             report, name)
             if rt.custom:
                 patched_type.check_custom_metadata(self.registry, rt, patched)
             if patched.get("metadata") is not None and not isinstance(patched["metadata"], dict) and rt.model is None:
