@@ -11,6 +11,7 @@ The store handles resourceVersion preconditions, create-if-missing and no-op sup
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import yaml
@@ -105,6 +106,7 @@ def server_side_apply(
     share_live: bool = False,
     zero: dict | None = None,
     ignored: str | None = None,
+    versions: Collection[str] | None = None,
 ) -> dict:
     """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
 
@@ -117,12 +119,16 @@ def server_side_apply(
     configuration brought is still copied, and the top level and each top-level value are the result's own),
     so the caller must not change anything in it deeper than that without copying it first.
     ``zero``: the kind's Go zero value (fakekube.patch.zero); ``ignored``: the top-level field the strategy
-    resets (status on the main resource, spec on /status), which no manager takes.
+    resets (status on the main resource, spec on /status), which no manager takes. ``versions``: the
+    apiVersions the endpoint converts to; managers of others are dropped (see managed_fields.record_update).
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
     schema = schema or UNTYPED
     managers = decode_managed_fields(live, frozen=live_is_stored)
+    if versions is not None:
+        for ident in [i for i, m in managers.items() if m.api_version not in versions]:
+            del managers[ident]
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
     if live is not None and not managers:
         _before_first_apply(managers, live_body, zero, ignored, schema, api_version, subresource, now)

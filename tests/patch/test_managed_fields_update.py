@@ -194,3 +194,37 @@ def test_scale_entries_convert_to_and_from_the_parent_as_upstream_does():
          "fieldsV1": {"f:spec": {"f:replicas": {}}}},
         {**creator, "fieldsV1": {"f:spec": {"f:paused": {}}}},
     ]
+
+
+def test_entries_of_versions_the_endpoint_cannot_convert_to_are_dropped():
+    # observed: a ConfigMap created with entries of apiVersion v7 and apps/v1 keeps neither; a core v1 patch of
+    # an Event written through events.k8s.io/v1 drops that entry, and the write is still tracked (skipNonApplied
+    # looks before structured-merge-diff's reconcile drops them)
+    sent = [{"manager": "old", "operation": "Update", "apiVersion": "v7", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:data": {"f:ghost": {}}}},
+            {"manager": "same", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:data": {"f:ghost2": {}}}}]
+    obj = _cm(managedFields=sent)
+    record_update(None, obj, manager="creator", api_version="v1", subresource=None, now=T1, zero=CM_ZERO,
+                  versions={"v1"})
+    assert _fields(obj) == {"same": {"f:data": {"f:ghost2": {}}}, "creator": {"f:data": {".": {}, "f:a": {}}}}
+    old = _cm(managedFields=[{**sent[0], "apiVersion": "events.k8s.io/v1"}])
+    new = {**_cm(managedFields=old["metadata"]["managedFields"]), "data": {"a": "2"}}
+    record_update(old, new, manager="patcher", api_version="v1", subresource=None, now=T2, versions={"v1"})
+    assert _fields(new) == {"patcher": {"f:data": {"f:a": {}}}}
+
+
+def test_a_write_through_another_version_is_compared_and_recorded_in_that_version():
+    # observed: an events.k8s.io/v1 Event (stored as a v1 one) gets an events.k8s.io/v1 entry naming its fields
+    # (note, regarding), not the stored ones (message, involvedObject)
+    def to_events(obj):
+        renames = {"message": "note", "involvedObject": "regarding"}
+        return {**{renames.get(k, k): v for k, v in obj.items()}, "apiVersion": "events.k8s.io/v1"}
+
+    stored = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "uid": "u"}, "message": "hi",
+              "involvedObject": {"kind": "Pod", "name": "p"}}
+    record_update(None, stored, manager="m", api_version="events.k8s.io/v1", subresource=None, now=T1,
+                  zero=zero_object("events.k8s.io/v1", "Event"), to_version=to_events, versions={"events.k8s.io/v1"},
+                  schema=builtin_schema("events.k8s.io", "Event"))
+    assert stored["metadata"]["managedFields"][0]["apiVersion"] == "events.k8s.io/v1"
+    assert stored["metadata"]["managedFields"][0]["fieldsV1"] == {"f:note": {}, "f:regarding": {}}
