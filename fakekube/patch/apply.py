@@ -18,7 +18,7 @@ import yaml
 
 from fakekube import errors
 from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
-from fakekube.patch import fieldpath, typed, update_fields
+from fakekube.patch import fieldpath, last_applied, typed, update_fields
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.jsonutil import own_top_levels
 from fakekube.patch.managed_fields import (
@@ -165,7 +165,13 @@ def server_side_apply(
         if clash:
             conflicts[ident] = clash
     if conflicts and not force:
-        raise _conflict_error(conflicts, managers)
+        left = conflicts
+        if manager == last_applied.KUBECTL:
+            allowed = last_applied.allowed_conflicts(live_body, schema, api_version)
+            if allowed is not None:
+                left = {ident: rest for ident, paths in conflicts.items() if (rest := paths - allowed)}
+        if left:
+            raise _conflict_error(left, managers)
     for ident, other in managers.items():
         if ident == key:
             continue
@@ -188,6 +194,8 @@ def server_side_apply(
         if not keep_nulls and (text is None or b"null" in text):
             drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
+    if manager == last_applied.KUBECTL:
+        last_applied.sync_annotation(merged, config)
     return merged
 
 

@@ -228,3 +228,25 @@ def test_a_write_through_another_version_is_compared_and_recorded_in_that_versio
                   schema=builtin_schema("events.k8s.io", "Event"))
     assert stored["metadata"]["managedFields"][0]["apiVersion"] == "events.k8s.io/v1"
     assert stored["metadata"]["managedFields"][0]["fieldsV1"] == {"f:note": {}, "f:regarding": {}}
+
+
+def test_kubectl_takes_over_what_client_side_apply_last_applied():
+    # observed: kubectl's conflicts with the client-side applier on fields its last-applied annotation still
+    # describes are allowed (the apply is forced); the annotation then becomes the applied configuration
+    annotation = ('{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap",'
+                  '"metadata":{"annotations":{},"name":"c"}}\n')
+    live = _create({**_cm(annotations={"kubectl.kubernetes.io/last-applied-configuration": annotation}),
+                    "data": {"a": "1", "b": "2"}}, manager="kubectl-client-side-apply")
+    live = _update(live, {**json.loads(json.dumps(live)), "data": {"a": "1", "b": "3"}}, "editor")
+    both = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "9", "b": "9"}}
+    with pytest.raises(errors.ApplyConflict) as info:
+        server_side_apply(live, both, manager="kubectl", force=False, schema=None, api_version="v1",
+                          subresource=None, now=T3)
+    assert info.value.message == 'Apply failed with 1 conflict: conflict with "editor" using v1: .data.b'
+    out = server_side_apply(live, {**both, "data": {"a": "9"}}, manager="kubectl", force=False, schema=None,
+                            api_version="v1", subresource=None, now=T3)
+    assert out["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] == (
+        '{"apiVersion":"v1","data":{"a":"9"},"kind":"ConfigMap","metadata":{"name":"c"}}\n')
+    with pytest.raises(errors.ApplyConflict):  # another manager is not allowed anything
+        server_side_apply(live, {**both, "data": {"a": "9"}}, manager="other", force=False, schema=None,
+                          api_version="v1", subresource=None, now=T3)
