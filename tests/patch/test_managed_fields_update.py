@@ -250,3 +250,14 @@ def test_kubectl_takes_over_what_client_side_apply_last_applied():
     with pytest.raises(errors.ApplyConflict):  # another manager is not allowed anything
         server_side_apply(live, {**both, "data": {"a": "9"}}, manager="other", force=False, schema=None,
                           api_version="v1", subresource=None, now=T3)
+
+
+def test_list_map_keys_an_item_leaves_out_take_the_schema_default():
+    # observed: an applied port without protocol is owned as k:{"containerPort":80,"protocol":"TCP"}
+    # (kubernetes/api core/v1 ContainerPort.Protocol +default="TCP"; smd typed/helpers.go getAssociativeKeyDefault)
+    config = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+              "spec": {"containers": [{"name": "c", "image": "x", "ports": [{"containerPort": 80}]}]}}
+    out = server_side_apply(None, config, manager="a", force=False, schema=builtin_schema("", "Pod"),
+                            api_version="v1", subresource=None, now=T1)
+    ports = _fields(out)["a"]["f:spec"]["f:containers"]['k:{"name":"c"}']["f:ports"]
+    assert list(ports) == ['k:{"containerPort":80,"protocol":"TCP"}']
