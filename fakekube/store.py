@@ -116,6 +116,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self.hub = Hub(watch_history)
         self.require_namespaces = require_namespaces
         self.track_managed_fields = managed_fields
+        self._versions_by_storage: dict[tuple[str, int], frozenset[str]] = {}
         self.commit_hooks: list[CommitHook] = []
         # Who may do what and which bearer tokens are valid, for the review APIs (fakekube/kinds/authorization.py,
         # authentication.py). The store never enforces either; None is AlwaysAllow.
@@ -424,13 +425,36 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         return (actor or "unknown").split("/", 1)[0]
 
     def _record_managed_fields(self, rt: ResourceType, old: dict[str, Any] | None, new: dict[str, Any],
-                               manager: str | None, subresource: str | None) -> None:
-        """An ``Update`` entry for ``manager``; ``None`` means the write (an apply) has recorded its own."""
+                               manager: str | None, subresource: str | None,
+                               request: ResourceType | None = None) -> None:
+        """An ``Update`` entry for ``manager``; ``None`` means the write (an apply) has recorded its own.
+        ``rt`` is the storage's type, ``request`` the one the write came through (its version is the entry's)."""
         if manager is None or not self.track_managed_fields:
             return
-        record_update(old, new, manager=manager, api_version=rt.api_version, subresource=subresource,
-                      now=self._now(), schema=rt.patch_schema,
-                      zero=zero_object(rt.api_version, rt.kind) if old is None else None)
+        writer = request if request is not None and request.to_storage is not None else rt
+        record_update(old, new, manager=manager, api_version=writer.api_version, subresource=subresource,
+                      now=self._now(), schema=writer.patch_schema,
+                      zero=zero_object(writer.api_version, writer.kind) if old is None else None,
+                      to_version=writer.from_storage if writer is not rt else None,
+                      versions=self.managed_versions(writer))
+
+    def managed_versions(self, rt: ResourceType) -> frozenset[str]:
+        """The apiVersions whose managedFields entries survive a write through ``rt``: what its endpoint's field
+        manager can convert to — every version of a custom resource, a built-in's own (the other group of
+        Events included: its entries are dropped, as observed on kube-apiserver v1.37.2)."""
+        if not rt.custom:
+            own = _OWN_VERSION.get(rt.api_version)
+            if own is None:
+                own = _OWN_VERSION[rt.api_version] = frozenset((rt.api_version,))
+            return own
+        key = (rt.storage, self.registry.generation)
+        known = self._versions_by_storage.get(key)
+        if known is None:
+            if len(self._versions_by_storage) > 256:
+                self._versions_by_storage.clear()
+            known = self._versions_by_storage[key] = frozenset(
+                {t.api_version for t in self.registry if t.storage == rt.storage} | {rt.api_version})
+        return known
 
     # -- conveniences ----------------------------------------------------------------------------------
 
@@ -465,6 +489,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
 
     def count(self, resource: str | ResourceType) -> int:
         return len(self._bucket(self.resolve(resource)))
+
+
+_OWN_VERSION: dict[str, frozenset[str]] = {}  # a built-in's apiVersion alone, made once (bounded by the kinds)
 
 
 def _index_fields_differ(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> bool:

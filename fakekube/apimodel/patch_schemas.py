@@ -31,6 +31,17 @@ _SPECIAL = {
 }
 
 
+# Defaults of list-map key fields (``+default`` markers the OpenAPI data at hand does not carry): kubernetes/api
+# v1.37.2 core/v1/types.go — ContainerPort.Protocol and ServicePort.Protocol ``+default="TCP"``,
+# LocalObjectReference.Name ``+default=""`` (imagePullSecrets).
+_KEY_DEFAULTS = {
+    ("io.k8s.api.core.v1.ContainerPort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.ServicePort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.LocalObjectReference", "name"): "",
+}
+
+
+
 class _Builder(PerDefinition[PatchSchema]):
     def _build(self, name: str) -> PatchSchema:
         if name in _SPECIAL:
@@ -64,17 +75,31 @@ class _Builder(PerDefinition[PatchSchema]):
             return variant
         return self._shape(schema, name)
 
+    def _key_defaults(self, items: dict[str, Any], keys: Any) -> dict[str, Any] | None:
+        """The defaults of a list-map's key fields: the item definition's ``default``, else _KEY_DEFAULTS."""
+        ref = Definitions.ref_name(items)
+        props = self.defs[ref].get("properties") if ref is not None and ref in self.defs else items.get("properties")
+        found: dict[str, Any] = {}
+        for key in keys or ():
+            prop = props.get(key) if isinstance(props, dict) else None
+            if isinstance(prop, dict) and "default" in prop:
+                found[key] = prop["default"]
+            elif (ref, key) in _KEY_DEFAULTS:
+                found[key] = _KEY_DEFAULTS[(ref, key)]
+        return found or None
+
     def _shape(self, schema: dict[str, Any], name: str) -> PatchSchema:
         strategy = schema.get("x-kubernetes-patch-strategy", "")
         types = schema_types(schema)
         if "array" in types or "items" in schema:
             items = schema.get("items")
             item = self.field(items, name) if isinstance(items, dict) else None
+            keys = schema.get("x-kubernetes-list-map-keys", ())
             return PatchSchema(
                 "list", name=item.name if item is not None and item.kind == "object" else name, items=item,
                 strategy=strategy, merge_key=schema.get("x-kubernetes-patch-merge-key"),
-                list_type=schema.get("x-kubernetes-list-type"),
-                list_map_keys=schema.get("x-kubernetes-list-map-keys", ()),
+                list_type=schema.get("x-kubernetes-list-type"), list_map_keys=keys,
+                key_defaults=self._key_defaults(items, keys) if isinstance(items, dict) else None,
             )
         additional = schema.get("additionalProperties")
         if isinstance(additional, dict):

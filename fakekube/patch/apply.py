@@ -11,11 +11,12 @@ The store handles resourceVersion preconditions, create-if-missing and no-op sup
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from fakekube import errors, goyaml
 from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
-from fakekube.patch import fieldpath, typed, update_fields
+from fakekube.patch import fieldpath, last_applied, typed, update_fields
 from fakekube.patch.fieldpath import Path
 from fakekube.patch.jsonutil import go_json_kind, own_top_levels
 from fakekube.patch.managed_fields import (
@@ -113,6 +114,7 @@ def server_side_apply(
     share_live: bool = False,
     zero: dict | None = None,
     ignored: str | None = None,
+    versions: Collection[str] | None = None,
 ) -> dict:
     """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
 
@@ -125,12 +127,16 @@ def server_side_apply(
     configuration brought is still copied, and the top level and each top-level value are the result's own),
     so the caller must not change anything in it deeper than that without copying it first.
     ``zero``: the kind's Go zero value (fakekube.patch.zero); ``ignored``: the top-level field the strategy
-    resets (status on the main resource, spec on /status), which no manager takes.
+    resets (status on the main resource, spec on /status), which no manager takes. ``versions``: the
+    apiVersions the endpoint converts to; managers of others are dropped (see managed_fields.record_update).
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
     schema = schema or UNTYPED
     managers = decode_managed_fields(live, frozen=live_is_stored)
+    if versions is not None:
+        for ident in [i for i, m in managers.items() if m.api_version not in versions]:
+            del managers[ident]
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
     if live is not None and not managers:
         _before_first_apply(managers, live_body, zero, ignored, schema, api_version, subresource, now)
@@ -167,7 +173,13 @@ def server_side_apply(
         if clash:
             conflicts[ident] = clash
     if conflicts and not force:
-        raise _conflict_error(conflicts, managers)
+        left = conflicts
+        if manager == last_applied.KUBECTL:
+            allowed = last_applied.allowed_conflicts(live_body, schema, api_version)
+            if allowed is not None:
+                left = {ident: rest for ident, paths in conflicts.items() if (rest := paths - allowed)}
+        if left:
+            raise _conflict_error(left, managers)
     for ident, other in managers.items():
         if ident == key:
             continue
@@ -190,6 +202,8 @@ def server_side_apply(
         if not keep_nulls and (text is None or b"null" in text):
             drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
+    if manager == last_applied.KUBECTL:
+        last_applied.sync_annotation(merged, config)
     return merged
 
 

@@ -8,6 +8,7 @@ changed (taking them away from other managers) and every manager loses the field
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection
 from typing import Any
 
 from fakekube.patch import fieldpath, update_fields
@@ -181,6 +182,8 @@ def record_update(
     now: str,
     schema: PatchSchema | None = None,
     zero: dict | None = None,
+    to_version: Callable[[dict], dict] | None = None,
+    versions: Collection[str] | None = None,
 ) -> None:
     """Record an ``operation: Update`` entry in ``new`` for the fields this write added or changed.
 
@@ -188,6 +191,12 @@ def record_update(
     fakekube.patch.zero). Other managers lose the fields the write took and every manager loses the fields it
     removed. When the write changed nothing, the entries (and their times) are left exactly as they were, so
     a no-op write stays byte-identical.
+
+    ``to_version``: the conversion of the stored form into the write's version (``api_version``), where the
+    comparison happens, for a resource stored in another form (events.k8s.io/v1 Events, stored as v1 ones);
+    entries themselves are never converted. ``versions``: the apiVersions the endpoint can convert to (all of a
+    custom resource's, else its own); a manager of any other version is dropped (structured-merge-diff
+    ``Updater.reconcileManagedFieldsWithSchemaChanges``, a missing version); None keeps every manager.
     """
     manager = manager or "unknown"  # buildManagerInfo
     meta = new.setdefault("metadata", {})
@@ -195,16 +204,22 @@ def record_update(
     if not entries and old is not None:
         meta.pop("managedFields", None)  # skipNonApplied: an existing object without entries stays untracked
         return
+    if versions is not None and any(e.get("apiVersion") not in versions for e in entries):
+        # Dropped further in, after skipNonApplied has looked: the write is tracked even when none is left.
+        entries = [e for e in entries if e.get("apiVersion") in versions]
     subresource = subresource or ""
+    live, written = old, new
+    if to_version is not None:
+        live, written = (to_version(old) if old is not None else None), to_version(new)
     if old is None and not entries:
         # The common create: one entry, the tree built in one walk.
-        tree = update_fields.create_tree(zero or {}, new, schema)
+        tree = update_fields.create_tree(zero or {}, written, schema)
         if tree:
             meta["managedFields"] = [_new_entry(manager, api_version, now, tree, subresource)]
         else:
             meta.pop("managedFields", None)
         return
-    cmp = update_fields.compare(zero or {} if old is None else old, new, schema)
+    cmp = update_fields.compare(zero or {} if live is None else live, written, schema)
     taken = update_fields.taken_paths(cmp)
     stored = _stored_list(old)
     if not taken and not cmp.removed and entries is stored:

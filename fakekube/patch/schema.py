@@ -35,6 +35,7 @@ class PatchSchema:
         "merge_key",
         "list_type",
         "list_map_keys",
+        "key_defaults",
         "map_type",
         "strict",
         "deduced",
@@ -54,6 +55,7 @@ class PatchSchema:
         merge_key: str | None = None,
         list_type: str | None = None,
         list_map_keys: Iterable[str] = (),
+        key_defaults: Mapping[str, Any] | None = None,
         map_type: str | None = None,
         strict: bool = False,
         deduced: bool = False,
@@ -70,6 +72,9 @@ class PatchSchema:
         self.merge_key = merge_key
         self.list_type = list_type
         self.list_map_keys: tuple[str, ...] = tuple(list_map_keys)
+        # The schema defaults of list-map keys: an item that leaves a key out is keyed by its default
+        # (structured-merge-diff typed/helpers.go getAssociativeKeyDefault), as ports by protocol TCP.
+        self.key_defaults: dict[str, Any] | None = dict(key_defaults) if key_defaults else None
         self.map_type = map_type
         # strict: a field that is not declared is "unknown" (SMP fails when it has to recurse into it),
         # like a Go struct. Lenient nodes hand out an untyped node instead (built-ins we only describe
@@ -193,6 +198,7 @@ def _from_openapi(schema: Mapping[str, Any], name: str) -> PatchSchema:
             # CR lists are atomic unless the schema says otherwise (structured-merge-diff default).
             list_type=schema.get("x-kubernetes-list-type", "atomic"),
             list_map_keys=schema.get("x-kubernetes-list-map-keys", ()),
+            key_defaults=_key_defaults(schema),
         )
     props = schema.get("properties")
     addl = schema.get("additionalProperties")
@@ -232,6 +238,17 @@ def scalar_type(types: Iterable[str]) -> str:
     kinds = {"string": "string", "integer": "numeric", "number": "numeric", "boolean": "boolean"}
     found = {kinds.get(t, "untyped") for t in types}
     return found.pop() if len(found) == 1 else "untyped"
+
+
+def _key_defaults(schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    items = schema.get("items")
+    props = items.get("properties") if isinstance(items, Mapping) else None
+    keys = schema.get("x-kubernetes-list-map-keys") or ()
+    if not isinstance(props, Mapping):
+        return None
+    found = {k: props[k]["default"] for k in keys
+             if isinstance(props.get(k), Mapping) and "default" in props[k]}
+    return found or None
 
 
 UNTYPED = PatchSchema("untyped", name="untyped")

@@ -73,6 +73,11 @@ def item_elements(items: list, schema: PatchSchema, kind: str) -> list[str] | No
     keys = schema.ssa_keys
     if not all(isinstance(item, dict) for item in items):
         return None
+    defaults = schema.key_defaults
+    if defaults is not None:
+        # A key an item leaves out is its schema default (smd getAssociativeKeyDefault).
+        return [key_element(item if all(k in item for k in defaults) else {**defaults, **item}, keys)
+                for item in items]
     return [key_element(item, keys) for item in items]
 
 

@@ -127,7 +127,7 @@ class CreateVerbs:
         # The field manager sees the decoded, defaulted request, before admission and the strategy change it
         # (a status the create drops is a reset field, not the manager's).
         status = obj.pop("status", None) if strategy.has_status else None
-        self._record_managed_fields(target, None, obj, manager, None)
+        self._record_managed_fields(target, None, obj, manager, None, request=rt)
         if status is not None:
             obj["status"] = status
         ctx = self._write_context(meta.get("namespace") if target.namespaced else None, dry_run=dry_run)

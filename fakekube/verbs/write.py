@@ -231,7 +231,7 @@ class WriteVerbs:
                 self._check_crd(obj)
         # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
         # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
-        self._record_managed_fields(target, old, obj, manager, subresource)
+        self._record_managed_fields(target, old, obj, manager, subresource, request=rt)
         checked = self._validate(target, obj, old, subresource, record.checked)
         if _same_json(obj, record):
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
@@ -393,7 +393,8 @@ class WriteVerbs:
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
                                    live_is_stored=True, share_live=shared,
-                                   zero=zero_object(rt.api_version, rt.kind), ignored=ignored)
+                                   zero=zero_object(rt.api_version, rt.kind), ignored=ignored,
+                                   versions=self.managed_versions(rt))
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
             same = record is not None and same_as_stored(rt, record.obj)

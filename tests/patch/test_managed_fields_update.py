@@ -194,3 +194,70 @@ def test_scale_entries_convert_to_and_from_the_parent_as_upstream_does():
          "fieldsV1": {"f:spec": {"f:replicas": {}}}},
         {**creator, "fieldsV1": {"f:spec": {"f:paused": {}}}},
     ]
+
+
+def test_entries_of_versions_the_endpoint_cannot_convert_to_are_dropped():
+    # observed: a ConfigMap created with entries of apiVersion v7 and apps/v1 keeps neither; a core v1 patch of
+    # an Event written through events.k8s.io/v1 drops that entry, and the write is still tracked (skipNonApplied
+    # looks before structured-merge-diff's reconcile drops them)
+    sent = [{"manager": "old", "operation": "Update", "apiVersion": "v7", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:data": {"f:ghost": {}}}},
+            {"manager": "same", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:data": {"f:ghost2": {}}}}]
+    obj = _cm(managedFields=sent)
+    record_update(None, obj, manager="creator", api_version="v1", subresource=None, now=T1, zero=CM_ZERO,
+                  versions={"v1"})
+    assert _fields(obj) == {"same": {"f:data": {"f:ghost2": {}}}, "creator": {"f:data": {".": {}, "f:a": {}}}}
+    old = _cm(managedFields=[{**sent[0], "apiVersion": "events.k8s.io/v1"}])
+    new = {**_cm(managedFields=old["metadata"]["managedFields"]), "data": {"a": "2"}}
+    record_update(old, new, manager="patcher", api_version="v1", subresource=None, now=T2, versions={"v1"})
+    assert _fields(new) == {"patcher": {"f:data": {"f:a": {}}}}
+
+
+def test_a_write_through_another_version_is_compared_and_recorded_in_that_version():
+    # observed: an events.k8s.io/v1 Event (stored as a v1 one) gets an events.k8s.io/v1 entry naming its fields
+    # (note, regarding), not the stored ones (message, involvedObject)
+    def to_events(obj):
+        renames = {"message": "note", "involvedObject": "regarding"}
+        return {**{renames.get(k, k): v for k, v in obj.items()}, "apiVersion": "events.k8s.io/v1"}
+
+    stored = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "uid": "u"}, "message": "hi",
+              "involvedObject": {"kind": "Pod", "name": "p"}}
+    record_update(None, stored, manager="m", api_version="events.k8s.io/v1", subresource=None, now=T1,
+                  zero=zero_object("events.k8s.io/v1", "Event"), to_version=to_events, versions={"events.k8s.io/v1"},
+                  schema=builtin_schema("events.k8s.io", "Event"))
+    assert stored["metadata"]["managedFields"][0]["apiVersion"] == "events.k8s.io/v1"
+    assert stored["metadata"]["managedFields"][0]["fieldsV1"] == {"f:note": {}, "f:regarding": {}}
+
+
+def test_kubectl_takes_over_what_client_side_apply_last_applied():
+    # observed: kubectl's conflicts with the client-side applier on fields its last-applied annotation still
+    # describes are allowed (the apply is forced); the annotation then becomes the applied configuration
+    annotation = ('{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap",'
+                  '"metadata":{"annotations":{},"name":"c"}}\n')
+    live = _create({**_cm(annotations={"kubectl.kubernetes.io/last-applied-configuration": annotation}),
+                    "data": {"a": "1", "b": "2"}}, manager="kubectl-client-side-apply")
+    live = _update(live, {**json.loads(json.dumps(live)), "data": {"a": "1", "b": "3"}}, "editor")
+    both = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "9", "b": "9"}}
+    with pytest.raises(errors.ApplyConflict) as info:
+        server_side_apply(live, both, manager="kubectl", force=False, schema=None, api_version="v1",
+                          subresource=None, now=T3)
+    assert info.value.message == 'Apply failed with 1 conflict: conflict with "editor" using v1: .data.b'
+    out = server_side_apply(live, {**both, "data": {"a": "9"}}, manager="kubectl", force=False, schema=None,
+                            api_version="v1", subresource=None, now=T3)
+    assert out["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] == (
+        '{"apiVersion":"v1","data":{"a":"9"},"kind":"ConfigMap","metadata":{"name":"c"}}\n')
+    with pytest.raises(errors.ApplyConflict):  # another manager is not allowed anything
+        server_side_apply(live, {**both, "data": {"a": "9"}}, manager="other", force=False, schema=None,
+                          api_version="v1", subresource=None, now=T3)
+
+
+def test_list_map_keys_an_item_leaves_out_take_the_schema_default():
+    # observed: an applied port without protocol is owned as k:{"containerPort":80,"protocol":"TCP"}
+    # (kubernetes/api core/v1 ContainerPort.Protocol +default="TCP"; smd typed/helpers.go getAssociativeKeyDefault)
+    config = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+              "spec": {"containers": [{"name": "c", "image": "x", "ports": [{"containerPort": 80}]}]}}
+    out = server_side_apply(None, config, manager="a", force=False, schema=builtin_schema("", "Pod"),
+                            api_version="v1", subresource=None, now=T1)
+    ports = _fields(out)["a"]["f:spec"]["f:containers"]['k:{"name":"c"}']["f:ports"]
+    assert list(ports) == ['k:{"containerPort":80,"protocol":"TCP"}']
