@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.identity import UserInfo
-from fakekube.server import auditing, encoding, negotiation, openapi, rest, routing, tables
+from fakekube.server import auditing, encoding, negotiation, openapi, partial, rest, routing, tables
 from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
@@ -177,6 +177,8 @@ class ApiHandler(BaseHTTPRequestHandler):
         if isinstance(result, rest.WatchReply):
             if table is not None:
                 result.render = table.for_event
+            elif choice.partial is not None:
+                result.render = partial.event_renderer(choice.partial_version)
             self._stream(result)
             return
         code = result.code
@@ -187,6 +189,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         if table is not None and code == 200:
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
             self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))
+            return
+        if choice.partial is not None:
+            self._send_document(code, partial.transform(result.body, choice.partial, choice.partial_version, rt))
             return
         # What a read returns is the store's objects as they are: their protobuf messages can be reused.
         self._send_document(code, result.body, store=store if verb in ("get", "list") else None)
