@@ -213,6 +213,8 @@ class WriteVerbs:
         strategy.admit(obj, old, ctx)
         if subresource == "status":
             strategy.prepare_for_status_update(obj, old)
+        elif subresource is not None and subresource in strategy.update_subresources:
+            strategy.prepare_for_subresource_update(subresource, obj, old, ctx)
         else:
             strategy.begin_update(obj, old, ctx)
             strategy.prepare_for_update(obj, old)
@@ -264,6 +266,9 @@ class WriteVerbs:
                 raise errors.Invalid("PatchOptions", "meta.k8s.io", "",
                                      [errors.forbidden("force", "may not be specified for non-apply patch")])
             if kind == APPLY_PATCH:
+                if subresource == "scale":
+                    return self._apply_scale(rt, namespace, name, body, entry, dry_run, actor, field_manager,
+                                             bool(force))
                 return self._apply(rt, namespace, name, body, subresource, entry, dry_run, actor,
                                    field_manager, bool(force))
             record = self._lookup(rt, namespace, name)
@@ -390,11 +395,13 @@ _TAKES_CONTEXT: dict[type, bool] = {}
 
 
 def _hooks_take_context(strategy: Strategy) -> bool:
-    """Whether an update's hooks may use its WriteContext: only ``admit`` and ``begin_update`` receive it."""
+    """Whether an update's hooks may use its WriteContext: ``admit``, ``begin_update`` and
+    ``prepare_for_subresource_update`` receive it."""
     kind = type(strategy)
     known = _TAKES_CONTEXT.get(kind)
     if known is None:
-        known = _TAKES_CONTEXT[kind] = kind.admit is not Strategy.admit or kind.begin_update is not Strategy.begin_update
+        known = _TAKES_CONTEXT[kind] = (kind.admit is not Strategy.admit or kind.begin_update is not Strategy.begin_update
+                                        or bool(kind.update_subresources))
     return known
 
 
