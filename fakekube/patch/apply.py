@@ -286,12 +286,12 @@ def _conflict_error(conflicts: dict[str, set[Path]], managers: dict[str, Manager
 
 
 def _print_manager(entry: ManagerEntry) -> str:
-    # conflict.go printManager: "<name>" [with subresource "<s>"] [using <apiVersion> [at <time>]].
+    # conflict.go printManager: "<name>" [with subresource "<s>"] [using <apiVersion>]. It prints the manager's
+    # identifier, which BuildManagerIdentifier makes without the time, so its "at <time>" branch never runs
+    # (kube-apiserver v1.37.2: `conflict with "creator" using v1: .data.a`).
     text = f'"{entry.manager}"'
     if entry.subresource:
         text += f' with subresource "{entry.subresource}"'
     if entry.operation == "Update":
         text += f" using {entry.api_version}"
-        if entry.time:
-            text += f" at {entry.time}"
     return text
