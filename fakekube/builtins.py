@@ -22,7 +22,7 @@ from fakekube.resources import Registry, ResourceType, ScaleSpec, builtin_index,
 
 # The subresources the store itself serves; the others are listed in discovery (as the real server lists
 # them) but answer 404 here (see docs/not-emulated.md).
-SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize"})
+SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize", "approval"})
 
 # core/v1 Event and events.k8s.io/v1 Event are one stored resource served in two shapes
 # (kubernetes pkg/apis/events/v1/conversion.go).

@@ -29,6 +29,9 @@ class RequestCycle:
         self._lock = threading.RLock()
         self._depth = 0
         self._collecting = False
+        # False when no garbage collector runs (a cluster without one) while the service-account controller,
+        # which the same synchronous run serves, still does.
+        self.collect_garbage = True
         self._follow_ups: list[AuditEntry] = []  # entries of work a request caused, audited after it
         self._thread_last = threading.local()  # the entry of each thread's latest outermost request
 
@@ -109,13 +112,14 @@ class RequestCycle:
         """The background controllers' work a request caused, each an audited request of its own; the
         controllers' own requests come back here, so one run at a time."""
         accounts = self.service_accounts
-        if not self.gc.pending and (accounts is None or not accounts.pending):
+        garbage = self.collect_garbage and self.gc.pending
+        if not garbage and (accounts is None or not accounts.pending):
             return
         self._collecting = True
         try:
             if accounts is not None and accounts.pending:
                 accounts.collect()
-            if self.gc.pending:
+            if self.collect_garbage and self.gc.pending:
                 self.gc.collect()
         finally:
             self._collecting = False

@@ -115,6 +115,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self.faults = FaultInjector(seed)
         self.hub = Hub(watch_history)
         self.require_namespaces = require_namespaces
+        # Admission plugins switched off, as kube-apiserver's --disable-admission-plugins (only "ServiceAccount"
+        # is honoured: envtest runs its server without it, so pods need no ServiceAccount there).
+        self.disabled_admission_plugins: frozenset[str] = frozenset()
         self.track_managed_fields = managed_fields
         self._versions_by_storage: dict[tuple[str, int], frozenset[str]] = {}
         self.commit_hooks: list[CommitHook] = []
@@ -172,7 +175,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         """What a write's strategy hooks may see of this store (fakekube.kinds.context)."""
         return WriteContext(read=self._read_stored, listing=self._list_stored, allocators=self.allocators,
                             rng=self.admission_rng, now=self._now, namespace=namespace, subresource=subresource,
-                            dry_run=dry_run)
+                            dry_run=dry_run, disabled_admission=self.disabled_admission_plugins)
 
     def _read_stored(self, storage: str, namespace: str, name: str) -> dict[str, Any] | None:
         return self.stored_object(storage, (namespace, name))

@@ -153,6 +153,14 @@ class Strategy:
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         """A write to the main resource."""
 
+    # Subresources besides status and scale that an update or patch may address (a CSR's ``approval``); each
+    # write goes through prepare_for_subresource_update instead of the main resource's hooks.
+    update_subresources: frozenset[str] = frozenset()
+
+    def prepare_for_subresource_update(self, subresource: str, new: dict[str, Any], old: dict[str, Any],
+                                       ctx: Any) -> None:
+        raise NotImplementedError(subresource)
+
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         """A write to ``/status``: by default only ``status`` persists and metadata resets
         (``metav1.ResetObjectMetaForStatus``)."""

@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help=f"actors to run, comma-separated; '*' for all, '-name' to leave one out "
                             f"(known: {', '.join(ACTORS)})")
     group.add_argument("--no-controllers", action="store_true",
-                       help="no actors at all: a bare API server, as envtest gives")
+                       help="no actors at all (no nodes, controllers, garbage collector, default ServiceAccounts) "
+                            "and no ServiceAccount admission: a bare API server, as envtest gives")
     group.add_argument("--no-bootstrap", action="store_true",
                        help="do not create the bootstrap objects (default/kubernetes, kube-system DNS, ...)")
     group.add_argument("--pod-start-latency", type=_seconds, metavar="S",
@@ -75,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"fakekube serve: {exc}", file=sys.stderr)
         return 2
     controllers = () if args.no_controllers else args.controllers
+    if args.no_controllers:
+        # envtest starts kube-apiserver with --disable-admission-plugins=ServiceAccount (controller-runtime
+        # pkg/internal/testing/controlplane/apiserver.go): without the controller, pods would need accounts made by hand.
+        plugins = {p for p in (args.disable_admission_plugins or "").split(",") if p}
+        args.disable_admission_plugins = ",".join(sorted(plugins | {"ServiceAccount"}))
 
     def start(store: Any, server: Any) -> Any:
         runner = ClusterRunner(store, nodes=args.nodes, controllers=controllers, timing=timing,

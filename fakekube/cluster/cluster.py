@@ -101,7 +101,9 @@ class Cluster:
             if hasattr(runtime, "garbage_collector"):
                 self.actors["garbagecollector"] = runtime.garbage_collector()
         elif getattr(store, "gc_mode", None) == "sync":
-            store.gc_mode = "manual"  # nobody collects: a test plays the garbage collector itself
+            # Nobody collects (a test plays the garbage collector itself, or a bare API server as envtest's);
+            # the synchronous run stays for the service-account controller.
+            store.collect_garbage = False
 
     @property
     def kubelets(self) -> list[Kubelet]:

@@ -1,24 +1,37 @@
 """certificates.k8s.io/v1 kinds (kubernetes ``pkg/registry/certificates/certificates/strategy.go``,
 ``pkg/apis/certificates/v1/defaults.go``; sources and commits in docs/semantics.md). A CSR's status starts
-empty, only ``/status`` and ``/approval`` change it, and its conditions default to ``status: "True"``."""
+empty and only ``/status`` and ``/approval`` change it. (A condition's status defaults to True only in
+v1beta1's ``defaults.go``; v1, the one served, has no such default: an empty status is a 422.)
+
+``/approval`` (v1.37.2 ``csrApprovalStrategy``) writes the conditions and the metadata, never the spec or the
+rest of the status, and stamps each condition's ``lastUpdateTime`` and ``lastTransitionTime`` (the latter
+kept from an old condition of the same type and status). Every update checks the conditions as
+``pkg/apis/certificates/validation`` does: types and statuses present and supported, no duplicate type, no
+Approved, Denied or Failed condition removed, Approved and Denied never together (the declarative rule's
+message, appended last); only ``/approval`` may add an Approved or Denied condition. Not emulated: the
+message for modifying one (it embeds a go-cmp diff) and the checks of ``spec.request``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.errors import FieldError, required
+from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from fakekube.kinds.checks import mapping, seq
+from fakekube.kinds.context import WriteContext
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
+
+_TRUE_ONLY = ("Approved", "Denied", "Failed")  # trueConditionTypes
+_NOT_REMOVED = ("Approved", "Denied", "Failed")
+_APPROVAL = ("Approved", "Denied")
+_EXCLUSIVE = ('{conditions[{"type": "Approved"}], conditions[{"type": "Denied"}]}',
+              'must specify at most one of: `conditions[{"type": "Approved"}]`, `conditions[{"type": "Denied"}]`')
 
 
 class CertificateSigningRequestStrategy(BuiltinStrategy):
     initial_status = {}
 
-    def default(self, obj: dict[str, Any]) -> None:
-        for condition in seq(mapping(obj.get("status")).get("conditions")):
-            if isinstance(condition, dict) and not condition.get("status"):
-                condition["status"] = "True"
+    update_subresources = frozenset({"approval"})
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = mapping(obj.get("spec"))
@@ -28,6 +41,67 @@ class CertificateSigningRequestStrategy(BuiltinStrategy):
         if not spec.get("signerName"):
             errs.append(required("spec.signerName", ""))
         return errs
+
+    def prepare_for_subresource_update(self, subresource: str, new: dict[str, Any], old: dict[str, Any],
+                                       ctx: WriteContext | None) -> None:
+        conditions = _conditions(new)
+        if ctx is not None:
+            _stamp(conditions, _conditions(old), ctx.now())
+        new["spec"] = old.get("spec")
+        status = dict(mapping(old.get("status")))
+        if conditions:
+            status["conditions"] = conditions
+        else:
+            status.pop("conditions", None)
+        new["status"] = status
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        new_conditions, old_conditions = _conditions(new), _conditions(old)
+        old_types = [c.get("type") for c in old_conditions]
+        errs: list[FieldError] = []
+        seen: set[Any] = set()
+        for i, condition in enumerate(new_conditions):
+            path = f"status.conditions[{i}]"
+            kind, status = condition.get("type"), condition.get("status")
+            if not kind and "" not in old_types and None not in old_types:
+                errs.append(required(f"{path}.type"))
+            if not status:
+                errs.append(required(f"{path}.status"))
+            elif kind in _TRUE_ONLY and status != "True":
+                errs.append(not_supported(f"{path}.status", status, ["True"]))
+            elif status not in ("False", "True", "Unknown"):
+                errs.append(not_supported(f"{path}.status", status, ["False", "True", "Unknown"]))
+            if kind in seen and len(set(old_types)) == len(old_types):
+                errs.append(duplicate(f"{path}.type", kind))
+            seen.add(kind)
+        new_types = [c.get("type") for c in new_conditions]
+        for kind in _NOT_REMOVED:
+            if new_types.count(kind) < old_types.count(kind):
+                errs.append(forbidden("status.conditions", f'updates may not remove a condition of type "{kind}"'))
+        if subresource != "approval":
+            for kind in _APPROVAL:
+                if new_types.count(kind) > old_types.count(kind):
+                    errs.append(forbidden("status.conditions", f'updates may not add a condition of type "{kind}"'))
+        both = all(kind in new_types for kind in _APPROVAL)
+        if both and not all(kind in old_types for kind in _APPROVAL):
+            errs.append(invalid("status.conditions", *_EXCLUSIVE))
+        return errs
+
+
+def _conditions(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in seq(mapping(obj.get("status")).get("conditions")) if isinstance(c, dict)]
+
+
+def _stamp(conditions: list[dict[str, Any]], old: list[dict[str, Any]], now: str) -> None:
+    """populateConditionTimestamps."""
+    for condition in conditions:
+        if not condition.get("lastUpdateTime"):
+            condition["lastUpdateTime"] = now
+        if not condition.get("lastTransitionTime"):
+            condition["lastTransitionTime"] = next(
+                (o["lastTransitionTime"] for o in old if o.get("type") == condition.get("type")
+                 and o.get("status") == condition.get("status") and o.get("lastTransitionTime")), now)
 
 
 class PodCertificateRequestStrategy(BuiltinStrategy):

@@ -46,7 +46,7 @@ class PodStrategy(BuiltinStrategy):
     def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
         if ctx.subresource is not None:
             return
-        if old is None:
+        if old is None and "ServiceAccount" not in ctx.disabled_admission:
             admission.service_account(obj, ctx)
         admission.priority(obj, old, ctx)
         admission.default_toleration_seconds(obj)

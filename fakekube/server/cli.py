@@ -20,6 +20,8 @@ from fakekube.audit.policy import Policy, PolicyError
 from fakekube.server.app import ApiServer
 from fakekube.store import Store
 
+DISABLEABLE_ADMISSION = frozenset({"ServiceAccount"})
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
@@ -41,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the Kubernetes release whose built-in API to serve (default: "
                              f"{DEFAULT_KUBERNETES_VERSION}; supported: "
                              f"{supported_versions()[0]} to {supported_versions()[-1]})")
+    parser.add_argument("--disable-admission-plugins", metavar="LIST", default="",
+                        help="admission plugins not to run, as kube-apiserver's flag (only ServiceAccount: pods then "
+                             "need no ServiceAccount, as on envtest's server)")
     parser.add_argument("--audit-log", metavar="PATH",
                         help="write every request as an audit.k8s.io/v1 Event (JSON lines), as --audit-log-path does")
     level = parser.add_mutually_exclusive_group()
@@ -63,6 +68,14 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
     except ValueError as exc:
         print(f"fakekube serve: {exc}", file=sys.stderr)
         return 2
+    text = getattr(args, "disable_admission_plugins", "") or ""
+    disabled = frozenset(p.strip() for p in text.split(",") if p.strip())
+    if disabled - DISABLEABLE_ADMISSION:
+        unknown = ", ".join(sorted(disabled - DISABLEABLE_ADMISSION))
+        print(f"fakekube serve: --disable-admission-plugins: cannot disable {unknown} "
+              f"(only {', '.join(sorted(DISABLEABLE_ADMISSION))})", file=sys.stderr)
+        return 2
+    store.disabled_admission_plugins = disabled
     if getattr(args, "audit_log", None):
         try:
             store.audit.write_events(args.audit_log, policy=_audit_policy(args))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.identity import UserInfo
-from fakekube.server import auditing, encoding, negotiation, openapi, rest, routes, routing, tables
+from fakekube.server import auditing, encoding, negotiation, openapi, partial, rest, routes, routing, tables
 from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
@@ -176,6 +176,8 @@ class ApiHandler(BaseHTTPRequestHandler):
         if isinstance(result, rest.WatchReply):
             if table is not None:
                 result.render = table.for_event
+            elif choice.partial is not None:
+                result.render = partial.event_renderer(choice.partial_version)
             self._stream(result)
             return
         code = result.code
@@ -187,10 +189,12 @@ class ApiHandler(BaseHTTPRequestHandler):
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
             self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))
             return
+        if choice.partial is not None:
+            self._send_document(code, partial.transform(result.body, choice.partial, choice.partial_version, rt))
+            return
         body = result.body
         # (protobuf list items carry no TypeMeta anyway; their cached messages are keyed with it)
-        if (verb in ("list", "deletecollection") and self._encoder is not Encoder.PROTOBUF
-                and "PartialObjectMetadata" not in (self.headers.get("Accept") or "")):
+        if verb in ("list", "deletecollection") and self._encoder is not Encoder.PROTOBUF:
             body = rest.wire_list(rt, body)
         # What a read returns is the store's objects as they are: their protobuf messages can be reused.
         self._send_document(code, body, store=store if verb in ("get", "list") else None)

@@ -7,8 +7,9 @@
 - Clauses are tried in that order against the served media types (JSON, YAML, protobuf for built-in kinds),
   each clause's parameters checked as ``acceptMediaTypeOptions`` does: ``as=Table;g=meta.k8s.io;v=v1|v1beta1``
   only with JSON or YAML (``AllowsMediaTypeTransform``); ``stream=watch`` only where a stream serializer
-  exists (JSON and protobuf, not YAML); other ``as=`` targets are not served by fakekube (see
-  docs/http/protobuf.md) and the clause is skipped; unknown parameters are ignored.
+  exists (JSON and protobuf, not YAML); ``as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1|v1beta1`` with
+  JSON or YAML on any verb (fakekube/server/partial.py), not with protobuf (fakekube does not encode it: the
+  clause is skipped); other ``as=`` targets are skipped too; unknown parameters are ignored.
 - No Accept header: JSON. Nothing acceptable: 406 ``NotAcceptable`` naming the served types; the error itself
   is written as JSON (``WriteObjectNegotiated`` falls back to raw JSON).
 - Custom resources: their handler lists protobuf among its types but does not serve plain objects in it
@@ -47,6 +48,8 @@ class Clause:
 class Choice:
     media_type: str  # JSON, YAML or PROTOBUF
     table_version: str | None = None  # "v1"/"v1beta1" when the client asked for a Table
+    partial: str | None = None  # "PartialObjectMetadata" or "PartialObjectMetadataList" (server/partial.py)
+    partial_version: str = "v1"
 
 
 def _parse_media_type(text: str) -> tuple[str, dict[str, str]] | None:
@@ -124,9 +127,13 @@ def _accepts(clause: Clause, media_type: str, *, tables: bool, standard: tuple[s
         if tables and media_type in (JSON, YAML):
             return Choice(JSON, params["v"])  # Tables are rendered as JSON
         return None
-    if target in ("PartialObjectMetadata", "PartialObjectMetadataList") and params.get("g") == TABLE_GROUP:
-        # The real server transforms; fakekube answers with the whole object, which only JSON readers accept.
-        return Choice(JSON) if media_type == JSON else None
+    if target in ("PartialObjectMetadata", "PartialObjectMetadataList") and params.get("g") == TABLE_GROUP \
+            and params.get("v") in TABLE_VERSIONS:
+        # Allowed in every media type and on every verb (AllowsMediaTypeTransform); fakekube writes JSON and
+        # YAML and skips a protobuf clause, so the metadata client's JSON clause after it is taken.
+        if media_type in (JSON, YAML):
+            return Choice(media_type, partial=target, partial_version=params["v"])
+        return None
     return None
 
 

@@ -257,6 +257,14 @@ class _LoopStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A component that switches a store behaviour off (Cluster without the serviceaccount controller sets
+        # ``service_accounts = None``) must reach the store, not this view of it.
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._store, name, value)
+
     def watch(self, resource: Any, *args: Any, on_event: Callable[[WatchEvent], None] | None = None,
               **kwargs: Any) -> Any:
         if on_event is not None:

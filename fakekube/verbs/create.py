@@ -111,14 +111,13 @@ class CreateVerbs:
                 meta["namespace"] = namespace
         else:
             meta.pop("namespace", None)
-        if meta.get("resourceVersion") not in (None, "") and str(meta["resourceVersion"]).isdigit():
-            raise errors.InternalError("resourceVersion should not be set on objects to be created")
-        meta.pop("resourceVersion", None)
+        # The storage layer, not the handler, refuses a resourceVersion (after validation), and a dry run never
+        # reaches it: its answer keeps the one given. A generation stays unless the kind's strategy sets it.
+        given_rv = meta.pop("resourceVersion", None)
         for system_field in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(system_field, None)
         meta["uid"] = self._new_uid()
         meta["creationTimestamp"] = self._now()
-        meta.pop("generation", None)
         strategy = target.strategy
         if defaulted is None:
             strategy.default(obj)
@@ -132,13 +131,13 @@ class CreateVerbs:
             obj["status"] = status
         ctx = self._write_context(meta.get("namespace") if target.namespaced else None, dry_run=dry_run)
         try:
-            return self._create_admitted(rt, target, obj, entry, dry_run, manager, ctx)
+            return self._create_admitted(rt, target, obj, entry, dry_run, manager, ctx, given_rv)
         except BaseException:
             ctx.rollback()
             raise
 
     def _create_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], entry: AuditEntry,
-                         dry_run: bool, manager: str | None, ctx: WriteContext) -> dict[str, Any]:
+                         dry_run: bool, manager: str | None, ctx: WriteContext, given_rv: Any = None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginCreate and BeforeCreate, validation, the commit. What the
         write took from the store's allocators (``ctx``) goes back when it fails or is a dry run."""
         meta = obj["metadata"]
@@ -157,6 +156,10 @@ class CreateVerbs:
             meta["name"] = namerules.generate_name(entry.generate_name, self.name_rng)
         checked = self._validate(target, obj, None)
         entry.namespace = meta.get("namespace") if target.namespaced else None
+        if not dry_run and _stored_version(given_rv):
+            # apiserver storage/etcd3 store.Create, before the key is looked at; a dry run stops in
+            # registry/generic/registry/dryrun.go DryRunnableStorage.Create, which has no such check.
+            raise errors.InternalError("resourceVersion should not be set on objects to be created")
         bucket = self._bucket(target)
         attempts = 1
         while True:
@@ -176,7 +179,10 @@ class CreateVerbs:
         entry.code = 201
         if dry_run:
             ctx.rollback()
-            return self._convert_out(rt, json_copy(obj))
+            answer = json_copy(obj)
+            if given_rv not in (None, ""):
+                answer["metadata"]["resourceVersion"] = given_rv
+            return self._convert_out(rt, answer)
         record = self._commit(target, key, obj, None, entry, checked)
         ctx.commit()
         assert record is not None
@@ -200,3 +206,9 @@ def _typed_body(body: Any, api_version: str, kind: str) -> dict[str, Any]:
         raise errors.BadRequest("metadata must be an object")
     rest = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
     return {"apiVersion": api_version, "kind": kind, "metadata": meta or {}, **rest}
+
+
+def _stored_version(rv: Any) -> bool:
+    """Whether the storage's versioner reads ``rv`` as a version (``strconv.ParseUint``, not 0)."""
+    text = str(rv) if rv is not None else ""
+    return text.isascii() and text.isdigit() and int(text) != 0

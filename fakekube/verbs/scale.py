@@ -88,10 +88,10 @@ class ScaleVerbs:
                      dry_run: bool, field_manager: str | None, force: bool) -> dict[str, Any]:
         """Server-side apply of a Scale: merged into the Scale view, whose field manager owns its fields."""
         assert rt.scale is not None
+        record = self._lookup(rt, namespace, name)  # a missing object is a 404 before the body is looked at
         config = parse_apply_body(body)
         validate_apply_request(config, field_manager=field_manager, api_version=SCALE_API_VERSION, kind="Scale")
         assert field_manager is not None
-        record = self._lookup(rt, namespace, name)
         entry.rv_before = record.rv
         mappings = self._scale_mappings(rt)
         parent = record.obj["metadata"].get("managedFields")

@@ -223,6 +223,8 @@ class WriteVerbs:
         strategy.admit(obj, old, ctx)
         if subresource == "status":
             strategy.prepare_for_status_update(obj, old)
+        elif subresource is not None and subresource in strategy.update_subresources:
+            strategy.prepare_for_subresource_update(subresource, obj, old, ctx)
         else:
             strategy.begin_update(obj, old, ctx)
             strategy.prepare_for_update(obj, old)
@@ -448,11 +450,13 @@ _TAKES_CONTEXT: dict[type, bool] = {}
 
 
 def _hooks_take_context(strategy: Strategy) -> bool:
-    """Whether an update's hooks may use its WriteContext: only ``admit`` and ``begin_update`` receive it."""
+    """Whether an update's hooks may use its WriteContext: ``admit``, ``begin_update`` and
+    ``prepare_for_subresource_update`` receive it."""
     kind = type(strategy)
     known = _TAKES_CONTEXT.get(kind)
     if known is None:
-        known = _TAKES_CONTEXT[kind] = kind.admit is not Strategy.admit or kind.begin_update is not Strategy.begin_update
+        known = _TAKES_CONTEXT[kind] = (kind.admit is not Strategy.admit or kind.begin_update is not Strategy.begin_update
+                                        or bool(kind.update_subresources))
     return known
 
 

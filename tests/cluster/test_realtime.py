@@ -95,3 +95,38 @@ def test_the_runtime_offers_the_simulations_helpers():
     assert runtime.manager("m") is runtime.managers["m"]
     assert runtime.rng("a").random() == runtime.rng("a").random()
     assert runtime.resolve("pods").plural == "pods"
+
+
+@pytest.mark.parametrize(("controllers", "accounts"), [((), []), (("serviceaccount",), ["default"])])
+def test_a_cluster_without_the_serviceaccount_controller_makes_no_default_accounts(controllers, accounts):
+    # The Cluster switches the store's own controller off through the runtime's view of the store: the switch
+    # must reach the store (`fakekube serve --no-controllers` made default ServiceAccounts, which envtest's
+    # bare API server and the oracle without controllers do not; controller-runtime's cache suite saw it).
+    from fakekube.cluster.runner import ClusterRunner
+
+    store = Store()
+    runner = ClusterRunner(store, controllers=controllers).start()
+    try:
+        store.create("namespaces", {"metadata": {"name": "fresh"}})
+        time.sleep(0.2)
+        assert [a["metadata"]["name"] for a in store.list("serviceaccounts", "fresh")["items"]] == accounts
+    finally:
+        runner.stop()
+
+
+@pytest.mark.parametrize(("controllers", "collected"), [(("serviceaccount",), False), (("garbagecollector",), True)])
+def test_only_a_cluster_with_the_garbage_collector_collects(controllers, collected):
+    from fakekube.cluster.runner import ClusterRunner
+
+    store = Store()
+    runner = ClusterRunner(store, controllers=controllers).start()
+    try:
+        owner = store.create("configmaps", {"metadata": {"name": "owner"}}, "default")
+        ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": owner["metadata"]["uid"]}
+        store.create("configmaps", {"metadata": {"name": "dependent", "ownerReferences": [ref]}}, "default")
+        store.delete("configmaps", "owner", "default")
+        time.sleep(0.2)
+        names = {c["metadata"]["name"] for c in store.list("configmaps", "default")["items"]}
+        assert ("dependent" not in names) == collected
+    finally:
+        runner.stop()

@@ -64,3 +64,44 @@ def test_ready_file_holds_the_url_without_a_kubeconfig(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_no_controllers_is_envtests_bare_server(tmp_path):
+    """No default ServiceAccount, no garbage collection, and pods admitted without an account: envtest runs
+    kube-apiserver with --disable-admission-plugins=ServiceAccount and no controller manager."""
+    ready = tmp_path / "ready"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--no-controllers", "--ready-file", str(ready)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(ready, proc)
+        url = ready.read_text().strip()
+
+        def send(method: str, path: str, body: dict | None = None) -> dict:
+            data = json.dumps(body).encode() if body is not None else None
+            request = urllib.request.Request(f"{url}{path}", data=data, method=method,
+                                             headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=5) as resp:
+                return json.loads(resp.read())
+
+        send("POST", "/api/v1/namespaces", {"metadata": {"name": "bare"}})
+        pod = send("POST", "/api/v1/namespaces/bare/pods",
+                   {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+        assert "serviceAccountName" not in pod["spec"]
+        time.sleep(0.2)
+        assert send("GET", "/api/v1/namespaces/bare/serviceaccounts")["items"] == []
+        owner = send("POST", "/api/v1/namespaces/bare/configmaps", {"metadata": {"name": "owner"}})
+        ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": owner["metadata"]["uid"]}
+        send("POST", "/api/v1/namespaces/bare/configmaps", {"metadata": {"name": "dependent", "ownerReferences": [ref]}})
+        send("DELETE", "/api/v1/namespaces/bare/configmaps/owner")
+        time.sleep(0.2)
+        assert send("GET", "/api/v1/namespaces/bare/configmaps/dependent")["metadata"]["name"] == "dependent"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+
+
+def test_only_the_service_account_plugin_can_be_disabled():
+    done = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--disable-admission-plugins", "Priority"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "cannot disable Priority (only ServiceAccount)" in done.stderr
