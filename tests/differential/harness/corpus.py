@@ -146,15 +146,14 @@ def _validate_step(step: Any, where: str, index: int, prefix: str, setup_count: 
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise CorpusError(f"{where}: headers must map names to strings")
     watch, wait = step.get("watch"), step.get("wait")
-    if watch is None and str(query.get("watch", "")).lower() in ("true", "1"):
+    if watch is None and step["method"] == "GET" and watches(query):
         raise CorpusError(f"{where}: a watch request needs watch: {{events: K, timeout: S}} (a stream has no end)")
     if watch is not None:
         if not isinstance(watch, dict) or set(watch) - {"events", "timeout"} or \
                 not isinstance(watch.get("events"), int) or watch["events"] < 0 or \
                 not isinstance(watch.get("timeout", 5), int | float) or not 0 < watch.get("timeout", 5) <= 60:
             raise CorpusError(f"{where}: watch must be {{events: K, timeout: S}} with 0 < S <= 60")
-        if step["method"] != "GET" or not (str(query.get("watch", "")).lower() in ("true", "1")
-                                           or "/watch/" in path):
+        if step["method"] != "GET" or not (watches(query) or "/watch/" in path):
             raise CorpusError(f"{where}: a watch step is a GET with watch=true in its query")
     if wait is not None:
         if watch is not None or step["method"] != "GET":
@@ -218,3 +217,19 @@ def select(cases: Iterable[Case], patterns: Iterable[str]) -> list[Case]:
     """The cases whose name matches any of the glob patterns (all of them when there is none)."""
     patterns = list(patterns)
     return [c for c in cases if not patterns or any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
+
+
+def watches(query: dict[str, Any]) -> bool:
+    """Whether a GET with this query is a watch: the server decodes ``watch`` as every bool query parameter,
+    true for any value but "0" and "false" in any case, "" and "yes" included (apimachinery
+    pkg/runtime/conversion.go, Convert_Slice_string_To_bool, v0.37.2); a list's first value counts."""
+    if "watch" not in query:
+        return False
+    value = query["watch"]
+    if isinstance(value, list):
+        if not value:
+            return False
+        value = value[0]
+    if isinstance(value, bool):
+        return value
+    return not (str(value) == "0" or str(value).lower() == "false")

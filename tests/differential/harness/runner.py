@@ -75,6 +75,10 @@ class Runner:
         result = CaseRun(case.name)
         try:
             self._create_namespace(state)
+            for step in [*case.setup, *case.steps]:
+                prefix = _generate_name(step)
+                if prefix:
+                    context.expect_generated(prefix.replace("{ns}", state.namespace))
             for index, step in enumerate(case.setup):
                 answer = self._step(step, state, index, setup=True)
                 result.setup.append(answer.status)
@@ -215,6 +219,13 @@ def _field(body: Any, path: str) -> Any:
             return None
         body = body.get(part)
     return body
+
+
+def _generate_name(step: dict[str, Any]) -> str | None:
+    body = step.get("body")
+    meta = body.get("metadata") if isinstance(body, dict) else None
+    prefix = meta.get("generateName") if isinstance(meta, dict) else None
+    return prefix if isinstance(prefix, str) else None
 
 
 def _namespaced(path: str) -> bool:
