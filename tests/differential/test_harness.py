@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from tests.differential.harness import corpus, divergences, recordings
+from tests.differential.harness import corpus, divergences, openlist, recordings, verdicts
 from tests.differential.harness.client import Answer, Client, Request
 from tests.differential.harness.normalise import Context, comparable, warning_texts
-from tests.differential.harness.runner import Runner, namespace_for, substitute
+from tests.differential.harness.runner import CaseRun, Runner, namespace_for, substitute
 
 NS = "d-case-1234abcd"
 UID_A = "0b0c1f8e-1111-4a2b-9c3d-000000000001"
@@ -453,3 +453,37 @@ def test_ordinary_requests_share_one_kept_alive_connection(streaming_server: str
 def test_an_unreachable_server_is_an_answer_not_an_exception() -> None:
     gone = Client("http://127.0.0.1:9").send(Request("GET", "/api", timeout=1))
     assert gone.status == 0 and gone.error
+
+
+# -- the open divergences ----------------------------------------------------------------------------------
+
+
+def test_the_open_list_round_trips_with_its_categories(tmp_path: Path) -> None:
+    path = tmp_path / "open.txt"
+    found = [divergences.Difference(2, "body.message", "a", "b"), divergences.Difference(3, "status", 1, 2)]
+    openlist.write_entries({"b/case": openlist.category(found), "a/case": "step 0 status"}, path)
+    text = path.read_text()
+    assert text.index("a/case") < text.index("b/case") and "b/case  # step 2 body.message" in text
+    assert openlist.read(path) == {"a/case": "step 0 status", "b/case": "step 2 body.message"}
+    path.write_text("x/y  # one\nx/y\n")
+    with pytest.raises(ValueError, match="listed twice"):
+        openlist.read(path)
+
+
+def test_the_ratchet_fails_regressions_and_listed_cases_that_agree() -> None:
+    def case(name: str) -> corpus.Case:
+        return corpus.validate({"name": name, "area": "verbs", "steps": [
+            {"method": "GET", "path": "/api/v1/namespaces/{ns}/configmaps"}]}, "test")
+
+    def line(status: int) -> dict[str, Any]:
+        return {"name": "", "digest": "", "setup": [], "answers": [{"status": status}]}
+
+    cases = [case("regressed"), case("still-open"), case("fixed"), case("agrees")]
+    expected = {c.name: line(200) for c in cases}
+    runs = {c.name: CaseRun(c.name, answers=[{"status": 500 if c.name in ("regressed", "still-open") else 200}])
+            for c in cases}
+    judged = verdicts.judge(cases, expected, runs, [], {"still-open": "step 0 status", "fixed": "step 0 status"})
+    assert set(judged.failures) == {"regressed", "fixed"}
+    assert "remove it from tests/differential/open.txt" in judged.failures["fixed"]
+    assert "step 0" in judged.failures["regressed"] and set(judged.diverging) == {"regressed", "still-open"}
+    assert "2 case(s)" in judged.message("area verbs")

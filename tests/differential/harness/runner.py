@@ -279,12 +279,12 @@ def reference(parsed: Any, what: str) -> str | None:
 
 
 def run_all(client: Client, cases: list[Case], *, jobs: int = 1,
-            progress: Callable[[CaseRun], None] | None = None) -> dict[str, CaseRun]:
+            progress: Callable[[CaseRun], None] | None = None, max_wait: float | None = None) -> dict[str, CaseRun]:
     """Every case against one server; ``jobs`` > 1 runs cases side by side on connections of their own (each
     case has a namespace of its own, so only cluster-wide timing changes, never what a case sees)."""
     results: dict[str, CaseRun] = {}
     if jobs <= 1:
-        runner = Runner(client)
+        runner = Runner(client, max_wait=max_wait)
         for case in cases:
             results[case.name] = run = runner.run(case)
             if progress is not None:
@@ -294,7 +294,7 @@ def run_all(client: Client, cases: list[Case], *, jobs: int = 1,
 
     def one(case: Case) -> CaseRun:
         if not hasattr(local, "runner"):
-            local.runner = Runner(client.copy())
+            local.runner = Runner(client.copy(), max_wait=max_wait)
         return local.runner.run(case)
 
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="differential") as pool:
