@@ -1,37 +1,52 @@
 """The live differential run (marker ``oracle``): the corpus against the real kube-apiserver and fakekube
-side by side, compared directly (not through recordings), less the accepted divergences.
+side by side, compared directly (not through recordings), less the accepted divergences; the open ones
+(open.txt) may differ, as in the replay.
 
     scripts/build-oracle && python -m pytest -m oracle tests/differential
 
-Skipped with the reason when the oracle is not built, unless FAKEKUBE_REQUIRE_ORACLE=1 (CI), which makes a
-missing oracle a failure. Cases with ``skip_live`` are skipped with their reason.
+One test per area: its cases run with JOBS side by side on the oracle (as scripts/record-oracle does) and at the
+same time on fakekube, and each case is judged on its own. Skipped with the reason when the oracle is not built, unless
+FAKEKUBE_REQUIRE_ORACLE=1 (CI), which makes a missing oracle a failure. Cases with ``skip_live`` are left out.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
-from tests.differential.harness import corpus, divergences, recordings
+from tests.differential.harness import corpus, discovery, divergences, openlist, recordings, verdicts
 from tests.differential.harness.client import Client
-from tests.differential.harness.runner import Runner
+from tests.differential.harness.runner import run_all
 
 pytestmark = pytest.mark.oracle
 
 CASES = corpus.load()
-BY_NAME = {case.name: case for case in CASES}
+AREAS = sorted({case.area for case in CASES})
 ACCEPTED = divergences.load_accepted()
+OPEN = openlist.read()
+JOBS = 4  # per server, as scripts/record-oracle runs the oracle
 
 
-@pytest.mark.parametrize("name", [case.name for case in CASES])
-def test_case_agrees_live(name: str, oracle_client: Client, fakekube_client: Client) -> None:
-    case = BY_NAME[name]
-    if case.skip_live:
-        pytest.skip(case.skip_live)
-    real = Runner(oracle_client).run(case)
-    assert not real.problems, f"{name}: the case does not run reproducibly on the oracle:\n  " + \
-        "\n  ".join(real.problems)
-    fake = Runner(fakekube_client, max_wait=3.0).run(case)
-    expected = recordings.line_for(name, case.digest, real.setup, real.answers)
-    actual = recordings.line_for(name, case.digest, fake.setup, fake.answers)
-    found = divergences.unaccepted(name, divergences.differences(expected, actual), ACCEPTED)
-    assert not found, divergences.report(name, found, case.steps)
+@pytest.mark.parametrize("area", AREAS)
+def test_area_agrees_live(area: str, oracle_client: Client, fakekube_client: Client) -> None:
+    cases = [case for case in CASES if case.area == area and not case.skip_live]
+    # Both servers at once: fakekube's run overlaps the oracle's slower one.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        on_fakekube = pool.submit(run_all, fakekube_client, cases, jobs=JOBS, max_wait=3.0)
+        real = run_all(oracle_client, cases, jobs=JOBS)
+        fake = on_fakekube.result()
+    failures = {name: f"{name}: the case does not run reproducibly on the oracle:\n  " + "\n  ".join(run.problems)
+                for name, run in real.items() if run.problems}
+    expected = {case.name: recordings.line_for(case.name, case.digest, real[case.name].setup,
+                                                real[case.name].answers)
+                for case in cases if case.name not in failures}
+    judged = verdicts.judge(cases, expected, fake, ACCEPTED, OPEN)
+    judged.failures.update(failures)
+    assert not judged.failures, judged.message(f"area {area} live")
+
+
+def test_recorded_discovery_matches_the_oracle(oracle_client: Client) -> None:
+    """The generators enumerate kinds from generators/_discovery.json: it must say what the oracle serves."""
+    assert discovery.fetch(oracle_client) == discovery.load(), \
+        "the oracle's discovery changed: run scripts/record-discovery, then scripts/record-oracle"

@@ -1,4 +1,5 @@
-"""The GA kinds of the emulated release, read from upstream's discovery documents (``_discovery/``).
+"""The GA kinds of the emulated release, read from the real server's discovery as recorded in
+``_discovery.json`` (scripts/record-discovery; the live run checks it still matches the oracle).
 
 Independent of fakekube's model: the corpus must say what the real server serves, so a kind fakekube lacks
 shows up as a divergence instead of silently missing from the corpus.
@@ -7,12 +8,11 @@ shows up as a divergence instead of silently missing from the corpus.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-DISCOVERY = Path(__file__).resolve().parent / "_discovery"
+DISCOVERY = Path(__file__).resolve().parent / "_discovery.json"
 
 # Resources a client cannot round-trip as objects, and why:
 # - bindings (v1): a deprecated twin of pods/binding, a subresource; it needs a pod and a node and changes
@@ -59,16 +59,14 @@ class Kind:
 
 @cache
 def _documents() -> tuple[dict, ...]:
-    found = []
-    for path in sorted(DISCOVERY.glob("*.json")):
-        if re.fullmatch(r"(api__v1|apis__.+__v\d+)\.json", path.name):
-            found.append(json.loads(path.read_text()))
-    return tuple(found)
+    """One ``{"groupVersion", "resources"}`` per GA group version, the core version first."""
+    recorded = json.loads(DISCOVERY.read_text(encoding="utf-8"))["groupVersions"]
+    return tuple({"groupVersion": gv, "resources": rows} for gv, rows in recorded.items())
 
 
 @cache
 def all_kinds() -> tuple[Kind, ...]:
-    """Every top-level GA resource with its subresources, in discovery file order."""
+    """Every top-level GA resource with its subresources, in the recorded order."""
     kinds: list[Kind] = []
     for document in _documents():
         group_version = document["groupVersion"]
@@ -82,7 +80,7 @@ def all_kinds() -> tuple[Kind, ...]:
         for row in rows:
             if "/" in row["name"]:
                 continue
-            kinds.append(Kind(group, version, row["kind"], row["name"], row["singularName"] or row["kind"].lower(),
+            kinds.append(Kind(group, version, row["kind"], row["name"], row.get("singularName") or row["kind"].lower(),
                               row["namespaced"], tuple(row["verbs"]), subs.get(row["name"], {}),
                               tuple(row.get("shortNames") or ())))
     return tuple(kinds)

@@ -7,6 +7,7 @@ case fails the run at once instead of recording a wrong answer. The shape is doc
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import importlib.util
 import json
@@ -146,15 +147,14 @@ def _validate_step(step: Any, where: str, index: int, prefix: str, setup_count: 
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise CorpusError(f"{where}: headers must map names to strings")
     watch, wait = step.get("watch"), step.get("wait")
-    if watch is None and str(query.get("watch", "")).lower() in ("true", "1"):
+    if watch is None and step["method"] == "GET" and watches(query):
         raise CorpusError(f"{where}: a watch request needs watch: {{events: K, timeout: S}} (a stream has no end)")
     if watch is not None:
         if not isinstance(watch, dict) or set(watch) - {"events", "timeout"} or \
                 not isinstance(watch.get("events"), int) or watch["events"] < 0 or \
                 not isinstance(watch.get("timeout", 5), int | float) or not 0 < watch.get("timeout", 5) <= 60:
             raise CorpusError(f"{where}: watch must be {{events: K, timeout: S}} with 0 < S <= 60")
-        if step["method"] != "GET" or not (str(query.get("watch", "")).lower() in ("true", "1")
-                                           or "/watch/" in path):
+        if step["method"] != "GET" or not (watches(query) or "/watch/" in path):
             raise CorpusError(f"{where}: a watch step is a GET with watch=true in its query")
     if wait is not None:
         if watch is not None or step["method"] != "GET":
@@ -174,7 +174,8 @@ def _validate_step(step: Any, where: str, index: int, prefix: str, setup_count: 
 
 def load_file(path: Path) -> list[Case]:
     try:
-        documents = yaml.safe_load(path.read_text())
+        # libyaml's loader when PyYAML has it: the same documents, parsed ten times faster.
+        documents = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         raise CorpusError(f"{path.name}: not YAML: {exc}") from exc
     if not isinstance(documents, list):
@@ -198,7 +199,17 @@ def load_generator(path: Path) -> list[Case]:
 
 
 def load(directory: Path = CORPUS_DIR, generators: Path | None = GENERATORS_DIR) -> list[Case]:
-    """Every case, hand-written files first then generators, each in file order; names must be unique."""
+    """Every case, hand-written files first then generators, each in file order; names must be unique.
+    Loaded once per process while no file changes (the replay, live and generator tests each ask)."""
+    files = [*sorted(directory.glob("*.yaml")),
+             *(sorted(generators.glob("*")) if generators is not None and generators.is_dir() else [])]
+    stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.is_file())
+    return list(_load(directory, generators, stamp))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(directory: Path, generators: Path | None, stamp: tuple[tuple[str, int, int], ...]) -> tuple[Case, ...]:
+    """``stamp``: the files' names, times and sizes, so an edited corpus is read again."""
     cases: list[Case] = []
     for path in sorted(directory.glob("*.yaml")):
         cases.extend(load_file(path))
@@ -211,10 +222,26 @@ def load(directory: Path = CORPUS_DIR, generators: Path | None = GENERATORS_DIR)
         if case.name in seen:
             raise CorpusError(f"{case.source}: case {case.name!r} is also defined in {seen[case.name]}")
         seen[case.name] = case.source
-    return cases
+    return tuple(cases)
 
 
 def select(cases: Iterable[Case], patterns: Iterable[str]) -> list[Case]:
     """The cases whose name matches any of the glob patterns (all of them when there is none)."""
     patterns = list(patterns)
     return [c for c in cases if not patterns or any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
+
+
+def watches(query: dict[str, Any]) -> bool:
+    """Whether a GET with this query is a watch: the server decodes ``watch`` as every bool query parameter,
+    true for any value but "0" and "false" in any case, "" and "yes" included (apimachinery
+    pkg/runtime/conversion.go, Convert_Slice_string_To_bool, v0.37.2); a list's first value counts."""
+    if "watch" not in query:
+        return False
+    value = query["watch"]
+    if isinstance(value, list):
+        if not value:
+            return False
+        value = value[0]
+    if isinstance(value, bool):
+        return value
+    return not (str(value) == "0" or str(value).lower() == "false")

@@ -36,6 +36,18 @@ QUOTED_RV = re.compile(r"""(\\*["']resourceVersion\\*["']:\s*\\*["'])(\d+)(?=\\*
 # The ServiceAccount admission plugin names a pod's token volume with a random five-character suffix
 # (plugin/pkg/admission/serviceaccount, names.SimpleNameGenerator): the server's random choice.
 TOKEN_VOLUME = re.compile(r"\bkube-api-access-[a-z0-9]{5}\b")
+# Preconditions' refusals quote the stored object's resourceVersion in prose, not JSON ("the ResourceVersion
+# in the precondition (1) does not match the ResourceVersion in record (642)", "ResourceVersion in object
+# meta: 849"): mapped to the object's label like the metadata field it repeats.
+PROSE_RV = re.compile(r"(ResourceVersion in (?:the precondition \(|record \(|precondition: |object meta: ))(\d+)")
+# The authenticator's fingerprint of the client certificate (user.Info extra
+# authentication.kubernetes.io/credential-id, apiserver pkg/authentication/request/x509): each oracle start
+# makes its own admin certificate, so it changes with every run (SelfSubjectReview, CSR spec.extra).
+CREDENTIAL_ID = re.compile(r"\bX509SHA256=[0-9a-f]+")
+# names.SimpleNameGenerator (apiserver pkg/storage/names/generate.go): generateName cut to 58 characters,
+# then five random characters of utilrand's alphabet.
+MAX_GENERATED_PREFIX = 58
+RANDOM_SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
 WARNING = re.compile(r'^\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"')
 SA_TOKEN_SECRET = "kubernetes.io/service-account-token"
 
@@ -49,6 +61,7 @@ class Context:
     uids: dict[str, str] = field(default_factory=dict)
     rvs: dict[str, str] = field(default_factory=dict)
     generated: dict[str, str] = field(default_factory=dict)  # a generated name -> its masked form
+    prefixes: list[re.Pattern[str]] = field(default_factory=list)  # generateNames the case sent
 
     def __post_init__(self) -> None:
         text = "\n".join(self.literals)
@@ -68,7 +81,19 @@ class Context:
     def generated_name(self, name: str, prefix: str) -> str:
         if name in self.literals:
             return name
+        if self.namespace:
+            # string() maps the namespace back before it masks generated names: keep them in that form.
+            name, prefix = name.replace(self.namespace, "{ns}"), prefix.replace(self.namespace, "{ns}")
         return self.generated.setdefault(name, f"{prefix}<gen:{len(self.generated)}>")
+
+    def expect_generated(self, prefix: str) -> None:
+        """A generateName the case sent (as sent, namespace filled in): the name drawn from it is masked
+        even where no object carries both (a refusal's message and details), and when it was truncated."""
+        cut = prefix[:MAX_GENERATED_PREFIX]
+        cut = re.escape(cut.replace(self.namespace, "{ns}") if self.namespace else cut)
+        pattern = re.compile(f"(?<![a-z0-9-]){cut}{RANDOM_SUFFIX}(?![a-z0-9])")
+        if all(p.pattern != pattern.pattern for p in self.prefixes):
+            self.prefixes.append(pattern)
 
     def string(self, value: str) -> str:
         """The masks that apply to any string an answer holds."""
@@ -78,6 +103,10 @@ class Context:
             # The case's namespace is derived from its name and would be the same on both servers; it is
             # mapped back so recordings read as the case was written and survive a change of the naming rule.
             value = value.replace(self.namespace, "{ns}")
+        for pattern in self.prefixes:
+            for drawn in pattern.findall(value):
+                if drawn not in self.literals:
+                    self.generated_name(drawn, drawn[:-5])
         for name, masked in self.generated.items():
             # generateName's random five-character suffix: the server's random choice, not semantic.
             value = value.replace(name, masked)
@@ -87,6 +116,8 @@ class Context:
         value = TIME.sub(lambda m: m.group(0) if m.group(0) in self._literal_times else "<time>", value)
         value = TOKEN_VOLUME.sub(lambda m: self.generated_name(m.group(0), "kube-api-access-"), value)
         value = QUOTED_RV.sub(lambda m: m.group(1) + self.rv(m.group(2)), value)
+        value = PROSE_RV.sub(lambda m: m.group(1) + self.rv(m.group(2)), value)
+        value = CREDENTIAL_ID.sub("X509SHA256=<fingerprint>", value)
         # Service-account tokens are signed with each server's own key.
         value = JWT.sub("<jwt>", value)
         # CA bundles (kube-root-ca.crt, token secrets) are each server's own certificate authority.
@@ -170,9 +201,9 @@ def _collect_generated(value: Any, context: Context) -> None:
     """Learn generated names first, so a message that names one before its metadata is masked too."""
     if isinstance(value, dict):
         name, prefix = value.get("name"), value.get("generateName")
-        if isinstance(name, str) and isinstance(prefix, str) and prefix and name.startswith(prefix) \
-                and len(name) == len(prefix) + 5:
-            context.generated_name(name, prefix)
+        cut = prefix[:MAX_GENERATED_PREFIX] if isinstance(prefix, str) else ""
+        if isinstance(name, str) and cut and name.startswith(cut) and len(name) == len(cut) + 5:
+            context.generated_name(name, cut)
         for key in sorted(value):
             _collect_generated(value[key], context)
     elif isinstance(value, list):
@@ -206,6 +237,12 @@ def _metadata(meta: dict[str, Any], context: Context, *, list_meta: bool) -> dic
     out: dict[str, Any] = {}
     for key in sorted(meta):
         item = meta[key]
+        if key == "managedFields" and isinstance(item, list) and all(isinstance(e, dict) for e in item):
+            # The real server appends an entry when a manager first writes and merges the rest in place, so
+            # with updates racing (a controller's status write, the case's own) its order depends on timing;
+            # clients find entries by manager, operation and subresource.
+            item = sorted(item, key=lambda e: tuple(str(e.get(k, "")) for k in ("manager", "operation",
+                                                                                 "subresource")))
         if key == "resourceVersion" and isinstance(item, str) and item:
             # A list's resourceVersion is the server's current revision, which other writers move (the
             # apiserver's own leases and events); an object's is compared by identity within the case.

@@ -75,6 +75,10 @@ class Runner:
         result = CaseRun(case.name)
         try:
             self._create_namespace(state)
+            for step in [*case.setup, *case.steps]:
+                prefix = _generate_name(step)
+                if prefix:
+                    context.expect_generated(prefix.replace("{ns}", state.namespace))
             for index, step in enumerate(case.setup):
                 answer = self._step(step, state, index, setup=True)
                 result.setup.append(answer.status)
@@ -217,6 +221,13 @@ def _field(body: Any, path: str) -> Any:
     return body
 
 
+def _generate_name(step: dict[str, Any]) -> str | None:
+    body = step.get("body")
+    meta = body.get("metadata") if isinstance(body, dict) else None
+    prefix = meta.get("generateName") if isinstance(meta, dict) else None
+    return prefix if isinstance(prefix, str) else None
+
+
 def _namespaced(path: str) -> bool:
     parts = [p for p in path.split("/") if p]
     rest = parts[2:] if parts[:1] == ["api"] else parts[3:]
@@ -268,12 +279,12 @@ def reference(parsed: Any, what: str) -> str | None:
 
 
 def run_all(client: Client, cases: list[Case], *, jobs: int = 1,
-            progress: Callable[[CaseRun], None] | None = None) -> dict[str, CaseRun]:
+            progress: Callable[[CaseRun], None] | None = None, max_wait: float | None = None) -> dict[str, CaseRun]:
     """Every case against one server; ``jobs`` > 1 runs cases side by side on connections of their own (each
     case has a namespace of its own, so only cluster-wide timing changes, never what a case sees)."""
     results: dict[str, CaseRun] = {}
     if jobs <= 1:
-        runner = Runner(client)
+        runner = Runner(client, max_wait=max_wait)
         for case in cases:
             results[case.name] = run = runner.run(case)
             if progress is not None:
@@ -283,7 +294,7 @@ def run_all(client: Client, cases: list[Case], *, jobs: int = 1,
 
     def one(case: Case) -> CaseRun:
         if not hasattr(local, "runner"):
-            local.runner = Runner(client.copy())
+            local.runner = Runner(client.copy(), max_wait=max_wait)
         return local.runner.run(case)
 
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="differential") as pool:

@@ -1,0 +1,54 @@
+"""The verdict on a batch of cases run against the server under test: which fail, and why, given the expected
+answers (a recording or the oracle's live answers), the accepted divergences and the open list (openlist.py).
+
+A batch is judged as a whole (the cases run side by side, runner.run_all) but each failure names its case, so
+a failing test reads as one report per case.
+
+Independent of fakekube: the harness judges fakekube, so it never imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import divergences, recordings
+from .corpus import Case
+from .runner import CaseRun
+
+SHOWN = 40  # cases reported in full in one failure message; the rest are named
+
+
+@dataclass
+class Verdicts:
+    failures: dict[str, str] = field(default_factory=dict)  # case -> why it fails
+    diverging: dict[str, list[divergences.Difference]] = field(default_factory=dict)  # unaccepted differences
+
+    def message(self, what: str) -> str:
+        names = sorted(self.failures)
+        shown = "\n\n".join(self.failures[n] for n in names[:SHOWN])
+        rest = f"\n\n… and {len(names) - SHOWN} more: {names[SHOWN:]}" if len(names) > SHOWN else ""
+        return f"{len(names)} case(s) of {what} fail:\n\n{shown}{rest}"
+
+
+def judge(cases: list[Case], expected: Mapping[str, dict[str, Any]], runs: Mapping[str, CaseRun],
+          accepted: list[divergences.Accepted], open_cases: Mapping[str, str]) -> Verdicts:
+    """``expected``: the expected recording line of each case that has one (the caller reports the others)."""
+    verdicts = Verdicts()
+    for case in cases:
+        if case.name not in expected or case.name not in runs:
+            continue
+        run = runs[case.name]
+        actual = recordings.line_for(case.name, case.digest, run.setup, run.answers)
+        found = divergences.unaccepted(case.name, divergences.differences(expected[case.name], actual), accepted)
+        if found:
+            verdicts.diverging[case.name] = found
+        if found and case.name not in open_cases:
+            problems = "".join(f"\n  problem: {p}" for p in run.problems)
+            verdicts.failures[case.name] = f"{case.source}: " + divergences.report(case.name, found, case.steps) \
+                + problems
+        elif not found and case.name in open_cases:
+            verdicts.failures[case.name] = (f"{case.source}: {case.name} agrees now: remove it from "
+                                            "tests/differential/open.txt (the list only shrinks)")
+    return verdicts
