@@ -169,6 +169,15 @@ class Strategy:
         else:
             new["status"] = status
 
+    def prepare_for_finalize_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """A write to ``/finalize`` (namespaces only): the whole object from the request but its status."""
+        _keep_stored(new, old, "status")
+
+    def holds_deleted(self, obj: dict[str, Any]) -> bool:
+        """Whether a deleting object whose update leaves no finalizers stays anyway (the registry's
+        ``ShouldDeleteDuringUpdate`` says no): a namespace keeps it while ``spec.finalizers`` remain."""
+        return False
+
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
         return 0
 

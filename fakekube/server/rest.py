@@ -197,8 +197,6 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     assert p.name is not None
     q = req.query
     body = _object_body(req, rt)
-    if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
-        return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
                            dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
                            field_validation=q.str("fieldValidation"))

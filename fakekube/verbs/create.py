@@ -109,7 +109,10 @@ class CreateVerbs:
             meta.pop(system_field, None)
         meta["uid"] = self._new_uid()
         meta["creationTimestamp"] = self._now()
-        meta.pop("generation", None)
+        # rest.BeforeCreate leaves generation alone: a kind whose PrepareForCreate does not set it (ConfigMap,
+        # Lease, ...) keeps the client's value; 0 is Go's zero, which omitempty leaves out.
+        if not meta.get("generation"):
+            meta.pop("generation", None)
         strategy = target.strategy
         if defaulted is None:
             strategy.default(obj)
@@ -133,7 +136,8 @@ class CreateVerbs:
         meta = obj["metadata"]
         strategy = target.strategy
         # The namespace must exist before admission plugins look things up in it (NamespaceLifecycle runs first).
-        self._check_namespace(target, meta.get("namespace", ""), creating=True)
+        self._check_namespace(target, meta.get("namespace", ""), creating=True,
+                              name=str(meta.get("name") or meta.get("generateName") or ""))
         strategy.admit(obj, None, ctx)
         strategy.begin_create(obj, ctx)
         strategy.prepare_for_create(obj)
