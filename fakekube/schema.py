@@ -12,7 +12,6 @@ the same tree are in ``fakekube.schemaprune``; ``StructuralSchema`` is the one e
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from fakekube import schemaprune
@@ -26,6 +25,7 @@ from fakekube.errors import (
     too_many,
     type_invalid,
 )
+from fakekube.goregexp import python_pattern
 from fakekube.jsonvalues import json_equal, same_json_text
 from fakekube.schemavalues import FORMATS, go_float, go_number, json_type
 
@@ -110,7 +110,7 @@ class _Node:
         self.min_length = schema.get("minLength")
         self.max_length = schema.get("maxLength")
         self.pattern_text: str = schema.get("pattern") or ""
-        self.pattern = re.compile(self.pattern_text) if self.pattern_text else None
+        self.pattern = python_pattern(self.pattern_text) if self.pattern_text else None
         # Whether _validate_string has anything to check (most string fields have no rule but their type).
         self.checks_strings = (self.max_length is not None or self.min_length is not None
                                or self.pattern is not None or self.format in FORMATS)

@@ -25,6 +25,7 @@ from fakekube.audit import AuditEntry, AuditLog
 from fakekube.audit.log import NO_BODY  # noqa: F401  (re-exported: tools wrap Store._run with it)
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
+from fakekube.crdcontrollers import CrdControllers
 from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
@@ -114,6 +115,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self._init_request_cycle()
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
+        self.crd_controllers = CrdControllers(self)
         # kube-controller-manager's service-account controller; None when turned off.
         self.service_accounts: ServiceAccountController | None = (
             ServiceAccountController(self) if service_accounts else None)
@@ -221,6 +223,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if rt.storage == CRD_STORAGE:
             # After the CRD's own change is published, so the cleanup's revisions come after it.
             self._crd_changed(new, old_obj)
+        elif rt.custom and new is None:
+            self._custom_resource_gone(rt)
         return record
 
     def _index(self, rt: ResourceType, key: Key, obj: dict[str, Any]) -> None:
@@ -258,6 +262,15 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if record is None:
             raise errors.NotFound(rt.plural, rt.group, name)
         return record
+
+    def objects_of(self, storage: str) -> list[tuple[Key, dict[str, Any]]]:
+        """Every stored object of a storage key, read-only (for the controllers), in key order."""
+        bucket = self._data.get(storage, {})
+        return [(key, bucket[key].obj) for key in sorted(bucket)]
+
+    def served_types_of_crd(self, name: str) -> list[ResourceType]:
+        """The resource types a CustomResourceDefinition serves (one per served version)."""
+        return [t for t in self.registry if t.custom and f"{t.plural}.{t.group}" == name]
 
     def stored_object(self, storage: str, key: Key) -> dict[str, Any] | None:
         """The stored object itself, read-only (for the garbage collector), or None."""

@@ -47,11 +47,11 @@ def _keep_stored(new: dict[str, Any], old: dict[str, Any], *keys: str) -> None:
             new.pop(key, None)
 
 
-def _reset_status(new: dict[str, Any], old: dict[str, Any]) -> None:
+def reset_status(new: dict[str, Any], old: dict[str, Any]) -> None:
     _keep_stored(new, old, "status")
 
 
-def _bump_generation_if(new: dict[str, Any], old: dict[str, Any], changed: bool) -> None:
+def bump_generation_if(new: dict[str, Any], old: dict[str, Any], changed: bool) -> None:
     generation = old["metadata"].get("generation")
     if generation is None:
         return
@@ -217,9 +217,9 @@ class BuiltinStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         if self.initial_status is not None:
-            _reset_status(new, old)
+            reset_status(new, old)
         if self.tracks_generation:
-            _bump_generation_if(new, old, self.generation_changed(new, old))
+            bump_generation_if(new, old, self.generation_changed(new, old))
 
     def generation_changed(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
         for name in self.generation_fields:
@@ -259,9 +259,9 @@ class StatusStrategy(Strategy):
         obj["status"] = json_copy(self._initial_status)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        _reset_status(new, old)
+        reset_status(new, old)
         if self.tracks_generation:
-            _bump_generation_if(new, old, new.get("spec") != old.get("spec"))
+            bump_generation_if(new, old, new.get("spec") != old.get("spec"))
 
 
 class CustomResourceStrategy(Strategy):
@@ -282,7 +282,7 @@ class CustomResourceStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         if self.has_status:
-            _reset_status(new, old)
-        _bump_generation_if(new, old, _without_metadata(new) != _without_metadata(old))
+            reset_status(new, old)
+        bump_generation_if(new, old, _without_metadata(new) != _without_metadata(old))
 
     # prepare_for_status_update: the default (the whole stored object, only status from the request).

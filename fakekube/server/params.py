@@ -52,14 +52,15 @@ class Query:
                 f'invalid value for {name}: strconv.ParseInt: parsing "{value}": invalid syntax'
             ) from None
 
-    def dry_run(self) -> bool:
-        return dry_run_values(self.all("dryRun"))
+    def dry_run(self, options_kind: str) -> bool:
+        return dry_run_values(self.all("dryRun"), options_kind)
 
 
-def dry_run_values(values: list[str] | None) -> bool:
-    """``dryRun`` accepts only ``All`` (apimachinery ``ValidateDryRun``)."""
-    values = [v for v in values or [] if v != ""]
-    for value in values:
-        if value != "All":
-            raise errors.Invalid("", "", "", [errors.not_supported("dryRun", value, ["All"])])
+def dry_run_values(values: list[str] | None, options_kind: str) -> bool:
+    """``dryRun`` accepts only ``All`` (apimachinery ``ValidateDryRun``): anything else is a 422 about the
+    request's options (``CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["x"]...``, the
+    whole list as the value), as the handlers' ``Validate<Verb>Options`` report it."""
+    values = list(values or [])
+    if any(value != "All" for value in values):
+        raise errors.Invalid(options_kind, "meta.k8s.io", "", [errors.not_supported("dryRun", values, ["All"])])
     return bool(values)

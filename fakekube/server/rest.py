@@ -182,11 +182,11 @@ def _create(req: Request, rt: ResourceType) -> Reply:
         assert p.name is not None
         verb = getattr(req.store, POST_SUBRESOURCES[(rt.group, rt.plural, p.subresource)])
         return Reply(201, verb(p.name, _object_body(req, rt), p.namespace, actor=req.actor,
-                               dry_run=req.query.dry_run()))
+                               dry_run=req.query.dry_run("CreateOptions")))
     if rt.namespaced and p.namespace is None:
         raise errors.MethodNotSupported(rt.plural, rt.group, "create")
     q = req.query
-    obj = req.store.create(rt, _object_body(req, rt), p.namespace, actor=req.actor, dry_run=q.dry_run(),
+    obj = req.store.create(rt, _object_body(req, rt), p.namespace, actor=req.actor, dry_run=q.dry_run("CreateOptions"),
                            field_manager=q.str("fieldManager") or None, user=req.user, name=p.name,
                            subresource=p.subresource, field_validation=q.str("fieldValidation"))
     return Reply(201, obj)
@@ -198,7 +198,7 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     q = req.query
     body = _object_body(req, rt)
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
-                           dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
+                           dry_run=q.dry_run("UpdateOptions"), field_manager=q.str("fieldManager") or None,
                            field_validation=q.str("fieldValidation"))
     return Reply(200, obj)
 
@@ -213,7 +213,8 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
         raise errors.UnsupportedMediaType(list(accepted))
     body: Any = req.body  # every patch type, apply's YAML or JSON included, is decoded by the store
     obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
-                          actor=req.actor, dry_run=q.dry_run(), field_manager=q.str("fieldManager") or None,
+                          actor=req.actor, dry_run=q.dry_run("PatchOptions"),
+                          field_manager=q.str("fieldManager") or None,
                           force=q.bool("force", default=None), field_validation=q.str("fieldValidation"))
     return Reply(200, obj)  # the handler turns it into 201 when an apply created the object
 
@@ -265,7 +266,7 @@ def _delete(req: Request, rt: ResourceType) -> Reply:
         grace_period_seconds=options["gracePeriodSeconds"],
         preconditions=options["preconditions"] or None,
         orphan_dependents=options["orphanDependents"],
-        dry_run=dry_run_values(options["dryRun"]),
+        dry_run=dry_run_values(options["dryRun"], "DeleteOptions"),
         actor=req.actor,
     )
     # handlers/delete.go: 202 only when the object outlives the call and orphanDependents=false was asked.
@@ -283,7 +284,7 @@ def _delete_collection(req: Request, rt: ResourceType) -> Reply:
         field_selector=q.str("fieldSelector") or None,
         propagation_policy=options["propagationPolicy"],
         grace_period_seconds=options["gracePeriodSeconds"],
-        dry_run=dry_run_values(options["dryRun"]),
+        dry_run=dry_run_values(options["dryRun"], "DeleteOptions"),
         actor=req.actor,
     )
     return Reply(200, result)

@@ -11,7 +11,6 @@ from fakekube.identity import ANONYMOUS, UserInfo
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.records import (
-    CRD_STORAGE,
     MAX_GENERATE_NAME_ATTEMPTS,
 )
 from fakekube.resources import ResourceType
@@ -135,6 +134,8 @@ class CreateVerbs:
         write took from the store's allocators (``ctx``) goes back when it fails or is a dry run."""
         meta = obj["metadata"]
         strategy = target.strategy
+        if target.custom:
+            self._refuse_create_while_terminating(target, str(meta.get("name") or ""))
         # The namespace must exist before admission plugins look things up in it (NamespaceLifecycle runs first).
         self._check_namespace(target, meta.get("namespace", ""), creating=True,
                               name=str(meta.get("name") or meta.get("generateName") or ""))
@@ -142,8 +143,6 @@ class CreateVerbs:
         strategy.begin_create(obj, ctx)
         strategy.prepare_for_create(obj)
         self._prepare_schema(target, obj)
-        if target.storage == CRD_STORAGE:
-            self._check_crd(obj)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             entry.generate_name = str(meta["generateName"])

@@ -8,8 +8,10 @@ from typing import Any
 from fakekube import errors
 from fakekube.audit import AuditEntry
 from fakekube.clock import rfc3339
+from fakekube.crdcontrollers import CLEANUP_FINALIZER, set_condition
 from fakekube.jsonvalues import json_copy
 from fakekube.records import (
+    CRD_STORAGE,
     GC_FINALIZERS,
     Record,
     record_key,
@@ -53,6 +55,10 @@ class DeleteVerbs:
         entry.uid = meta["uid"]
         if rt.storage == "/namespaces":
             answer = self._delete_namespace(rt, record, entry, policy, preconditions, orphan_dependents, dry_run)
+            if answer is not None:
+                return answer
+        elif rt.storage == CRD_STORAGE:
+            answer = self._delete_crd(rt, record, entry, preconditions, dry_run)
             if answer is not None:
                 return answer
         if preconditions.get("uid") and preconditions["uid"] != meta["uid"]:
@@ -162,6 +168,42 @@ class DeleteVerbs:
             new_meta.pop("finalizers", None)
         new_meta["deletionTimestamp"] = rfc3339(self.clock.now())
         new.setdefault("status", {})["phase"] = "Terminating"
+        if dry_run:
+            return self._convert_out(rt, new)
+        new_record = self._commit(rt, record_key(rt, obj), new, record, entry)
+        assert new_record is not None
+        return self._present(rt, new_record)
+
+    def _delete_crd(self, rt: ResourceType, record: Record, entry: AuditEntry, preconditions: dict[str, str],
+                    dry_run: bool) -> dict[str, Any] | None:
+        """The CRD registry's own DELETE (apiextensions-apiserver pkg/registry/customresourcedefinition/etcd.go):
+        the first one marks the CRD (deletionTimestamp, the cleanup finalizer, Terminating), whatever the
+        propagation policy; the finalizer controller then deletes its custom resources and lets it go
+        (fakekube.crdcontrollers). None: already marked, the generic store's DELETE follows."""
+        obj = record.obj
+        meta = obj["metadata"]
+        name = meta["name"]
+        uid = preconditions.get("uid")
+        if uid and uid != meta["uid"]:
+            raise errors.Conflict(rt.plural, rt.group, name, f"precondition failed: UID in precondition: {uid}, "
+                                                             f"UID in object meta: {meta['uid']}")
+        rv = preconditions.get("resourceVersion")
+        if rv and rv != record.rv:
+            raise errors.Conflict(rt.plural, rt.group, name, f"precondition failed: ResourceVersion in "
+                                                             f"precondition: {rv}, ResourceVersion in object meta: "
+                                                             f"{record.rv}")
+        if meta.get("deletionTimestamp"):
+            return None
+        new = json_copy(obj)
+        new_meta = new["metadata"]
+        now = rfc3339(self.clock.now())
+        new_meta["deletionTimestamp"] = now
+        if CLEANUP_FINALIZER not in (new_meta.get("finalizers") or ()):
+            new_meta["finalizers"] = [*(new_meta.get("finalizers") or ()), CLEANUP_FINALIZER]
+        status = new.setdefault("status", {})
+        set_condition(status, {"type": "Terminating", "status": "True", "reason": "InstanceDeletionPending",
+                               "message": "CustomResourceDefinition marked for deletion; CustomResource deletion "
+                                          "will begin soon"}, now)
         if dry_run:
             return self._convert_out(rt, new)
         new_record = self._commit(rt, record_key(rt, obj), new, record, entry)

@@ -14,7 +14,6 @@ from fakekube.patch import APPLY_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, appl
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.records import (
-    CRD_STORAGE,
     Record,
     record_key,
 )
@@ -219,8 +218,6 @@ class WriteVerbs:
             strategy.begin_update(obj, old, ctx)
             strategy.prepare_for_update(obj, old)
             self._prepare_schema(target, obj)
-            if target.storage == CRD_STORAGE:
-                self._check_crd(obj)
         checked = self._validate(target, obj, old, subresource, record.checked)
         self._record_managed_fields(target, old, obj, manager, subresource)
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")

@@ -57,9 +57,12 @@ def test_bad_values_are_400():
     with pytest.raises(errors.ApiError):
         Query("limit=x").int("limit")
     with pytest.raises(errors.ApiError) as dry:
-        Query("dryRun=Some").dry_run()
-    assert dry.value.code == 422
-    assert Query("dryRun=All").dry_run() is True
+        Query("dryRun=Some").dry_run("CreateOptions")
+    # observed on kube-apiserver v1.37.2 (apimachinery pkg/apis/meta/v1/validation ValidateCreateOptions)
+    assert dry.value.status["message"] == ('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: '
+                                           '["Some"]: supported values: "All"')
+    assert dry.value.status["details"]["kind"] == "CreateOptions"
+    assert Query("dryRun=All").dry_run("CreateOptions") is True
     assert Query("labelSelector=a%3Db&labelSelector=c").str("labelSelector") == "a=b"
 
 
