@@ -3,8 +3,8 @@
 (``pkg/apis/apiextensions/validation/validation.go``) and the structural rules (``ValidateStructural``,
 ``pkg/apiserver/schema/validation.go``: reported sorted by their text).
 
-Not emulated: the defaults' validation against the schema (``structuraldefaulting.ValidateDefaults``), CEL
-compilation and cost of ``x-kubernetes-validations``, the structural completeness rule, and schemas
+Not emulated: defaults inside metadata (validated as metadata upstream), CEL compilation and cost of
+``x-kubernetes-validations``, the structural completeness rule, and schemas
 ``NewStructural`` cannot convert. Properties are walked in sorted order where upstream walks a Go map (its
 order changes between requests).
 """
@@ -16,6 +16,7 @@ from typing import Any
 from fakekube.errors import FieldError, GoLiteral, forbidden, go_json, invalid, not_supported, required
 from fakekube.goregexp import syntax_error
 from fakekube.kinds.checks import mapping, seq
+from fakekube.schema import check_value
 
 OPENAPI_TYPES = ["array", "boolean", "integer", "number", "object", "string"]
 META_FIELDS = ("metadata", "kind", "apiVersion")
@@ -123,8 +124,36 @@ def validate_schema_root(schema: Any, path: str, status_enabled: bool) -> list[F
                 break
     if schema.get("nullable") is True:
         errs.append(forbidden(f"{root}.nullable", "nullable cannot be true at the root"))
-    errs += sorted(_structural(schema, "root", root), key=str)
+    structural = sorted(_structural(schema, "root", root), key=str)
+    errs += structural or _defaults(schema, root, embedded=True, inside_meta=False)
     errs += _openapi(schema, root, is_root=True, defaults_forbidden="", inside_meta=False)
+    return errs
+
+
+# ----------------------------------------------------------------------------------- defaults
+
+def _defaults(s: Any, path: str, *, embedded: bool, inside_meta: bool) -> list[FieldError]:
+    """structuraldefaulting.ValidateDefaults: every default is pruned and validated against its own schema
+    (errors located from it). Defaults inside an object's metadata (checked as metadata upstream) are not."""
+    if not isinstance(s, dict):
+        return []
+    embedded = embedded or s.get("x-kubernetes-embedded-resource") is True
+    if embedded:
+        inside_meta = False
+    errs: list[FieldError] = []
+    default = s.get("default")
+    if default is not None and not inside_meta:
+        pruned, problems = check_value(s, default, embedded=embedded)
+        if pruned:
+            errs.append(invalid(f"{path}.default", default, "must not have unknown fields"))
+        for problem in problems:
+            where = f"{path}.default" if problem.field == "<nil>" else f"{path}.default.{problem.field}"
+            errs.append(FieldError(problem.type, where, problem.detail, problem.value))
+    if isinstance(s.get("items"), dict):
+        errs += _defaults(s["items"], f"{path}.items", embedded=False, inside_meta=inside_meta)
+    for name, prop in sorted(mapping(s.get("properties")).items()):
+        meta = inside_meta or (embedded and name in META_FIELDS)
+        errs += _defaults(prop, f"{path}.properties[{name}]", embedded=False, inside_meta=meta)
     return errs
 
 

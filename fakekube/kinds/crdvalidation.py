@@ -159,6 +159,9 @@ def _spec(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> list[FieldEr
     if storage != 1:
         errs.append(invalid("spec.versions", _go_versions(versions), "must have exactly one version marked as storage "
                                                                    "version"))
+    if versions and (problems := is_dns1035_label(str(versions[0].get("name") or ""))):
+        # The internal spec.version is the first version's name, and is validated again as such.
+        errs.append(invalid("spec.version", versions[0].get("name") or "", ",".join(problems)))
     names = mapping(spec.get("names"))
     for key in ("plural", "singular", "kind", "listKind"):
         if not names.get(key):
