@@ -83,6 +83,8 @@ class Strategy:
     """
 
     tracks_generation = False
+    # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
+    features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet"})
     allow_unconditional_update = True
     graceful_delete = False
     has_status = False

@@ -21,7 +21,7 @@ from fakekube.kinds.service import ServiceStrategy
 from fakekube.kinds.workloads import validate_template
 from fakekube.namerules import remember_valid
 from fakekube.quantity import canonicalize_list
-from fakekube.strategies import BuiltinStrategy, Strategy
+from fakekube.strategies import BuiltinStrategy, Strategy, bump_generation_if
 from fakekube.validation import validate_kube_finalizer_names, validate_qualified_name
 
 ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
@@ -207,7 +207,13 @@ class ServiceAccountStrategy(Strategy):
 # ----------------------------------------------------------------------------------- PodTemplate and RC
 
 class PodTemplateStrategy(Strategy):
+    """``podtemplate/strategy.go``: generation 1 on create, + 1 when the template changes."""
+
     returns_deleted_object = True
+    tracks_generation = True
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        bump_generation_if(new, old, new.get("template") != old.get("template"))
 
     def default(self, obj: dict[str, Any]) -> None:
         default_pod_template(obj.get("template"))

@@ -43,7 +43,9 @@ def test_token_request_defaults_and_claims(kube):
     out = token_request(kube)
     sa = kube.get("serviceaccounts", "builder", "default")
     assert out["apiVersion"] == "authentication.k8s.io/v1" and out["kind"] == "TokenRequest"
-    assert out["metadata"] == {"name": "builder", "namespace": "default", "creationTimestamp": "2026-03-01T12:00:00Z"}
+    # The answer carries the service account's uid (observed on kube-apiserver v1.37.2; token.go).
+    assert out["metadata"] == {"name": "builder", "namespace": "default", "uid": sa["metadata"]["uid"],
+                               "creationTimestamp": "2026-03-01T12:00:00Z"}
     assert out["spec"] == {"audiences": [ISSUER], "expirationSeconds": 3600, "boundObjectRef": None}
     assert out["status"]["expirationTimestamp"] == "2026-03-01T13:00:00Z"
     got = claims(out["status"]["token"])
