@@ -67,6 +67,27 @@ def _scale(resource: ApiResource) -> ScaleSpec | None:
     return ScaleSpec(spec.spec_replicas_path, spec.status_replicas_path, None, spec.selector_path, spec.map_selector)
 
 
+def _selectable_fields(resource: ApiResource) -> dict[str, Any]:
+    fields = {label: _field_getter(path, zero)
+              for label, (path, zero) in facts.SELECTABLE_FIELDS.get((resource.group, resource.kind), {}).items()}
+    key = (resource.group, resource.kind)
+    for alias, label in facts.FIELD_LABEL_ALIASES.get(key, {}).items():
+        fields[alias] = fields[label]
+    for label in facts.ALWAYS_EMPTY_FIELDS.get(key, ()):
+        fields[label] = _empty
+    own_conversion = (resource.group, resource.version, resource.kind) in facts.FIELD_LABEL_ERRORS
+    if not resource.namespaced and not own_conversion:
+        # DefaultMetaV1FieldSelectorConversion accepts it everywhere; a cluster-scoped object's is "".
+        fields["metadata.namespace"] = _empty
+    if key in facts.NO_NAMESPACE_FIELD:
+        fields["metadata.namespace"] = None  # ResourceType drops it (it adds the label to namespaced kinds)
+    return fields
+
+
+def _empty(obj: dict[str, Any]) -> str:
+    return ""
+
+
 def _resource_type(resource: ApiResource, version: KubernetesVersion) -> ResourceType:
     key = (resource.group, resource.kind)
     names = {s.name for s in resource.subresources}
@@ -84,8 +105,9 @@ def _resource_type(resource: ApiResource, version: KubernetesVersion) -> Resourc
         categories=resource.categories,
         subresources=frozenset(names & SERVED_SUBRESOURCES),
         discovery_subresources=resource.subresources,
-        selectable_fields={label: _field_getter(path, zero)
-                           for label, (path, zero) in facts.SELECTABLE_FIELDS.get(key, {}).items()},
+        selectable_fields=_selectable_fields(resource),
+        field_label_error=facts.FIELD_LABEL_ERRORS.get((resource.group, resource.version, resource.kind),
+                                                      facts.DEFAULT_FIELD_LABEL_ERROR),
         name_rule=facts.NAME_RULES.get(key, "subdomain"),
         scale=_scale(resource),
         verbs=resource.verbs,

@@ -11,6 +11,8 @@ import gc
 import importlib
 import sys
 
+from fakekube import __version__
+
 _SUBCOMMANDS = {
     "simulate": ("reconcilers.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
     "serve": ("fakekube.cluster.cli", "Serve the fake API server over HTTP for kubectl and client libraries, "
@@ -24,6 +26,7 @@ _SUBCOMMANDS = {
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fakekube", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"fakekube {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (module, help_text) in _SUBCOMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text)
@@ -36,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv) == ["--version"]:
+        # Launchers (the Go module's Environment) ask before every start: skip importing every subcommand.
+        print(f"fakekube {__version__}")
+        return 0
     args = build_parser().parse_args(argv)
     if getattr(args, "_unavailable", None):
         print(f"fakekube {args.command}: not available: {args._unavailable}", file=sys.stderr)

@@ -23,17 +23,18 @@ typed patch object (default/x; apps/v1, Kind=Deployment): .spec.foo: field not d
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from fakekube import errors
+from fakekube import errors, gojson
 from fakekube.apimodel.decode_over import copy_over
-from fakekube.apimodel.decoder import Decoded, DecodeError
+from fakekube.apimodel.decoder import Decoded, DecodeError, Decoder, decoder
 from fakekube.apimodel.definitions import definitions
+from fakekube.patch import typed_validate
 from fakekube.patch.gofmt import go_value
 from fakekube.patch.jsonutil import go_json_kind
+from fakekube.patch.patched_text import patched_json
 
 if TYPE_CHECKING:
     from fakekube.patch.schema import PatchSchema
@@ -83,6 +84,28 @@ def decode_body(rt: ResourceType, body: dict[str, Any], kept: Callable[[str, Any
         raise cannot_handle(rt, str(exc)) from None
 
 
+def check_body_as(other: ResourceType, body: dict[str, Any], kind: str, version: str, endpoint_kind: str) -> None:
+    """Decode a body as the registered kind it names (not the endpoint's), for the type errors the codec
+    meets before it finds it cannot convert that kind: ``Secret in version "v1" cannot be handled as a
+    ConfigMap: illegal base64 data at input byte 0``."""
+    try:
+        other.model.decoder.in_place(body, prune=False)
+    except DecodeError as exc:
+        raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {endpoint_kind}: {exc}') from None
+
+
+def check_object_meta(version: Any, meta: Any) -> None:
+    """A custom resource's metadata decoded into ``metav1.ObjectMeta`` (apiextensions-apiserver decodes it
+    typed: ``json: cannot unmarshal number into Go struct field ObjectMeta.name of type string``); raises
+    DecodeError. Unknown fields are left for ``custom_metadata_unknown``."""
+    object_meta_decoder(version).in_place(meta, prune=False)
+
+
+@cache
+def object_meta_decoder(version: Any) -> Decoder:
+    return decoder(version, OBJECT_META)
+
+
 def check_body(rt: ResourceType, body: dict[str, Any]) -> list[str]:
     """The unknown fields of a create or update body, without copying or changing it; a value of the wrong
     type is the 400 ``decode_body`` would raise."""
@@ -93,13 +116,14 @@ def check_body(rt: ResourceType, body: dict[str, Any]) -> list[str]:
         raise cannot_handle(rt, str(exc)) from None
 
 
-def decode_patched(rt: ResourceType, patched: dict[str, Any], shown: Callable[[], Any]) -> list[str]:
+def decode_patched(rt: ResourceType, patched: dict[str, Any], shown: Callable[[], Any], *,
+                   converter: bool = False) -> list[str]:
     """Check a patch's result (a document the caller owns) and drop its unknown fields in place; a value of
     the wrong type is the 422 on ``patch`` (``shown()`` is the value that error prints, taken before anything
-    is dropped)."""
+    is dropped). ``converter``: a strategic merge patch's result, which the unstructured converter decodes."""
     model = rt.model
     try:
-        return model.decoder.in_place(patched).unknown
+        return model.decoder.in_place(patched, converter=converter).unknown
     except DecodeError as exc:
         raise patch_invalid(shown(), str(exc)) from None
 
@@ -164,17 +188,19 @@ def patch_invalid(shown: Any, detail: str) -> errors.Invalid:
     return errors.Invalid("", "", "", [errors.invalid("patch", shown, detail)])
 
 
-def shown_patch(patch_type: str, patched: Any, patch: Any) -> str:
-    """What a failed patch's 422 shows as the value: the patched JSON for JSON and merge patches, Go's
-    ``%+v`` of the decoded patch for a strategic merge patch."""
+def shown_patch(patch_type: str, patched: Any, patch: Any, schema: PatchSchema | None = None) -> str:
+    """What a failed patch's 422 shows as the value: the patched JSON for JSON and merge patches, as the
+    server writes it (``fakekube.patch.patched_text``; ``schema``: the kind's patch schema), Go's ``%+v`` of
+    the decoded patch for a strategic merge patch."""
     if patch_type.startswith("application/strategic-merge-patch"):
         return go_value(patch)
-    return json.dumps(patched, separators=(",", ":"))
+    return patched_json(patched, patch, patch_type, schema)
 
 
-def loads_checking_duplicates(text: str | bytes) -> tuple[Any, list[str]]:
-    """``json.loads`` that also names the duplicate keys (``spec.replicas``, ``items[0].name``), as the
-    strict decoder does; the last value wins, as in Go. Objects without duplicates cost one length check."""
+def loads_checking_duplicates(text: str | bytes, flags: gojson.Flags | None = None) -> tuple[Any, list[str]]:
+    """``gojson.loads`` (JSON as Go reads it; a syntax error raises ``gojson.JSONSyntaxError``, a ValueError)
+    that also names the duplicate keys (``spec.replicas``, ``items[0].name``), as the strict decoder does;
+    the last value wins, as in Go. Objects without duplicates cost one length check."""
     found: list[dict[str, Any]] = []
 
     def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -186,7 +212,7 @@ def loads_checking_duplicates(text: str | bytes) -> tuple[Any, list[str]]:
             return _WithDuplicates(obj, dups)
         return obj
 
-    value = json.loads(text, object_pairs_hook=pairs_hook)
+    value = gojson.loads(text, object_pairs_hook=pairs_hook, flags=flags)
     if not found:
         return value, []
     paths: list[str] = []
@@ -196,17 +222,22 @@ def loads_checking_duplicates(text: str | bytes) -> tuple[Any, list[str]]:
 
 class RequestBody(dict):  # type: ignore[type-arg]
     """A decoded create or update body that remembers the duplicate fields its JSON had (the store reads
-    ``duplicate_fields`` for fieldValidation; a plain dict has none)."""
+    ``duplicate_fields`` for fieldValidation; a plain dict has none), and whether it holds numbers Go's
+    unstructured decoding would hold differently (``number_flags``: a float, or a number beyond 64 bits)."""
 
-    def __init__(self, obj: dict[str, Any], duplicate_fields: list[str]) -> None:
+    def __init__(self, obj: dict[str, Any], duplicate_fields: list[str], number_flags: bool = True) -> None:
         super().__init__(obj)
         self.duplicate_fields = duplicate_fields
+        self.number_flags = number_flags
 
 
 def json_body(text: str | bytes) -> Any:
     """Decode a JSON request body; an object comes back as a RequestBody naming its duplicate fields."""
-    value, duplicates = loads_checking_duplicates(text)
-    return RequestBody(value, duplicates) if isinstance(value, dict) else value
+    flags = gojson.Flags()
+    value, duplicates = loads_checking_duplicates(text, flags)
+    if isinstance(value, dict):
+        return RequestBody(value, duplicates, flags.floats or flags.big)
+    return value
 
 
 class _WithDuplicates(dict):  # type: ignore[type-arg]
@@ -235,26 +266,96 @@ def _plain(value: Any) -> Any:
 
 
 _JSON_PATCH_FIELDS = frozenset(("op", "path", "from", "value"))
+JSON_PATCH_OP = "handlers.jsonPatchOp"
 
 
-def read_patch(body: Any, patch_type: str, report: FieldReport) -> tuple[Any, list[str]]:
-    """A JSON, merge or strategic merge patch body, decoded strictly when the directive asks for it: the
-    duplicate fields of the patch document (and, for a JSON patch, unknown fields of its operations,
-    ``json patch unknown field "[0].bogus"``) as strict errors. A body that does not parse is returned as
-    it is, for the patch engine to answer with its own 400."""
-    if report.directive == IGNORE or not isinstance(body, str | bytes | bytearray):
-        return body, []
+class ParsedPatch:
+    """A JSON, merge or strategic merge patch body parsed once, before the object is looked up (apiserver
+    ``validateAndTranscodePatch``: a body that is not JSON is the 400 ``invalid JSON patch``)."""
+
+    __slots__ = ("doc", "duplicates", "flags")
+
+    def __init__(self, doc: Any, duplicates: list[str], flags: gojson.Flags) -> None:
+        self.doc = doc
+        self.duplicates = duplicates
+        self.flags = flags
+
+
+def parse_patch(body: Any) -> ParsedPatch | None:
+    """Parse a patch body sent as text (None for a document a caller passed as it is)."""
+    if not isinstance(body, str | bytes | bytearray | memoryview):
+        return None
+    flags = gojson.Flags()
     try:
-        doc, duplicates = loads_checking_duplicates(bytes(body) if isinstance(body, bytearray) else body)
-    except (ValueError, UnicodeDecodeError):
+        doc, duplicates = loads_checking_duplicates(bytes(body) if not isinstance(body, str | bytes) else body,
+                                                    flags)
+    except gojson.JSONSyntaxError:
+        raise errors.BadRequest("invalid JSON patch") from None
+    return ParsedPatch(doc, duplicates, flags)
+
+
+def read_patch(body: Any, patch_type: str, report: FieldReport,
+               parsed: ParsedPatch | None = None) -> tuple[Any, list[str]]:
+    """A JSON, merge or strategic merge patch document, decoded as the patch handler decodes it: with
+    ``fieldValidation`` Warn or Strict, into ``[]handlers.jsonPatchOp`` or ``map[string]any`` first (a
+    mismatch is the 400 ``error decoding patch: ...``), a strategic merge patch always into
+    ``map[string]interface{}`` (the 400 without that prefix). Returns the document and the strict problems
+    (duplicate fields and, for a JSON patch, unknown fields of its operations)."""
+    parsed = parsed if parsed is not None else parse_patch(body)
+    if parsed is None:
         return body, []
-    problems = [duplicate_field(path) for path in duplicates]
+    doc = parsed.doc
+    strict = report.directive != IGNORE
+    if patch_type.startswith("application/strategic-merge-patch"):
+        _check_map_patch(doc, "")
+    elif strict and patch_type.startswith("application/json-patch"):
+        _check_json_patch_ops(doc)
+    elif strict and patch_type.startswith("application/merge-patch"):
+        _check_map_patch(doc, "error decoding patch: ")
+    if not strict:
+        return doc, []
+    problems = [duplicate_field(path) for path in parsed.duplicates]
     if patch_type.startswith("application/json-patch") and isinstance(doc, list):
         problems = [f"json patch {p}" for p in problems]
         for i, op in enumerate(doc):
             if isinstance(op, dict):
                 problems += [f"json patch {unknown_field(f'[{i}].{key}')}" for key in op if key not in _JSON_PATCH_FIELDS]
     return doc, problems
+
+
+def _check_map_patch(doc: Any, prefix: str) -> None:
+    """``json.Unmarshal`` of a (strategic) merge patch into ``map[string]interface{}``."""
+    if doc is not None and not isinstance(doc, dict):
+        raise errors.BadRequest(f"{prefix}json: cannot unmarshal {go_json_kind(doc)} into Go value of type "
+                                "map[string]interface {}")
+    big = gojson.first_overflow(doc)
+    if big is not None:
+        raise errors.BadRequest(f"{prefix}json: cannot unmarshal number {big.text} into Go value of type float64")
+
+
+def _check_json_patch_ops(doc: Any) -> None:
+    """``kjson.UnmarshalStrict`` of a JSON patch into ``[]handlers.jsonPatchOp`` (op, path and from are
+    strings, value any JSON); the first mismatch in document order."""
+    if doc is None:
+        return
+    if not isinstance(doc, list):
+        raise errors.BadRequest(f"error decoding patch: json: cannot unmarshal {go_json_kind(doc)} into Go value "
+                                f"of type []{JSON_PATCH_OP}")
+    for op in doc:
+        if op is None:
+            continue
+        if not isinstance(op, dict):
+            raise errors.BadRequest(f"error decoding patch: json: cannot unmarshal {go_json_kind(op)} into Go "
+                                    f"value of type {JSON_PATCH_OP}")
+        for key, value in op.items():
+            if key in ("op", "path", "from") and value is not None and not isinstance(value, str):
+                raise errors.BadRequest(f"error decoding patch: json: cannot unmarshal {go_json_kind(value)} into "
+                                        f"Go struct field jsonPatchOp.{key} of type string")
+            if key == "value":
+                big = gojson.first_overflow(value)
+                if big is not None:
+                    raise errors.BadRequest(f"error decoding patch: json: cannot unmarshal number {big.text} into "
+                                            "Go struct field jsonPatchOp.value of type float64")
 
 
 class FieldReport:
@@ -288,54 +389,31 @@ class FieldReport:
 
 
 def undeclared_apply_fields(rt: ResourceType, config: dict[str, Any]) -> bool:
-    """Server-side apply of a built-in kind: a field the schema does not declare fails the typed conversion
-    of the applied configuration (a 500 with structured-merge-diff's message). True when the configuration
-    decoded cleanly (a built-in kind, no value of the wrong type); False when that is not known."""
+    """Server-side apply: the applied configuration converted to its smd type first (``ObjectToTyped``), a
+    value of the wrong type or a field the schema does not declare failing the apply with a 500 and
+    structured-merge-diff's words (``fakekube.patch.typed_validate``). True when the configuration of a
+    built-in kind also decodes cleanly into its Go type (no unknown field, no wrong type), so the result of
+    the apply needs no decoding; False when that is not known."""
+    schema = rt.patch_schema
+    if schema is not None:
+        found = typed_validate.validate(config, schema)
+        if found:
+            detail = found[0] if len(found) == 1 else "errors:\n" + "\n".join(f"  {line}" for line in found)
+            meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+            group = f"{rt.group}/{rt.version}" if rt.group else f"/{rt.version}"
+            namespace, name = meta.get("namespace"), meta.get("name")
+            raise errors.InternalError(
+                f"failed to create typed patch object ({namespace if isinstance(namespace, str) else ''}/"
+                f"{name if isinstance(name, str) else ''}; {group}, Kind={rt.kind}): {detail}"
+            )
     model = rt.model
     if model is None:
         return False
     try:
         decoded = model.decoder.in_place(config, prune=False)
     except DecodeError:
-        return False  # a wrong type surfaces when the result is decoded
-    if not decoded.locations:
-        return True
-    schema = rt.patch_schema
-    lines = [f"{_smd_path(schema, config, location)}: field not declared in schema"
-             for location in decoded.locations]
-    detail = lines[0] if len(lines) == 1 else "errors:\n" + "\n".join(f"  {line}" for line in lines)
-    meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
-    group = f"{rt.group}/{rt.version}" if rt.group else f"/{rt.version}"
-    raise errors.InternalError(
-        f"failed to create typed patch object ({meta.get('namespace') or ''}/{meta.get('name') or ''}; "
-        f"{group}, Kind={rt.kind}): {detail}"
-    )
-
-
-def _smd_path(schema: PatchSchema | None, doc: Any, stack: tuple[Any, ...]) -> str:
-    """structured-merge-diff's ``fieldpath.Path.String()`` of a location: ``.spec.containers[name="a"].x``."""
-    parts = []
-    node = schema
-    value = doc
-    for entry in stack:
-        if type(entry) is int:
-            item = value[entry] if isinstance(value, list) and entry < len(value) else None
-            list_type = node.ssa_list_type if node is not None else "atomic"
-            keys = node.ssa_keys if node is not None else ()
-            if list_type == "map" and isinstance(item, dict) and keys:
-                rendered = ",".join(f"{k}={json.dumps(item.get(k))}" for k in keys if k in item)
-                parts.append(f"[{rendered}]")
-            elif list_type == "set":
-                parts.append(f"[={json.dumps(item)}]")
-            else:
-                parts.append(f"[{entry}]")
-            node = node.item() if node is not None else None
-            value = item
-        else:
-            parts.append(f".{entry}")
-            node = node.field(str(entry)) if node is not None else None
-            value = value.get(entry) if isinstance(value, dict) else None
-    return "".join(parts)
+        return False
+    return not decoded.locations
 
 
 def check_type_meta(obj: dict[str, Any]) -> None:

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from fakekube.gotext import go_quote
+
 OPTIMISTIC_LOCK_MESSAGE = (
     "the object has been modified; please apply your changes to the latest version and try again"
 )
@@ -40,27 +42,6 @@ def go_json(value: Any, *, sort_keys: bool = True) -> str:
     return text
 
 
-def go_quote_string(value: str) -> str:
-    """``%q`` of a string (``strconv.Quote``): printable characters kept, the rest escaped."""
-    out = ['"']
-    for ch in value:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x80 else (f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"))
-    out.append('"')
-    return "".join(out)
-
-
 def _render_value(value: Any) -> str:
     # field.Error's ErrorBody (apimachinery pkg/util/validation/field/errors.go): %v for numbers and bools, %q
     # for strings, json.Marshal for everything else.
@@ -71,7 +52,7 @@ def _render_value(value: Any) -> str:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str):
-        return go_quote_string(value)
+        return go_quote(value)  # strconv.Quote: printable text as it is, the rest escaped (\x00, \u00a0)
     return go_json(value)
 
 

@@ -72,6 +72,9 @@ class ResourceType:
     categories: tuple[str, ...] = ()
     subresources: frozenset[str] = frozenset()  # the subresources the store serves (status, scale, finalize)
     selectable_fields: dict[str, FieldGetter] = field(default_factory=dict)
+    # The 400's message for any other label ({label}; {quoted}: Go's %q of it). Custom resources' is
+    # apiextensions-apiserver's (pkg/apiserver/conversion/converter.go ConvertFieldLabel).
+    field_label_error: str = "field label not supported: {label}"
     name_rule: str = "subdomain"
     schema: Any = None  # fakekube.schema.StructuralSchema for custom resources
     schema_loader: Callable[[], PatchSchema | None] | None = field(default=None, repr=False)
@@ -94,7 +97,9 @@ class ResourceType:
         base: dict[str, FieldGetter] = {"metadata.name": _meta_field("name")}
         if self.namespaced:
             base["metadata.namespace"] = _meta_field("namespace")
-        self.selectable_fields = {**base, **self.selectable_fields}
+        # A None getter takes a base label away (a kind whose field selector refuses metadata.namespace).
+        self.selectable_fields = {label: get for label, get in {**base, **self.selectable_fields}.items()
+                                  if get is not None}
         if not self.discovery_subresources:
             self.discovery_subresources = tuple(_default_subresource(self, name) for name in sorted(self.subresources))
 

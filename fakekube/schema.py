@@ -34,6 +34,7 @@ __all__ = ["StructuralSchema"]
 _ABSENT: Any = object()  # no old value to compare with
 _NO_MEMBERS: dict[str, Any] = {}
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_MAX_JSON_INT = 2**53 - 1
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # json_type of a value of each exact JSON type, looked up without the two calls (a subclass goes through it).
 _TYPE_NAMES: dict[type, str] = {t: json_type(t()) for t in (bool, int, float, str, list, dict)}
@@ -110,6 +111,7 @@ class _Node:
         self.min_length = schema.get("minLength")
         self.max_length = schema.get("maxLength")
         self.pattern_text: str = schema.get("pattern") or ""
+        # Go's regexp, as Python's re spells it; a pattern re cannot express is not checked (goregexp).
         self.pattern = python_pattern(self.pattern_text) if self.pattern_text else None
         # Whether _validate_string has anything to check (most string fields have no rule but their type).
         self.checks_strings = (self.max_length is not None or self.min_length is not None
@@ -164,8 +166,20 @@ class _Node:
             return
         kind = _TYPE_NAMES.get(type(value)) or json_type(value)
         if self.types and kind not in self.types and not self._type_ok(kind, value):
-            shown = f': "{kind}"' if kind else ""
-            errs.append(type_invalid(fpath, kind, f"{path} in body must be of type {self.type_name}{shown}"))
+            if kind == "number" and self.types == ("integer",):
+                # A fraction for an integer (observed on kube-apiserver v1.37.2): with an int32/int64 format the
+                # type error names the format and Go's type, and the integer range check (kube-openapi
+                # ``IsValueValidAgainstRange``) fails too, on the nil path as for out-of-range integers.
+                sized = self.format in ("int32", "int64")
+                if sized:
+                    errs.append(type_invalid(fpath, "float64", f'{path} in body must be of type {self.format}: "float64"'))
+                else:
+                    errs.append(type_invalid(fpath, kind, f'{path} in body must be of type integer: "{kind}"'))
+                fmt = f"with format {self.format}" if sized else "(default format)"
+                errs.append(invalid("<nil>", "", f"Checked value must be of type integer {fmt} in {path}"))
+            else:
+                shown = f': "{kind}"' if kind else ""
+                errs.append(type_invalid(fpath, kind, f"{path} in body must be of type {self.type_name}{shown}"))
             if self.enum is not None:
                 self._check_enum(value, path, errs)
             return
@@ -184,8 +198,8 @@ class _Node:
     def _type_ok(self, kind: str, value: Any) -> bool:
         if kind in self.types:
             return True
-        if kind == "number" and "integer" in self.types and float(value).is_integer():
-            return True
+        if kind == "number" and "integer" in self.types and float(value).is_integer() and abs(value) <= _MAX_JSON_INT:
+            return True  # (go-openapi swag.IsFloat64AJSONInteger: a whole number within ±(2^53-1))
         return kind == "integer" and "number" in self.types
 
     def _validate_string(self, value: str, path: str, errs: list[FieldError]) -> None:

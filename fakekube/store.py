@@ -33,6 +33,7 @@ from fakekube.identity import Authorizer
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.patch.managed_fields import record_update
+from fakekube.patch.zero import zero_object
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.requestcycle import RequestCycle
 from fakekube.resources import Registry, ResourceType, load_manifests
@@ -61,6 +62,22 @@ _NAME_VALIDATORS = {
     "path_segment": namerules.name_is_path_segment,
     "any": namerules.name_is_anything,
 }
+
+
+def custom_type_meta(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """apiextensions-apiserver ``customResourceValidator.ValidateTypeMeta``: a custom resource must be of the
+    endpoint's kind and group version, and only these errors are reported when it is not (the object's own
+    kind and group qualify the 422)."""
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    errs = []
+    if kind != rt.kind:
+        errs.append(errors.invalid("kind", kind, f"must be {rt.kind}"))
+    if api_version != rt.api_version:
+        errs.append(errors.invalid("apiVersion", api_version, f"must be {rt.api_version}"))
+    if errs:
+        group = str(api_version).rpartition("/")[0] if isinstance(api_version, str) else ""
+        meta = obj.get("metadata") or {}
+        raise errors.Invalid(str(kind), group, meta.get("name") or meta.get("generateName") or "", errs)
 
 
 class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs,
@@ -342,6 +359,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         """Raise the write's 422, if any; return the custom resource schema the whole of ``obj`` is now known
         to pass (``Record.checked``), or None. ``old_checked``: the old version's ``Record.checked``."""
         meta = obj["metadata"]
+        if rt.custom:
+            custom_type_meta(rt, obj)
         if old is None:
             name_rule = _NAME_VALIDATORS[rt.name_rule]
             errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
@@ -397,7 +416,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
                     f"the API version in the data ({api_version}) does not match the expected API version "
                     f"({rt.api_version})"
                 )
-        if kind is not None and kind != rt.kind:
+        if kind not in (None, "") and kind != rt.kind and not rt.custom:
             raise errors.BadRequest(f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})")
         meta = obj.get("metadata")
         if meta is None:
@@ -405,7 +424,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         elif not isinstance(meta, dict):
             raise errors.BadRequest("metadata must be an object")
         rest = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
-        return {"apiVersion": api_version or rt.api_version, "kind": rt.kind, "metadata": meta, **rest}
+        # A custom resource keeps the kind it names: validation refuses another one (ValidateTypeMeta).
+        kept_kind = kind if rt.custom and isinstance(kind, str) and kind else rt.kind
+        return {"apiVersion": api_version or rt.api_version, "kind": kept_kind, "metadata": meta, **rest}
 
     def _prepare_schema(self, rt: ResourceType, obj: dict[str, Any]) -> None:
         """Defaults of a custom resource's schema (its unknown fields were pruned when the body or the patch's
@@ -424,7 +445,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if manager is None or not self.track_managed_fields:
             return
         record_update(old, new, manager=manager, api_version=rt.api_version, subresource=subresource,
-                      now=self._now(), schema=rt.patch_schema)
+                      now=self._now(), schema=rt.patch_schema,
+                      zero=zero_object(rt.api_version, rt.kind) if old is None else None)
 
     # -- conveniences ----------------------------------------------------------------------------------
 

@@ -21,9 +21,23 @@ _TEMPLATE = {"metadata": {"labels": {"app": "demo"}}, "spec": _POD_SPEC}
 _JOB_TEMPLATE = {"metadata": {"labels": {"app": "demo"}},
                  "spec": {**_POD_SPEC, "restartPolicy": "Never"}}
 _SELECTOR = {"matchLabels": {"app": "demo"}}
-_CERT = ("-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUXk6wIF3l3M8fY0m8cw6TH5xw6fMwCgYIKoZIzj0EAwIw\n"
-         "-----END CERTIFICATE-----\n")
-_CSR = base64.b64encode(b"-----BEGIN CERTIFICATE REQUEST-----\nMIH0\n-----END CERTIFICATE REQUEST-----\n").decode()
+# A real self-signed Ed25519 CA certificate and a real Ed25519 PKCS#10 request (fixed key bytes, so the data
+# never changes): the real server parses both (ClusterTrustBundle, CertificateSigningRequest, PodCertificateRequest).
+_CERT = ('-----BEGIN CERTIFICATE-----\n'
+         'MIHlMIGYoAMCAQICAQEwBQYDK2VwMBIxEDAOBgNVBAMMB2RlbW8tY2EwHhcNMjYw\n'
+         'MTAxMDAwMDAwWhcNMzYwMTAxMDAwMDAwWjASMRAwDgYDVQQDDAdkZW1vLWNhMCow\n'
+         'BQYDK2VwAyEAA6EHv/POEL4dcN0Y50vAmWfk1jCbpQ1fHdyGZBJVMbijEzARMA8G\n'
+         'A1UdEwEB/wQFMAMBAf8wBQYDK2VwA0EAX2sPy1yMUSx/T1TM1e1jfrgC2sMf7QhF\n'
+         'mT9IHgi6mDvUOpRRYtDSPnItDxuQj5U1bnGjxgVZRKkQkQrxPiE6BQ==\n'
+         '-----END CERTIFICATE-----\n')
+_CSR_PEM = ('-----BEGIN CERTIFICATE REQUEST-----\n'
+            'MIGOMEICAQAwDzENMAsGA1UEAwwEZGVtbzAqMAUGAytlcAMhAAOhB7/zzhC+HXDd\n'
+            'GOdLwJln5NYwm6UNXx3chmQSVTG4oAAwBQYDK2VwA0EA2l2XUclRvG0tN9g2u3hk\n'
+            'I7FVj359hDXUpAwSPq2/qxVFvN3GFLUTG5xES3PQf7hg+q6gRHbJgOxCT5pa+QIv\n'
+            'Cg==\n'
+            '-----END CERTIFICATE REQUEST-----\n')
+_CSR = base64.b64encode(_CSR_PEM.encode()).decode()
+_CSR_DER = 'MIGOMEICAQAwDzENMAsGA1UEAwwEZGVtbzAqMAUGAytlcAMhAAOhB7/zzhC+HXDdGOdLwJln5NYwm6UNXx3chmQSVTG4oAAwBQYDK2VwA0EA2l2XUclRvG0tN9g2u3hkI7FVj359hDXUpAwSPq2/qxVFvN3GFLUTG5xES3PQf7hg+q6gRHbJgOxCT5pa+QIvCg=='  # the same request in DER, as PodCertificateRequest wants it
 _RULE = {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}
 _SUBJECTS = [{"kind": "ServiceAccount", "name": "default", "namespace": "default"}]
 _WEBHOOK_CRD = {
@@ -68,8 +82,8 @@ HAND: dict[tuple[str, str], dict[str, Any]] = {
     ("batch", "Job"): {"spec": {"template": _JOB_TEMPLATE}},
     ("certificates.k8s.io", "CertificateSigningRequest"): {"spec": {
         "request": _CSR, "signerName": "example.com/demo", "usages": ["client auth"]}},
-    ("certificates.k8s.io", "ClusterTrustBundle"): {"spec": {"signerName": "example.com/demo",
-                                                             "trustBundle": _CERT}},
+    # No signerName: with one, the name must start with the signer's name ("example.com:demo:").
+    ("certificates.k8s.io", "ClusterTrustBundle"): {"spec": {"trustBundle": _CERT}},
     ("coordination.k8s.io", "Lease"): {"spec": {"holderIdentity": "demo", "leaseDurationSeconds": 15}},
     ("discovery.k8s.io", "EndpointSlice"): {"addressType": "IPv4",
                                             "endpoints": [{"addresses": ["10.0.0.5"]}],
@@ -142,7 +156,7 @@ HAND: dict[tuple[str, str], dict[str, Any]] = {
         "signerName": "example.com/demo", "podName": "p", "podUID": "00000000-0000-0000-0000-000000000001",
         "serviceAccountName": "default", "serviceAccountUID": "00000000-0000-0000-0000-000000000002",
         "nodeName": "node-1", "nodeUID": "00000000-0000-0000-0000-000000000003", "maxExpirationSeconds": 86400,
-        "stubPKCS10Request": _CSR}},
+        "stubPKCS10Request": _CSR_DER}},
 }
 
 # Kinds whose name validation wants a particular form.

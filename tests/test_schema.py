@@ -102,13 +102,20 @@ def test_valid_object(schema: StructuralSchema) -> None:
             ],
         ),
         (
+            # Observed on kube-apiserver v1.37.2: an int32 field given a fraction names its format and Go's
+            # type, and fails the integer range check too.
             {"replicas": 1.5},
             [
                 (
                     "FieldValueTypeInvalid",
                     "spec.replicas",
-                    'Invalid value: "number": spec.replicas in body must be of type integer: "number"',
-                )
+                    'Invalid value: "float64": spec.replicas in body must be of type int32: "float64"',
+                ),
+                (
+                    "FieldValueInvalid",
+                    "<nil>",
+                    'Invalid value: "": Checked value must be of type integer with format int32 in spec.replicas',
+                ),
             ],
         ),
         (

@@ -59,6 +59,47 @@ class TypeMismatch(Exception):
         return DecodeError(f"json: cannot unmarshal {what} into Go value of type {self.go_type}")
 
 
+    def converter_error(self) -> DecodeError | None:
+        """The same mismatch in the words of apimachinery's unstructured converter (``runtime.
+        DefaultUnstructuredConverter.FromUnstructured``, ``converter.go``), which decodes a strategic merge
+        patch's result: ``cannot convert int64 to string``, ``cannot restore map from slice``, ``cannot
+        restore struct from: int64``, ``unrecognized type: int32``. None where the converter accepts the value
+        (a whole float for an integer field)."""
+        value, go_type = self.value, self.go_type
+        source = _GO_KINDS.get(go_json_kind(value), "")
+        if isinstance(value, bool):
+            source = "bool"
+        elif isinstance(value, int):
+            source = "int64"
+        elif isinstance(value, float):
+            source = "float64"
+        if go_type.startswith("map["):
+            return DecodeError(f"cannot restore map from {source}")
+        if go_type.startswith("[]"):
+            return DecodeError(f"cannot restore slice from {source}")
+        if go_type in _GO_SCALARS:
+            if go_type == "string":
+                if source == "int64":
+                    return DecodeError(f"cannot convert int64 to {go_type}")
+                return DecodeError("unrecognized type: string")
+            if go_type.startswith(("int", "uint")):
+                if source == "int64":
+                    return None  # (a bound the converter does not check)
+                if source == "float64":
+                    if float(value).is_integer():
+                        return None
+                    return DecodeError(f"cannot convert float64 to {go_type}")
+            elif go_type.startswith("float") and source in ("int64", "float64"):
+                return None
+            return DecodeError(f"unrecognized type: {go_type}")
+        return DecodeError(f"cannot restore struct from: {source}")
+
+
+_GO_KINDS = {"string": "string", "array": "slice", "object": "map", "bool": "bool", "number": "float64"}
+_GO_SCALARS = frozenset(("string", "bool", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
+                         "uint32", "uint64", "float32", "float64"))
+
+
 class MapKey(str):
     """A map key in a mismatch's location (a struct field is a plain str)."""
 

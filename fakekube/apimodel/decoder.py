@@ -38,6 +38,7 @@ from fakekube.apimodel.decode_errors import (
 )
 from fakekube.apimodel.definitions import Definitions, PerDefinition, definitions, schema_types
 from fakekube.apimodel.versions import KubernetesVersion
+from fakekube.gojson import BigNumber
 from fakekube.jsonvalues import json_copy
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.quantity import QUANTITY_RE
@@ -104,6 +105,12 @@ class _Scalar(_Node):
         if t not in self.types:
             if value is None:
                 return None
+            if t is BigNumber:
+                # A number Go reads as it is written: a float64 field takes what a float64 holds; an integer
+                # field, or a float beyond float64, quotes the number's text.
+                if float in self.types and value.finite:
+                    return float(value)
+                raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None or float in self.types)
             raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None and t is float)
         if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
             raise TypeMismatch(value, self.go_type, number_text=True)
@@ -138,7 +145,7 @@ class _IntOrString(_Node):
             return value
         if t is int and _INT_RANGES["int32"][0] <= value <= _INT_RANGES["int32"][1]:
             return value
-        what = f"number {value!r}" if t in (int, float) else go_json_kind(value)
+        what = f"number {value!r}" if t in (int, float, BigNumber) else go_json_kind(value)
         raise DecodeError(f"json: cannot unmarshal {what} into Go value of type int32")
 
 
@@ -217,9 +224,16 @@ class _Map(_Node):
         node = self.value
         if isinstance(node, _Scalar) and node.plain:
             types = node.types
-            for element in value.values():
+            nulls = None
+            for key, element in value.items():
                 if type(element) not in types:
+                    if element is None:
+                        nulls = [*(nulls or ()), key]
                     node.copy(element, w)  # raises: no location below a map of scalars is printed
+            if nulls and str in types:
+                # Go decodes a null into a map of strings as the zero value: {"a": null} is {"a": ""}.
+                for key in nulls:
+                    value[key] = ""
             if out is not None:
                 out.update(value)
             return True
@@ -426,14 +440,29 @@ class Decoder:
             raise mismatch.error(self.root) from None
         return Decoded(value, unknown_locations(obj, walk.unknown) if walk.unknown else [])
 
-    def in_place(self, obj: Any, *, prune: bool = True) -> Decoded:
+    def in_place(self, obj: Any, *, prune: bool = True, converter: bool = False) -> Decoded:
         """Like ``copy``, but checks ``obj`` itself and (``prune``) drops its unknown fields in place, for
-        documents the caller owns such as a patch's result."""
+        documents the caller owns such as a patch's result. ``converter``: decode as the unstructured
+        converter does (a strategic merge patch's result): its words for a wrong type, and a whole float
+        taken for an integer (set to the integer in ``obj``)."""
         walk = _Walk()
-        try:
-            self.root.check(obj, walk)
-        except TypeMismatch as mismatch:
-            raise mismatch.error(self.root) from None
+        while True:
+            try:
+                self.root.check(obj, walk)
+                break
+            except TypeMismatch as mismatch:
+                if not converter:
+                    raise mismatch.error(self.root) from None
+                refused = mismatch.converter_error()
+                if refused is not None:
+                    raise refused from None
+                _set_at(obj, mismatch.location, int(mismatch.value))
+                walk = _Walk()
+            except DecodeError as exc:
+                if converter and str(exc).startswith("illegal base64"):
+                    # []byte goes through encoding/json inside the converter (sliceFromUnstructured)
+                    raise DecodeError(f"error decoding from json: {exc}") from None
+                raise
         if not walk.unknown:
             return Decoded(obj, [])
         locations = unknown_locations(obj, walk.unknown)
@@ -441,6 +470,15 @@ class Decoder:
             for container, key in walk.unknown:
                 container.pop(key, None)
         return Decoded(obj, locations)
+
+
+def _set_at(doc: Any, location: list[Any], value: Any) -> None:
+    """Set the value at a mismatch's location (innermost step first)."""
+    steps = list(reversed(location))
+    node = doc
+    for step in steps[:-1]:
+        node = node[step]
+    node[steps[-1]] = value
 
 
 def decoder(version: KubernetesVersion, definition: str) -> Decoder:

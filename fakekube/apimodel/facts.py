@@ -62,7 +62,48 @@ SELECTABLE_FIELDS: dict[tuple[str, str], dict[str, SelectableField]] = {
     },
     # pkg/apis/resource/v1/conversion.go (ResourceSliceSelectorNodeName, ResourceSliceSelectorDriver)
     ("resource.k8s.io", "ResourceSlice"): {"spec.nodeName": ("spec.nodeName", ""), "spec.driver": ("spec.driver", "")},
+    # pkg/apis/events/v1/conversion.go AddFieldLabelConversionsForEvent: the events.k8s.io names of the core
+    # Event's fields (the paths are in the events.k8s.io shape the selector is matched against)
+    ("events.k8s.io", "Event"): {
+        **{f"regarding.{k}": (f"regarding.{k}", "") for k in
+           ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
+        "reason": ("reason", ""),
+        "reportingController": ("reportingController", ""),
+        "type": ("type", ""),
+    },
 }
+
+# The 400 for a field label a kind does not support is the error of the field-label conversion function its
+# API version registers (``AddFieldLabelConversionFunc`` in ``pkg/apis/<group>/<version>/conversion.go``),
+# keyed (group, version, kind); ``{label}`` is the label and ``{quoted}`` the label as Go's %q prints it.
+# Every other built-in kind falls back to apimachinery ``pkg/runtime/conversion.go``
+# ``DefaultMetaV1FieldSelectorConversion``, which also accepts ``metadata.namespace`` on cluster-scoped kinds.
+_NOT_SUPPORTED = "field label not supported: {label}"
+FIELD_LABEL_ERRORS: dict[tuple[str, str, str], str] = {
+    **{("", "v1", kind): _NOT_SUPPORTED
+       for kind in ("Pod", "Node", "ReplicationController", "Event", "Namespace", "Secret", "Service")},
+    ("events.k8s.io", "v1", "Event"): _NOT_SUPPORTED,
+    ("events.k8s.io", "v1beta1", "Event"): _NOT_SUPPORTED,
+    **{("certificates.k8s.io", version, kind): _NOT_SUPPORTED
+       for version in ("v1", "v1beta1") for kind in ("CertificateSigningRequest", "ClusterTrustBundle", "PodCertificateRequest")},
+    **{("certificates.k8s.io", "v1alpha1", kind): _NOT_SUPPORTED for kind in ("ClusterTrustBundle", "PodCertificateRequest")},
+    ("batch", "v1", "Job"): "field label {quoted} not supported for Job",
+    **{("batch", "v1beta1", kind): f'field label {{quoted}} not supported for "{kind}"'
+       for kind in ("Job", "JobTemplate", "CronJob")},
+    ("apps", "v1beta1", "StatefulSet"): "field label not supported for appsv1beta1.StatefulSet: {label}",
+    ("apps", "v1beta2", "StatefulSet"): "field label not supported for appsv1beta2.StatefulSet: {label}",
+    **{("resource.k8s.io", version, "ResourceSlice"):
+       f"field label not supported for resource.k8s.io/{version}, Kind=ResourceSlice: {{label}}"
+       for version in ("v1", "v1beta1", "v1beta2")},
+}
+# What a conversion function accepts beyond its kind's field set: Pod's "spec.host" is renamed to
+# "spec.nodeName", and "status.podIPs" passes although ToSelectableFields has no such field (so its value is
+# always "") — pkg/apis/core/v1/conversion.go, pkg/registry/core/pod/strategy.go.
+FIELD_LABEL_ALIASES: dict[tuple[str, str], dict[str, str]] = {("", "Pod"): {"spec.host": "spec.nodeName"}}
+ALWAYS_EMPTY_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {("", "Pod"): ("status.podIPs",)}
+# Namespaced kinds whose conversion function leaves "metadata.namespace" out (certificates/v1*/conversion.go).
+NO_NAMESPACE_FIELD: frozenset[tuple[str, str]] = frozenset({("certificates.k8s.io", "PodCertificateRequest")})
+DEFAULT_FIELD_LABEL_ERROR = '{quoted} is not a known field selector: only "metadata.name", "metadata.namespace"'
 
 # Kinds whose names follow another rule than a DNS-1123 subdomain (apimachinery NameIsDNSSubdomain):
 NAME_RULES: dict[tuple[str, str], str] = {

@@ -21,9 +21,9 @@ from typing import Any
 from fakekube.apimodel.definitions import Definitions, PerDefinition, definitions, schema_types
 from fakekube.apimodel.table import resources_in
 from fakekube.apimodel.versions import KubernetesVersion, kubernetes_version
-from fakekube.patch.schema import UNTYPED, PatchSchema
+from fakekube.patch.schema import UNTYPED, PatchSchema, scalar_type
 
-_SCALAR = PatchSchema("scalar")
+_SCALARS = {kind: PatchSchema("scalar", scalar=kind) for kind in ("string", "numeric", "boolean", "untyped")}
 # Values whose Go type decodes any JSON (RawExtension, apiextensions JSON, FieldsV1 is a map of its own).
 _ATOMIC_MAP = PatchSchema("map", name="FieldsV1", map_type="atomic")
 _SPECIAL = {
@@ -81,9 +81,13 @@ class _Builder(PerDefinition[PatchSchema]):
             return PatchSchema("map", name=name, values=self.field(additional, name), strategy=strategy,
                                map_type=schema.get("x-kubernetes-map-type"))
         if "object" in types:
-            return PatchSchema("untyped", name=name, strategy=strategy, map_type=schema.get("x-kubernetes-map-type"))
+            return PatchSchema("untyped", name=name, strategy=strategy, map_type=schema.get("x-kubernetes-map-type"),
+                               scalar="map" if types == {"object"} else "untyped")
         if types or "oneOf" in schema:  # scalars; IntOrString and Quantity are oneOf string/number
-            return PatchSchema("scalar", name=name, strategy=strategy) if strategy else _SCALAR
+            scalar = scalar_type(types) if "oneOf" not in schema else "untyped"
+            if strategy:
+                return PatchSchema("scalar", name=name, strategy=strategy, scalar=scalar)
+            return _SCALARS[scalar]
         return UNTYPED  # RawExtension, apiextensions JSON: any value
 
 

@@ -80,6 +80,12 @@ def run(args: argparse.Namespace) -> int:
         runner = ClusterRunner(store, nodes=args.nodes, controllers=controllers, timing=timing,
                                bootstrap_objects=not args.no_bootstrap,
                                ca_pem=server.ca_pem.decode() if server.ca_pem else None).start()
+        try:
+            # Ready means a pod created now gets scheduled: every kubelet has registered its node.
+            runner.wait_ready()
+        except TimeoutError:
+            runner.stop()
+            raise
         return runner.stop
 
     return server_cli.run(args, before_serve=start)

@@ -9,6 +9,7 @@ False is a "no opinion" (not allowed, not denied, as RBAC answers a request it h
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -59,7 +60,32 @@ def _exactly_one_attributes(spec: dict[str, Any]) -> list[FieldError]:
 
 def _metadata_errors(meta: dict[str, Any], allowed: tuple[str, ...], detail: str) -> list[FieldError]:
     rest = {k: v for k, v in meta.items() if k not in ("managedFields", *allowed) and v not in (None, "", {}, [])}
-    return [errors.invalid("metadata", meta, detail)] if rest else []
+    return [errors.invalid("metadata", errors.GoLiteral(_object_meta_json(meta)), detail)] if rest else []
+
+
+# Go struct field order of ObjectMeta, OwnerReference and ManagedFieldsEntry: field.Invalid prints the struct
+# as JSON, so in this order (a map's keys sorted), and the field manager's entry is in it.
+_META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+               "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+               "ownerReferences", "finalizers", "managedFields")
+_OWNER_ORDER = ("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion")
+_ENTRY_ORDER = ("manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource")
+
+
+def _object_meta_json(meta: dict[str, Any]) -> str:
+    def ordered(value: Any, order: tuple[str, ...]) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {k: value[k] for k in (*order, *sorted(k for k in value if k not in order)) if k in value}
+
+    out = ordered(meta, _META_ORDER)
+    for key in ("labels", "annotations"):
+        if isinstance(out.get(key), dict):
+            out[key] = dict(sorted(out[key].items()))
+    for key, order in (("ownerReferences", _OWNER_ORDER), ("managedFields", _ENTRY_ORDER)):
+        if isinstance(out.get(key), list):
+            out[key] = [ordered(item, order) for item in out[key]]
+    return json.dumps(out, separators=(",", ":"), ensure_ascii=False)
 
 
 def _respond(obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:

@@ -53,7 +53,8 @@ class NamespaceStrategy(BuiltinStrategy):
     initial_status = {"phase": "Active"}
 
     def default(self, obj: dict[str, Any]) -> None:
-        # SetDefaults_Namespace (the name label, when there is a name: so a create's managedFields own it) and
+        # SetDefaults_Namespace (the name label, when there is a name: so a create's managedFields own it;
+        # generateName's namespaces get it in prepare_for_create) and
         # SetDefaults_NamespaceStatus (pkg/apis/core/v1/defaults.go).
         meta = obj.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("name"), str) and meta["name"]:
@@ -163,6 +164,9 @@ class SecretStrategy(Strategy):
     def default(self, obj: dict[str, Any]) -> None:
         if not obj.get("type"):
             obj["type"] = "Opaque"
+        # The v1 → internal conversion folds stringData as the body is decoded, before the field manager sees
+        # it (pkg/apis/core/v1/conversion.go Convert_v1_Secret_To_core_Secret): the writer owns data keys.
+        _fold_string_data(obj)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         _fold_string_data(obj)

@@ -13,39 +13,44 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
-from fakekube import errors
+from fakekube import errors, goyaml
 from fakekube.jsonvalues import decode_json_bytes, encode_json, json_copy, walk_copy
-from fakekube.patch import fieldpath, typed
+from fakekube.patch import fieldpath, typed, update_fields
 from fakekube.patch.fieldpath import Path
-from fakekube.patch.jsonutil import own_top_levels
+from fakekube.patch.jsonutil import go_json_kind, own_top_levels
 from fakekube.patch.managed_fields import (
     ManagerEntry,
     decode_managed_fields,
     encode_managed_fields,
 )
 from fakekube.patch.schema import UNTYPED, PatchSchema
+from fakekube.validation import go_quote
 
 FIELD_MANAGER_MAX_LENGTH = 128
 
 
 def parse_apply_body(body: bytes | str | dict) -> dict:
-    """Decode an apply body (YAML or JSON); anything but a single object is a 400. A dict is returned as it
-    is: nothing reads it but to decode it, and :func:`server_side_apply` copies its result."""
+    """Decode an apply body as the patch handler does: YAML that is not JSON goes through ``YAMLToJSON`` first
+    (``validateAndTranscodePatch``: its error is ``error encoding patch: ...``), then every body is read by
+    sigs.k8s.io/yaml ``Unmarshal`` into a map (``error decoding patch: ...``). A dict is returned as it is:
+    nothing reads it but to decode it, and :func:`server_side_apply` copies its result."""
     if isinstance(body, dict):
         return body
-    if isinstance(body, bytes | bytearray):
-        body = bytes(body).decode("utf-8", errors="replace")
-    if not isinstance(body, str):
+    if not isinstance(body, bytes | bytearray | memoryview | str):
         raise errors.BadRequest(f"error decoding patch: apply patch must be an object, got {type(body).__name__}")
+    data = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
     try:
-        parsed = yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        raise errors.BadRequest(f"error decoding patch: {exc}") from None
+        parsed = goyaml.yaml_to_json(data)
+    except goyaml.GoYAMLError as exc:
+        if not data.lstrip().startswith(b"{"):  # util/yaml ToJSON passes JSON through unconverted
+            raise errors.BadRequest(f"error encoding patch: {exc}") from None
+        # sigs.k8s.io/yaml Unmarshal wraps what the conversion says
+        raise errors.BadRequest(f"error decoding patch: error converting YAML to JSON: {exc}") from None
+    if parsed is None:
+        return {}  # null decodes into an empty map; the version check refuses it
     if not isinstance(parsed, dict):
-        kind = "null" if parsed is None else type(parsed).__name__
-        raise errors.BadRequest(f"error decoding patch: apply patch must be an object, got {kind}")
+        raise errors.BadRequest("error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot "
+                                f"unmarshal {go_json_kind(parsed)} into Go value of type map[string]interface {{}}")
     return parsed
 
 
@@ -56,7 +61,10 @@ def validate_apply_request(
     api_version: str,
     kind: str,
 ) -> None:
-    """PatchOptions and apply-body checks the real server makes before merging."""
+    """PatchOptions and apply-body checks the real server makes before merging: the field manager, then
+    managedfields' version check (the configuration's group, version and kind must be the endpoint's:
+    ``invalid object type: apps/v1, Kind=ConfigMap``, ``versioncheck.go``), then ``managedFields`` must be
+    absent (``structuredmerge.go``)."""
     if not field_manager:
         raise errors.Invalid(
             "PatchOptions", "meta.k8s.io", "", [errors.required("fieldManager", "is required for apply patch")]
@@ -71,17 +79,18 @@ def validate_apply_request(
             "PatchOptions", "meta.k8s.io", "",
             [errors.invalid("fieldManager", field_manager, "must only contain printable characters")],
         )
-    if config.get("apiVersion") != api_version:
-        raise errors.BadRequest(
-            "Incorrect version specified in apply patch. "
-            f"Specified patch version: {config.get('apiVersion') or ''}, expected: {api_version}"
-        )
-    if config.get("kind") != kind:
-        raise errors.BadRequest(
-            "Incorrect kind specified in apply patch. "
-            f"Specified patch kind: {config.get('kind') or ''}, expected: {kind}"
-        )
-    if (config.get("metadata") or {}).get("managedFields") is not None:
+    sent_version, sent_kind = config.get("apiVersion"), config.get("kind")
+    if sent_version != api_version or sent_kind != kind:
+        # Unstructured's GroupVersionKind: a value that is not a string reads as "", and an apiVersion that
+        # does not parse as a group version leaves both empty.
+        sent_version = sent_version if isinstance(sent_version, str) else ""
+        sent_kind = sent_kind if isinstance(sent_kind, str) else ""
+        group, version = "", ""
+        if sent_version.count("/") <= 1 and sent_version not in ("", "/"):
+            group, _, version = sent_version.rpartition("/")
+        raise errors.BadRequest(f"invalid object type: {group}/{version}, Kind={sent_kind}")
+    meta = config.get("metadata")
+    if isinstance(meta, dict) and meta.get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
 
 
@@ -102,6 +111,8 @@ def server_side_apply(
     keep_nulls: bool = False,
     live_is_stored: bool = False,
     share_live: bool = False,
+    zero: dict | None = None,
+    ignored: str | None = None,
 ) -> dict:
     """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
 
@@ -113,12 +124,16 @@ def server_side_apply(
     ``share_live``: the result may keep the subtrees of ``live`` it leaves as they are, by identity (what the
     configuration brought is still copied, and the top level and each top-level value are the result's own),
     so the caller must not change anything in it deeper than that without copying it first.
+    ``zero``: the kind's Go zero value (fakekube.patch.zero); ``ignored``: the top-level field the strategy
+    resets (status on the main resource, spec on /status), which no manager takes.
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
         raise errors.BadRequest("metadata.managedFields must be nil")
     schema = schema or UNTYPED
     managers = decode_managed_fields(live, frozen=live_is_stored)
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
+    if live is not None and not managers:
+        _before_first_apply(managers, live_body, zero, ignored, schema, api_version, subresource, now)
     # Until the copy below, the result shares what it keeps of the live object and of the configuration: the
     # merge copies nothing, and the comparison skips every shared subtree by identity.
     merged = typed.merge_shared(live_body, config, schema)
@@ -176,6 +191,22 @@ def server_side_apply(
             drop_nulls(merged, schema)
     encode_managed_fields(merged, managers)
     return merged
+
+
+BEFORE_FIRST_APPLY = "before-first-apply"
+
+
+def _before_first_apply(managers: dict[str, ManagerEntry], live: dict, zero: dict | None, ignored: str | None,
+                        schema: PatchSchema, api_version: str, subresource: str | None, now: str) -> None:
+    """``skipNonAppliedManager.Apply``: an object nobody manages yet (created before tracking, or whose entries
+    were reset) first gets an Update entry "before-first-apply" owning what it holds, compared with the kind's
+    zero value as a create is, so an apply that changes those fields conflicts with it."""
+    view = {k: v for k, v in live.items() if k != ignored} if ignored else live
+    tree = update_fields.create_tree(zero or {}, view, schema)
+    if tree:
+        entry = ManagerEntry(BEFORE_FIRST_APPLY, "Update", api_version, now, tree=tree,
+                             subresource=subresource or "")
+        managers[entry.identifier] = entry
 
 
 def _container_ids(value: Any) -> set[int]:
@@ -267,10 +298,12 @@ def drop_nulls(value: Any, schema: PatchSchema) -> None:
 
 
 def _conflict_error(conflicts: dict[str, set[Path]], managers: dict[str, ManagerEntry]) -> errors.ApplyConflict:
+    """``NewConflictError``: one cause per conflicting path, managers in identifier order (upstream's map order
+    is random) and each manager's paths in field-set order (smd ``Set.Iterate``)."""
     items: list[tuple[str, str, str]] = []  # (identifier, printed manager, path)
     for ident in sorted(conflicts):
         printed = _print_manager(managers[ident])
-        for path in sorted(conflicts[ident], key=fieldpath.path_sort_key):
+        for path in fieldpath.iteration_order(conflicts[ident]):
             items.append((ident, printed, fieldpath.path_string(path)))
     causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {p}", "field": f} for _, p, f in items]
     if len(items) == 1:
@@ -286,12 +319,11 @@ def _conflict_error(conflicts: dict[str, set[Path]], managers: dict[str, Manager
 
 
 def _print_manager(entry: ManagerEntry) -> str:
-    # conflict.go printManager: "<name>" [with subresource "<s>"] [using <apiVersion> [at <time>]].
-    text = f'"{entry.manager}"'
+    """conflict.go ``printManager`` of a manager identifier: ``"<name>"`` [with subresource ``"<s>"``] [using
+    <apiVersion>]. The identifier never holds a time, so no ``at <time>`` is ever printed."""
+    text = go_quote(entry.manager)
     if entry.subresource:
-        text += f' with subresource "{entry.subresource}"'
+        text += f" with subresource {go_quote(entry.subresource)}"
     if entry.operation == "Update":
         text += f" using {entry.api_version}"
-        if entry.time:
-            text += f" at {entry.time}"
     return text

@@ -21,6 +21,9 @@ def custom_resource_schema(openapi: dict[str, Any]) -> PatchSchema:
     root = PatchSchema.from_openapi(openapi)
     if root.kind == "object":
         root.fields["metadata"] = object_meta
+        # The builder declares apiVersion and kind on every custom resource too.
+        for field in ("apiVersion", "kind"):
+            root.fields.setdefault(field, PatchSchema("scalar", name=field, scalar="string"))
     elif root.kind == "untyped":
         root = PatchSchema("object", name=root.name, fields={"metadata": object_meta}, deduced=root.deduced)
     return root

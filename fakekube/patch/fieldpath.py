@@ -17,14 +17,17 @@ from fakekube.patch.schema import UNTYPED, PatchSchema
 
 Path = tuple[str, ...]
 
-# Fields the field manager never tracks (apimachinery pkg/util/managedfields/internal/stripmeta.go).
+# The fields stripped from the set of the manager a write records (apimachinery
+# pkg/util/managedfields/internal/stripmeta.go): type meta, the metadata struct itself and the metadata the
+# server owns. generateName, deletionTimestamp and deletionGracePeriodSeconds are not among them: a create
+# that sets only generateName is recorded as owning ``f:metadata.f:generateName``.
 STRIPPED: frozenset[Path] = frozenset(
     {("f:apiVersion",), ("f:kind",), ("f:metadata",)}
     | {
         ("f:metadata", f"f:{name}")
         for name in (
-            "name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "selfLink",
-            "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "generateName",
+            "name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+            "managedFields", "resourceVersion",
         )
     }
 )
@@ -166,17 +169,50 @@ def remove_path(obj: Any, path: Path) -> bool:
 
 
 # -- FieldsV1 ------------------------------------------------------------------------------------------
-_ORDER = {"f": 0, "v": 1, "k": 2, "i": 3}
 
 
-def _pe_sort_key(pe: str) -> tuple[int, str]:
-    return (_ORDER.get(pe[0], 9), pe[2:])
+def _pe_sort_key(pe: str) -> tuple[Any, ...]:
+    """smd ``PathElement.Compare``: field names, then keys, then values, then indices. Keys compare as their
+    sorted field lists (name, then value), values with ``value.Compare`` (numbers numerically, then strings,
+    booleans, lists, maps, null), so ``k:{"port":80}`` comes before ``k:{"port":443}``."""
+    kind, body = pe[:2], pe[2:]
+    if kind == "f:":
+        return (0, body)
+    try:
+        if kind == "k:":
+            fields = json.loads(body)
+            if isinstance(fields, dict):
+                return (1, tuple((name, _value_key(fields[name])) for name in sorted(fields)))
+        elif kind == "v:":
+            return (2, _value_key(json.loads(body)))
+        elif kind == "i:":
+            return (3, int(body))
+    except ValueError:
+        pass
+    return (4, pe)  # not an element this module writes: after every other, in text order
 
 
-_ELEMENT_KEYS: dict[str, tuple[int, str]] = {}
+def _value_key(value: Any) -> tuple[Any, ...]:
+    """smd ``value.Compare`` as a sort key (numbers < strings < booleans < lists < maps < null)."""
+    if value is None:
+        return (5,)
+    if value is True or value is False:
+        return (2, int(value))
+    if isinstance(value, int | float):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value)
+    if isinstance(value, list):
+        return (3, tuple(_value_key(v) for v in value))
+    if isinstance(value, dict):
+        return (4, tuple((k, _value_key(value[k])) for k in sorted(value)))
+    return (6, str(value))
 
 
-def _element_key(pe: str) -> tuple[int, str]:
+_ELEMENT_KEYS: dict[str, tuple[Any, ...]] = {}
+
+
+def _element_key(pe: str) -> tuple[Any, ...]:
     key = _ELEMENT_KEYS.get(pe)
     if key is None:
         if len(_ELEMENT_KEYS) > 100_000:  # bounded: element strings repeat across objects of a kind
@@ -185,7 +221,10 @@ def _element_key(pe: str) -> tuple[int, str]:
     return key
 
 
-def _path_key(path: Path) -> tuple[tuple[int, str], ...]:
+element_key = _element_key  # the sort key of one path element (FieldsV1 order)
+
+
+def _path_key(path: Path) -> tuple[tuple[Any, ...], ...]:
     return tuple(map(_element_key, path))
 
 
@@ -250,7 +289,7 @@ def is_canonical_tree(tree: Any, *, frozen: bool = False) -> bool:
 
 
 def _is_canonical(tree: dict) -> bool:
-    previous: tuple[int, str] | None = None
+    previous: tuple[Any, ...] | None = None
     first = True
     for pe, child in tree.items():
         if type(child) is not dict:
@@ -295,6 +334,50 @@ def from_fields_v1(tree: dict, prefix: Path = ()) -> set[Path]:
     return out
 
 
+def decode_fields_v1(tree: Any) -> set[Path] | None:
+    """``FieldsToSet``: the field set a FieldsV1 tree a client sent encodes, or None when it is not one (a
+    value that is not an object, a ``"."`` that is not empty, an element that does not parse)."""
+    if not isinstance(tree, dict):
+        return None
+    out: set[Path] = set()
+    stack: list[tuple[Path, dict]] = [((), tree)]
+    while stack:
+        prefix, node = stack.pop()
+        for pe, sub in node.items():
+            if not isinstance(sub, dict):
+                return None
+            if pe == ".":
+                if sub or not prefix:
+                    return None
+                out.add(prefix)
+                continue
+            if not _valid_element(pe):
+                return None
+            path = (*prefix, pe)
+            if sub:
+                stack.append((path, sub))
+            else:
+                out.add(path)
+    return out
+
+
+def _valid_element(pe: Any) -> bool:
+    if not isinstance(pe, str) or len(pe) < 2 or pe[1] != ":":
+        return False
+    kind, body = pe[0], pe[2:]
+    if kind == "f":
+        return True
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return False
+    if kind == "k":
+        return isinstance(value, dict) and bool(value)
+    if kind == "i":
+        return type(value) is int and value >= 0
+    return kind == "v"
+
+
 def path_string(path: Path) -> str:
     """smd ``Path.String()``: ``.spec.replicas``, ``.spec.containers[name="c"].image``, ``[=x]``."""
     parts = []
@@ -316,94 +399,23 @@ def path_sort_key(path: Path) -> tuple:
     return tuple(_pe_sort_key(pe) for pe in path)
 
 
-# -- FieldsV1 trees edited in place of path sets (the store's per-write hot path) -----------------------
-
-
-def object_tree(obj: dict, schema: PatchSchema | None) -> dict:
-    """``to_fields_v1(field_set(obj, schema))`` built in one walk of the object.
-
-    The subtrees of top-level fields other than metadata (``spec``, ``status``, ...) are remembered by their
-    JSON text: objects of a kind are often made from one template, and a tree depends only on the value and
-    its schema. Trees are never edited in place (``tree_add``/``tree_remove`` copy what they change), so a
-    remembered subtree is shared by every object whose managedFields hold it.
-    """
-    schema = schema or UNTYPED
-    tree: dict = {}
-    for k in sorted(obj):
-        v = obj[k]
-        if type(v) in _SCALARS or not v:
-            tree["f:" + k] = {}
-        elif k == "metadata":
-            # Only an object's metadata has the fields no manager owns (STRIPPED): they are left out before the
-            # walk (a tree of any other value names no ``f:`` fields at its top).
-            if isinstance(v, dict):
-                v = {mk: mv for mk, mv in v.items() if mk not in STRIPPED_META_FIELDS}
-            tree["f:" + k] = _value_tree(v, schema.field(k) or UNTYPED) if v else {}
-        else:
-            tree["f:" + k] = _remembered_tree(v, schema.field(k) or UNTYPED)
-    tree.pop("f:apiVersion", None)
-    tree.pop("f:kind", None)
-    if not tree.get("f:metadata", True):
-        del tree["f:metadata"]
-    return tree
-
-
-_SUBTREES: dict[bytes, tuple[PatchSchema, dict]] = {}
-
-
-def _remembered_tree(value: Any, schema: PatchSchema) -> dict:
-    text = encode_json(value)
-    if text is None or len(text) > 16_384:  # a large value is rarely repeated: not worth its memory
-        return _value_tree(value, schema)
-    known = _SUBTREES.get(text)
-    if known is not None and known[0] is schema:
-        return known[1]
-    tree = _value_tree(value, schema)
-    if len(_SUBTREES) > 2_000:  # bounded (at most ~32 MB): the shapes of a run's templates, not every object
-        _SUBTREES.clear()
-    _SUBTREES[text] = (schema, tree)
-    return tree
-
-
-def _map_tree(value: dict, schema: PatchSchema) -> dict:
-    out: dict = {}
-    for k in sorted(value):
-        v = value[k]
-        # Scalars and empty containers are leaves whatever the schema says: no lookup needed.
-        out["f:" + k] = {} if type(v) in _SCALARS or not v else _value_tree(v, schema.field(k) or UNTYPED)
+def iteration_order(paths: Iterable[Path]) -> list[Path]:
+    """The paths in smd ``Set.Iterate`` order: at each level the members first, then the children's paths,
+    each group in element order (so ``.spec.b`` comes before ``.spec.a.x``)."""
+    members: list[str] = []
+    children: dict[str, list[Path]] = {}
+    for path in paths:
+        if len(path) == 1:
+            members.append(path[0])
+        elif path:
+            children.setdefault(path[0], []).append(path[1:])
+    out: list[Path] = [(pe,) for pe in sorted(set(members), key=_element_key)]
+    for pe in sorted(children, key=_element_key):
+        out.extend((pe, *rest) for rest in iteration_order(children[pe]))
     return out
 
 
-def _value_tree(value: Any, schema: PatchSchema) -> dict:
-    if isinstance(value, dict) and value and schema.kind != "scalar" and schema.map_type != "atomic":
-        return _map_tree(value, schema)
-    if isinstance(value, list) and value and list_kind(schema) != "atomic":
-        if list_kind(schema) == "set":
-            return {pe: {} for pe in sorted({value_element(v) for v in value}, key=_element_key)}
-        if not all(isinstance(item, dict) for item in value):
-            return {}
-        item_schema = schema.item()
-        keys = schema.ssa_keys
-        trees: dict[str, dict] = {}
-        for item in value:
-            pe = key_element(item, keys)
-            tree = _map_tree(item, item_schema)
-            # Items sharing a key (duplicate env names, say) contribute the union of their fields.
-            trees[pe] = _union(trees[pe], tree) if pe in trees else tree
-        out: dict = {}
-        for pe in sorted(trees, key=_element_key):
-            children = trees[pe]
-            out[pe] = {".": {}, **children} if children else {}
-        return out
-    return {}
-
-
-def _union(a: dict, b: dict) -> dict:
-    """Two FieldsV1 subtrees merged, sorted like the rest of the tree."""
-    merged = dict(a)
-    for pe, sub in b.items():
-        merged[pe] = _union(merged[pe], sub) if pe in merged else sub
-    return _sorted_node(merged)
+# -- FieldsV1 trees edited in place of path sets (the store's per-write hot path) -----------------------
 
 
 def _sorted_node(node: dict) -> dict:

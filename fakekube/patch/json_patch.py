@@ -31,6 +31,8 @@ MAX_OPERATIONS = 10000
 def decode_json_patch(body: Any) -> list[dict]:
     """Decode and shape-check a JSON patch body (→ 400 like ``jsonpatch.DecodePatch``)."""
     ops = decode_json(body)
+    if ops is None:
+        return []  # Go decodes ``null`` into an empty patch: nothing changes
     if not isinstance(ops, list):
         raise errors.BadRequest(
             f"json: cannot unmarshal {go_json_kind(ops)} into Go value of type jsonpatch.Patch"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakekube import errors
+from fakekube import errors, gojson
 from fakekube.jsonvalues import json_copy
 from fakekube.schemavalues import json_kind
 
@@ -18,37 +18,14 @@ def go_key(value: Any) -> Any:
 
 
 def decode_json(body: Any) -> Any:
-    """Decode a request body (bytes, str, or an already decoded document); malformed JSON → 400."""
-    if isinstance(body, bytes | bytearray | memoryview):
+    """Decode a request body (bytes, str, or an already decoded document, which is copied) as Go reads JSON
+    (``fakekube.gojson``); malformed JSON → 400 with Go's syntax error."""
+    if isinstance(body, bytes | bytearray | memoryview | str):
         try:
-            body = bytes(body).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise errors.BadRequest(f"error decoding patch: {exc}") from None
-    if isinstance(body, str):
-        try:
-            return json.loads(body)
-        except ValueError as exc:
-            raise errors.BadRequest(_go_syntax_message(body, exc)) from None
+            return gojson.loads(bytes(body) if not isinstance(body, str | bytes) else body)
+        except gojson.JSONSyntaxError as exc:
+            raise errors.BadRequest(str(exc)) from None
     return json_copy(body)
-
-
-def _go_syntax_message(text: str, exc: ValueError) -> str:
-    # encoding/json's wording: "invalid character 'x' looking for beginning of value", or
-    # "unexpected end of JSON input" when the text stops early.
-    msg = str(exc)
-    pos = getattr(exc, "pos", None)
-    if pos is None or pos >= len(text.rstrip()) or not text.strip():
-        return "unexpected end of JSON input"
-    char = text[pos]
-    if "Expecting value" in msg:
-        return f"invalid character '{char}' looking for beginning of value"
-    if "Extra data" in msg:
-        return f"invalid character '{char}' after top-level value"
-    if "Expecting property name" in msg:
-        return f"invalid character '{char}' looking for beginning of object key string"
-    if "delimiter" in msg:
-        return f"invalid character '{char}' after object key:value pair"
-    return f"invalid character '{char}' {msg}"
 
 
 _GO_JSON_KINDS: dict[str | None, str] = {

@@ -8,14 +8,11 @@ changed (taking them away from other managers) and every manager loses the field
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
-from fakekube.patch import fieldpath
+from fakekube.patch import fieldpath, update_fields
 from fakekube.patch.fieldpath import Path
-from fakekube.patch.schema import UNTYPED, PatchSchema
-
-_MISSING: Any = object()
+from fakekube.patch.schema import PatchSchema
 
 
 class ManagerEntry:
@@ -74,16 +71,7 @@ class ManagerEntry:
     @property
     def identifier(self) -> str:
         """``BuildManagerIdentifier``: the entry without time/fields as JSON (Apply drops apiVersion)."""
-        parts = (self.manager, self.operation, self.api_version, self.subresource)
-        try:
-            known = _IDENTIFIERS.get(parts)
-        except TypeError:  # a value that cannot be a dict key (not a string): built every time
-            return _build_identifier(*parts)
-        if known is None:
-            if len(_IDENTIFIERS) >= _MAX_IDENTIFIERS:
-                _IDENTIFIERS.clear()
-            known = _IDENTIFIERS[parts] = _build_identifier(*parts)
-        return known
+        return identifier_of(self.manager, self.operation, self.api_version, self.subresource)
 
     def encode(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"manager": self.manager, "operation": self.operation, "apiVersion": self.api_version}
@@ -101,7 +89,21 @@ _IDENTIFIERS: dict[tuple[Any, ...], str] = {}
 _MAX_IDENTIFIERS = 4096
 
 
-def _build_identifier(manager: Any, operation: Any, api_version: Any, subresource: Any) -> str:
+def identifier_of(manager: Any, operation: Any, api_version: Any, subresource: Any) -> str:
+    """:func:`build_identifier`, remembered: every write reads every manager's identifier."""
+    parts = (manager, operation, api_version, subresource)
+    try:
+        known = _IDENTIFIERS.get(parts)
+    except TypeError:  # a value that cannot be a dict key (not a string): built every time
+        return build_identifier(*parts)
+    if known is None:
+        if len(_IDENTIFIERS) >= _MAX_IDENTIFIERS:
+            _IDENTIFIERS.clear()
+        known = _IDENTIFIERS[parts] = build_identifier(*parts)
+    return known
+
+
+def build_identifier(manager: Any, operation: Any, api_version: Any, subresource: Any) -> str:
     ident: dict[str, Any] = {"manager": manager, "operation": operation}
     if operation != "Apply" and api_version:
         ident["apiVersion"] = api_version
@@ -149,103 +151,24 @@ def encode_managed_fields(obj: dict, managers: Managers) -> None:
     meta["managedFields"] = [m.encode() for m in sorted(live, key=_sort_key)]
 
 
-@dataclass
-class Comparison:
-    added: set[Path]
-    removed: set[Path]
-    modified: set[Path]
+# -- the Update operation (create, PUT, patch) -------------------------------------------------------------
+#
+# apimachinery's field manager wraps the comparison in layers (pkg/util/managedfields/internal/fieldmanager.go,
+# NewDefaultFieldManager), each emulated here on the encoded entries:
+# - decodeLiveOrNew: the entries come from the new object when it carries valid, non-empty ones (a client may
+#   write managedFields), else from the live object; a subresource always takes the live object's; ``[]`` or
+#   ``[{}]`` resets them;
+# - skipNonApplied: an existing object without entries is not tracked (the write records nothing);
+# - capManagers: at most 10 Update entries, the oldest merged into "ancient-changes" per apiVersion;
+# - buildManagerInfo: the entry is the manager, the operation, the endpoint's apiVersion and the subresource;
+# - managedFieldsUpdater: only a write that took fields moves the entry's time;
+# - stripMeta: type meta and the server's metadata are never owned (fieldpath.STRIPPED);
+# - structuredMerge / smd Updater.Update: the writer takes what it added or modified from everyone, and every
+#   manager loses what it removed (update_fields).
 
-
-def compare(old: dict, new: dict, schema: PatchSchema | None) -> Comparison:
-    """Fields added, removed and modified between two objects (managedFields ignored).
-
-    Walks both objects together and skips every subtree that compares equal, so the cost follows the size
-    of the change, not of the object: this runs on every write the store commits.
-    """
-    cmp = Comparison(set(), set(), set())
-    _diff_map(old, new, schema or UNTYPED, (), cmp)
-    for found in (cmp.added, cmp.removed, cmp.modified):
-        found -= fieldpath.STRIPPED
-    return cmp
-
-
-def _diff_map(old: dict, new: dict, schema: PatchSchema, prefix: Path, cmp: Comparison) -> None:
-    in_metadata = prefix == ("f:metadata",)
-    for key, new_value in new.items():
-        old_value = old.get(key, _MISSING)
-        if old_value is new_value or old_value == new_value or (in_metadata and key == "managedFields"):
-            continue
-        if (in_metadata and key in fieldpath.STRIPPED_META_FIELDS and not isinstance(old_value, _CONTAINERS)
-                and not isinstance(new_value, _CONTAINERS)):
-            continue  # untracked (compare strips the path itself), and a scalar has no other path
-        child = schema.field(key) or UNTYPED
-        path = (*prefix, "f:" + key)
-        if old_value is _MISSING:
-            fieldpath._walk(new_value, child, path, cmp.added)
-        else:
-            _diff_value(old_value, new_value, child, path, cmp)
-    for key in old.keys() - new.keys():  # into a set: the order does not matter
-        if not (in_metadata and key == "managedFields"):
-            fieldpath._walk(old[key], schema.field(key) or UNTYPED, (*prefix, "f:" + key), cmp.removed)
-
-
-_CONTAINERS = (dict, list)
-
-
-def _diff_value(old: Any, new: Any, schema: PatchSchema, path: Path, cmp: Comparison) -> None:
-    if not isinstance(old, _CONTAINERS) and not isinstance(new, _CONTAINERS):
-        # Two different scalars: the field set of each is the path itself, and the value changed.
-        if old != new:
-            cmp.modified.add(path)
-        return
-    if (isinstance(old, dict) and isinstance(new, dict) and old and new and schema.kind != "scalar"
-            and schema.map_type != "atomic"):
-        _diff_map(old, new, schema, path, cmp)
-        return
-    old_items = new_items = None
-    if isinstance(old, list) and isinstance(new, list) and old and new and fieldpath.list_kind(schema) == "map":
-        keys = schema.ssa_keys
-        old_items = _by_key(old, keys)
-        new_items = _by_key(new, keys) if old_items is not None else None
-    if old_items is not None and new_items is not None:
-        item_schema = schema.item()
-        for element, item in new_items.items():
-            item_path = (*path, element)
-            if element not in old_items:
-                cmp.added.add(item_path)
-                fieldpath._walk_map(item, item_schema, item_path, cmp.added)
-            elif old_items[element] != item:
-                _diff_map(old_items[element], item, item_schema, item_path, cmp)
-        for element, item in old_items.items():
-            if element not in new_items:
-                item_path = (*path, element)
-                cmp.removed.add(item_path)
-                fieldpath._walk_map(item, item_schema, item_path, cmp.removed)
-        return
-    # Leaves, atomic values, sets and changes of shape: compare the two subtrees' field sets.
-    old_set: set[Path] = set()
-    new_set: set[Path] = set()
-    fieldpath._walk(old, schema, path, old_set)
-    fieldpath._walk(new, schema, path, new_set)
-    cmp.added |= new_set - old_set
-    cmp.removed |= old_set - new_set
-    depth = len(path)
-    for p in old_set & new_set:
-        before = fieldpath.get_path(old, p[depth:])
-        after = fieldpath.get_path(new, p[depth:])
-        if before != after and not isinstance(after, dict):
-            cmp.modified.add(p)
-
-
-def _by_key(items: list, keys: tuple[str, ...]) -> dict[str, dict] | None:
-    """A list-map's items by path element (the last of equal keys wins); None unless every item is a map."""
-    out: dict[str, dict] = {}
-    key_element = fieldpath.key_element
-    for item in items:
-        if not isinstance(item, dict):
-            return None
-        out[key_element(item, keys)] = item
-    return out
+MAX_UPDATE_MANAGERS = 10
+ANCIENT_CHANGES = "ancient-changes"
+_OPERATIONS = ("Apply", "Update")
 
 
 def record_update(
@@ -257,73 +180,186 @@ def record_update(
     subresource: str | None,
     now: str,
     schema: PatchSchema | None = None,
+    zero: dict | None = None,
 ) -> None:
     """Record an ``operation: Update`` entry in ``new`` for the fields this write added or changed.
 
-    Other managers lose those fields and every manager loses the fields the write removed. When the
-    write changed nothing, the entries (and their times) are left exactly as they were, so a no-op
-    write stays byte-identical.
+    ``old`` is the live object, None for a create, which is compared with ``zero`` (the kind's Go zero value,
+    fakekube.patch.zero). Other managers lose the fields the write took and every manager loses the fields it
+    removed. When the write changed nothing, the entries (and their times) are left exactly as they were, so
+    a no-op write stays byte-identical.
     """
-    if old is None:
-        tree = fieldpath.object_tree(new, schema)
-        meta = new.setdefault("metadata", {})
-        meta.pop("managedFields", None)
+    manager = manager or "unknown"  # buildManagerInfo
+    meta = new.setdefault("metadata", {})
+    entries = _chosen_entries(old, meta, subresource)
+    if not entries and old is not None:
+        meta.pop("managedFields", None)  # skipNonApplied: an existing object without entries stays untracked
+        return
+    subresource = subresource or ""
+    if old is None and not entries:
+        # The common create: one entry, the tree built in one walk.
+        tree = update_fields.create_tree(zero or {}, new, schema)
         if tree:
-            entry = {"manager": manager, "operation": "Update", "apiVersion": api_version, "time": now,
-                     "fieldsType": "FieldsV1", "fieldsV1": tree}
-            if subresource:
-                entry["subresource"] = subresource
-            meta["managedFields"] = [entry]
-        return
-    cmp = compare(old, new, schema)
-    taken = cmp.added | cmp.modified
-    if not taken and not cmp.removed:
-        # Nothing this write owns changed: the entries stay exactly as stored.
-        previous = ((old or {}).get("metadata") or {}).get("managedFields")
-        if previous:
-            new.setdefault("metadata", {})["managedFields"] = previous
+            meta["managedFields"] = [_new_entry(manager, api_version, now, tree, subresource)]
         else:
-            new.get("metadata", {}).pop("managedFields", None)
+            meta.pop("managedFields", None)
         return
-    _update_entries(old, new, cmp, taken, manager, api_version, subresource or "", now, schema)
+    cmp = update_fields.compare(zero or {} if old is None else old, new, schema)
+    taken = update_fields.taken_paths(cmp)
+    stored = _stored_list(old)
+    if not taken and not cmp.removed and entries is stored:
+        meta["managedFields"] = stored  # nothing this write owns changed: the entries stay exactly as stored
+        return
+    result = _updated_entries(entries, cmp.removed, taken, manager, api_version, subresource, now)
+    if result:
+        meta["managedFields"] = result
+    else:
+        meta.pop("managedFields", None)
 
 
-def _update_entries(old: dict | None, new: dict, cmp: Comparison, taken: set[Path], manager: str,
-                    api_version: str, subresource: str, now: str, schema: PatchSchema | None) -> None:
+def _stored_list(obj: dict | None) -> list | None:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    found = meta.get("managedFields") if isinstance(meta, dict) else None
+    return found if type(found) is list and found else None
+
+
+def _chosen_entries(old: dict | None, meta: dict, subresource: str | None) -> list:
+    """decodeLiveOrNew: the entries the write starts from (the stored list itself when they are its)."""
+    stored = _stored_list(old)
+    sent = meta.get("managedFields")
+    if subresource or sent is None or sent is stored:
+        return stored or []
+    if type(sent) is list and is_reset(sent):
+        return []
+    if stored is not None and sent == stored:
+        return stored
+    decoded = decode_entries(sent)
+    if decoded:
+        return decoded
+    return stored or []
+
+
+def is_reset(entries: list) -> bool:
+    """``isResetManagedFields``: ``[]``, or one entry that decodes to the zero ManagedFieldsEntry."""
+    if not entries:
+        return True
+    return len(entries) == 1 and isinstance(entries[0], dict) and all(v in ("", None) for v in entries[0].values())
+
+
+def decode_entries(raw: Any) -> list | None:
+    """``DecodeManagedFields`` of a list a client sent, as canonical encoded entries (one per manager
+    identifier, the last one winning as in Go's map; those with no fields left out); None when it does not
+    decode (a wrong operation, no apiVersion, another fieldsType, a FieldsV1 that is not a field set)."""
+    if type(raw) is not list:
+        return None
+    by_identifier: dict[str, dict] = {}
+    for item in raw:
+        if not isinstance(item, dict):
+            return None
+        operation, version = item.get("operation"), item.get("apiVersion")
+        if operation not in _OPERATIONS or not isinstance(version, str) or not version:
+            return None
+        if item.get("fieldsType") != "FieldsV1":
+            return None
+        tree = item.get("fieldsV1")
+        paths = fieldpath.decode_fields_v1(tree if tree is not None else {})
+        if paths is None:
+            return None
+        manager, subresource = item.get("manager") or "", item.get("subresource") or ""
+        if not isinstance(manager, str) or not isinstance(subresource, str):
+            return None
+        entry = _new_entry(manager, version, item.get("time"), fieldpath.to_fields_v1(paths), subresource,
+                           operation)
+        by_identifier[identifier_of(manager, operation, version, subresource)] = entry
+    return [entry for entry in by_identifier.values() if entry["fieldsV1"]]
+
+
+def _new_entry(manager: str, api_version: str, time: str | None, tree: dict, subresource: str,
+               operation: str = "Update") -> dict[str, Any]:
+    # Key order of the Go struct (ManagedFieldsEntry), empty fields left out as omitempty does.
+    entry: dict[str, Any] = {"manager": manager} if manager else {}
+    entry["operation"] = operation
+    entry["apiVersion"] = api_version
+    if time:
+        entry["time"] = time
+    entry["fieldsType"] = "FieldsV1"
+    entry["fieldsV1"] = tree
+    if subresource:
+        entry["subresource"] = subresource
+    return entry
+
+
+def _raw_identifier(entry: dict[str, Any]) -> str:
+    return identifier_of(entry.get("manager", ""), entry.get("operation", "Update"), entry.get("apiVersion", ""),
+                             entry.get("subresource", ""))
+
+
+def _updated_entries(entries: list, removed: set[Path], taken: set[Path], manager: str, api_version: str,
+                     subresource: str, now: str) -> list:
     """Edit the encoded entries' FieldsV1 trees directly: only the paths that changed are touched, and the
     entries of managers that lost nothing are kept as they are."""
-    previous = ((old or {}).get("metadata") or {}).get("managedFields") or []
-    entries: list[dict[str, Any]] = []
+    mine_id = identifier_of(manager, "Update", api_version, subresource)
+    lost_by_others = removed | taken
+    kept: dict[str, dict[str, Any]] = {}
     mine: dict[str, Any] | None = None
-    for raw in previous:
-        is_mine = (raw.get("manager") == manager and raw.get("operation", "Update") == "Update"
-                   and raw.get("apiVersion", "") == api_version and raw.get("subresource", "") == subresource)
-        lost = cmp.removed if is_mine else cmp.removed | taken
+    for raw in entries:
+        ident = _raw_identifier(raw)
+        is_mine = ident == mine_id
+        lost = removed if is_mine else lost_by_others
         tree = raw.get("fieldsV1") or {}
         pruned = fieldpath.tree_remove(tree, lost) if lost else tree
         entry = raw if pruned is tree else {**raw, "fieldsV1": pruned}
+        kept.pop(ident, None)  # a later entry of the same manager replaces an earlier one (Go's map)
         if is_mine:
             mine = entry
         elif pruned:
-            entries.append(entry)
+            kept[ident] = entry
     if taken:
-        if old is None and mine is None:
-            tree = fieldpath.object_tree(new, schema)
-        else:
-            tree = fieldpath.tree_add((mine or {}).get("fieldsV1") or {}, taken)
-        mine = {"manager": manager, "operation": "Update", "apiVersion": api_version, "time": now,
-                "fieldsType": "FieldsV1", "fieldsV1": tree}
-        if subresource:
-            mine["subresource"] = subresource
+        tree = fieldpath.tree_add((mine or {}).get("fieldsV1") or {}, taken)
+        mine = _new_entry(manager, api_version, now, tree, subresource)
     if mine is not None and mine.get("fieldsV1"):
-        entries.append(mine)
-    meta = new.setdefault("metadata", {})
-    if entries:
-        meta["managedFields"] = sorted(entries, key=_raw_sort_key)
-    else:
-        meta.pop("managedFields", None)
+        kept[mine_id] = mine
+    return sort_entries(cap_update_managers(list(kept.values())))
+
+
+def sort_entries(entries: list) -> list:
+    """``sortEncodedManagedFields``: operation, time (whole seconds; RFC 3339 strings in UTC sort the same, an
+    entry without a time first), manager, apiVersion, subresource."""
+    return sorted(entries, key=_raw_sort_key)
 
 
 def _raw_sort_key(entry: dict[str, Any]) -> tuple[str, ...]:
     return (entry.get("operation", ""), entry.get("time") or "", entry.get("manager", ""),
             entry.get("apiVersion", ""), entry.get("subresource", ""))
+
+
+def cap_update_managers(entries: list, limit: int = MAX_UPDATE_MANAGERS) -> list:
+    """``capManagersManager``: while there are more than ``limit`` Update entries, the oldest (by time, then
+    identifier) are merged into an ``ancient-changes`` entry of their apiVersion, which takes the time of the
+    last one merged. The first entry of an apiVersion becomes the bucket when a second one arrives."""
+    updaters = [e for e in entries if e.get("operation") != "Apply"]
+    if len(updaters) <= limit:
+        return entries
+    by_id = {_raw_identifier(e): e for e in entries}
+    order = sorted(by_id, key=lambda ident: (by_id[ident].get("time") or "", ident))
+    order = [ident for ident in order if by_id[ident].get("operation") != "Apply"]
+    first_of_version: dict[str, str] = {}
+    length = len(order)
+    for ident in order:
+        if length <= limit:
+            break
+        entry = by_id[ident]
+        version = entry.get("apiVersion", "")
+        bucket = build_identifier(ANCIENT_CHANGES, "Update", version, "")
+        first = first_of_version.get(version)
+        if first is None:
+            first_of_version[version] = ident
+            continue
+        if bucket not in by_id:
+            by_id[bucket] = by_id.pop(first)
+        merged = fieldpath.from_fields_v1(entry.get("fieldsV1") or {}) | fieldpath.from_fields_v1(
+            by_id[bucket].get("fieldsV1") or {})
+        by_id[bucket] = _new_entry(ANCIENT_CHANGES, version, entry.get("time"), fieldpath.to_fields_v1(merged), "")
+        del by_id[ident]
+        length -= 1
+    return list(by_id.values())

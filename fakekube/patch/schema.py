@@ -38,6 +38,7 @@ class PatchSchema:
         "map_type",
         "strict",
         "deduced",
+        "scalar",
         "_path_cache",
     )
 
@@ -56,6 +57,7 @@ class PatchSchema:
         map_type: str | None = None,
         strict: bool = False,
         deduced: bool = False,
+        scalar: str = "untyped",
     ) -> None:
         self.kind: Kind = kind
         self.name = name or kind
@@ -78,6 +80,10 @@ class PatchSchema:
         # server gives a CR's x-kubernetes-preserve-unknown-fields values). Server-side apply makes such
         # keys members of a field set; a built-in's undescribed fields stay struct fields.
         self.deduced = deduced
+        # scalar: what structured-merge-diff accepts for a scalar node: "string", "numeric" (an integer or a
+        # number), "boolean", or "untyped" (any scalar: int-or-string, quantities, values we do not know); on
+        # an untyped node, "map" when its schema declares an object (of members it does not describe).
+        self.scalar = scalar
         self._path_cache: dict[tuple[str, ...], PatchSchema | None] = {}
 
     def __repr__(self) -> str:
@@ -173,7 +179,7 @@ def _from_openapi(schema: Mapping[str, Any], name: str) -> PatchSchema:
     strategy = schema.get("x-kubernetes-patch-strategy", "")
     merge_key = schema.get("x-kubernetes-patch-merge-key")
     if schema.get("x-kubernetes-int-or-string"):
-        return PatchSchema("scalar", name=name, strategy=strategy)
+        return PatchSchema("scalar", name=name, strategy=strategy)  # untyped: a string or a number
     typ = schema.get("type")
     if typ == "array" or "items" in schema:
         items = schema.get("items")
@@ -201,8 +207,9 @@ def _from_openapi(schema: Mapping[str, Any], name: str) -> PatchSchema:
                 map_type=schema.get("x-kubernetes-map-type"),
             )
         if props is None:
+            # An object of free-form members: smd's map of deduced values, which still has to be a map.
             return PatchSchema("untyped", name=name, strategy=strategy, map_type=schema.get("x-kubernetes-map-type"),
-                               deduced=True)
+                               deduced=True, scalar="map" if typ == "object" else "untyped")
         fields = {k: _from_openapi(v, k) for k, v in props.items() if isinstance(v, Mapping)}
         return PatchSchema(
             "object",
@@ -216,7 +223,15 @@ def _from_openapi(schema: Mapping[str, Any], name: str) -> PatchSchema:
         )
     if typ is None:
         return PatchSchema("untyped", name=name, strategy=strategy, deduced=True)
-    return PatchSchema("scalar", name=name, strategy=strategy)
+    return PatchSchema("scalar", name=name, strategy=strategy, scalar=scalar_type([typ]))
+
+
+def scalar_type(types: Iterable[str]) -> str:
+    """structured-merge-diff's scalar of OpenAPI types (kube-openapi ``schemaconv``): one type names it,
+    several (or none) leave it untyped."""
+    kinds = {"string": "string", "integer": "numeric", "number": "numeric", "boolean": "boolean"}
+    found = {kinds.get(t, "untyped") for t in types}
+    return found.pop() if len(found) == 1 else "untyped"
 
 
 UNTYPED = PatchSchema("untyped", name="untyped")

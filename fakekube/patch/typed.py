@@ -21,18 +21,27 @@ of a map or list leaves a null behind (the caller drops nulls the way the typed 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from fakekube.jsonvalues import json_copy, json_equal
 from fakekube.patch.fieldpath import Path, key_element, list_kind, value_element
-from fakekube.patch.managed_fields import Comparison
 from fakekube.patch.schema import UNTYPED, PatchSchema
 
 ABSENT: Any = object()
 _SCALARS = frozenset((str, int, float, bool))
 
 
-def _handler(value: Any, schema: PatchSchema) -> str:
+@dataclass
+class Comparison:
+    """``typed.Comparison``: the paths a change added, removed and modified (no path is in two of them)."""
+
+    added: set[Path]
+    removed: set[Path]
+    modified: set[Path]
+
+
+def handler_of(value: Any, schema: PatchSchema) -> str:
     """Which of doScalar / doMap / doList smd runs for ``value`` (``deduceAtom`` then ``handleAtom``)."""
     kind = schema.kind
     if kind == "scalar":
@@ -49,11 +58,14 @@ def _handler(value: Any, schema: PatchSchema) -> str:
     return "map"
 
 
+_TYPED_HANDLERS = {"scalar": "scalar", "object": "map", "map": "map", "list": "list"}
+
+
 def _child(schema: PatchSchema, key: str) -> PatchSchema:
     return schema.field(key) or UNTYPED
 
 
-def _item_elements(items: list, schema: PatchSchema, kind: str) -> list[str] | None:
+def item_elements(items: list, schema: PatchSchema, kind: str) -> list[str] | None:
     """The path element of each item of a set or list-map; None when an item cannot have one (smd
     rejects such a list; it is then handled as an atomic value)."""
     if kind == "set":
@@ -80,7 +92,7 @@ def merge_shared(lhs: Any, rhs: Any, schema: PatchSchema) -> Any:
     copies the result once when it is done with it, and for :func:`compare`, which skips shared subtrees."""
     if lhs is ABSENT or rhs is ABSENT:
         return rhs if rhs is not ABSENT else lhs  # what upstream's walk of one side rebuilds: that side
-    handler = _handler(rhs, schema)
+    handler = handler_of(rhs, schema)
     if handler == "map":
         return _merge_map(lhs, rhs, schema)
     if handler == "list":
@@ -115,8 +127,8 @@ def _merge_list(lhs: Any, rhs: Any, schema: PatchSchema) -> Any:
         return rhs
     left = left or []
     right = right or []
-    left_pes = _item_elements(left, schema, kind)
-    right_pes = _item_elements(right, schema, kind)
+    left_pes = item_elements(left, schema, kind)
+    right_pes = item_elements(right, schema, kind)
     if left_pes is None or right_pes is None:
         return rhs
     out = _merge_list_items(left, right, left_pes, right_pes, schema.item())
@@ -194,7 +206,7 @@ def applied_fields(value: Any, schema: PatchSchema) -> set[Path]:
 
 
 def _field_set(value: Any, schema: PatchSchema, path: Path, out: set[Path]) -> None:
-    handler = _handler(value, schema)
+    handler = handler_of(value, schema)
     if handler == "scalar":
         out.add(path)
         return
@@ -205,7 +217,7 @@ def _field_set(value: Any, schema: PatchSchema, path: Path, out: set[Path]) -> N
             return
         if not isinstance(value, list):
             return
-        pes = _item_elements(value, schema, kind)
+        pes = item_elements(value, schema, kind)
         if pes is None:
             out.add(path)
             return
@@ -289,14 +301,14 @@ def remove_items(value: Any, paths: set[Path], schema: PatchSchema) -> Any:
 
 
 def _remove(value: Any, trie: _Trie, schema: PatchSchema) -> Any:
-    handler = _handler(value, schema)
+    handler = handler_of(value, schema)
     if handler == "scalar":
         return value
     if handler == "list":
         kind = list_kind(schema)
         if not isinstance(value, list) or not value or kind == "atomic":
             return None
-        pes = _item_elements(value, schema, kind)
+        pes = item_elements(value, schema, kind)
         if pes is None:
             return None
         items = []
@@ -339,15 +351,28 @@ def compare(lhs: Any, rhs: Any, schema: PatchSchema) -> Comparison:
 
 
 def _compare(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Comparison) -> None:
-    if lhs is rhs or (lhs is not ABSENT and rhs is not ABSENT and lhs == rhs):
-        return  # (Python's ==: true and 1 compare equal inside containers; leaves below use json_equal)
-    if rhs is ABSENT:
-        handlers = [_handler(lhs, schema)]
+    if lhs is rhs or (type(lhs) is type(rhs) and lhs is not ABSENT and lhs == rhs):
+        # Python's == says true is 1: values of two types go on to the leaf test (json_equal), so a scalar
+        # that changes from true to 1 is modified as upstream's value.Equals says; inside equal containers
+        # such a change is not seen.
+        return
+    compare_unequal(lhs, rhs, schema, path, cmp)
+
+
+def compare_unequal(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Comparison) -> None:
+    """:func:`compare` of two values at ``path`` known to differ (a map's walk has compared them already), into
+    ``cmp``; either may be ``ABSENT``."""
+    handlers: tuple[str, ...]
+    kind = schema.kind
+    if kind != "untyped":  # a typed node's handler does not depend on the values (the hot path)
+        handlers = (_TYPED_HANDLERS[kind],)
+    elif rhs is ABSENT:
+        handlers = (handler_of(lhs, schema),)
     elif lhs is ABSENT:
-        handlers = [_handler(rhs, schema)]
+        handlers = (handler_of(rhs, schema),)
     else:
-        left, right = _handler(lhs, schema), _handler(rhs, schema)
-        handlers = [right] if left == right else [left, right]  # a change of shape: both walks report
+        left, right = handler_of(lhs, schema), handler_of(rhs, schema)
+        handlers = (right,) if left == right else (left, right)  # a change of shape: both walks report
     in_leaf = False
     for handler in handlers:
         if handler == "map":
@@ -382,10 +407,10 @@ def _compare_map(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Compa
     right = right or {}
     for key in (*left, *(k for k in right if k not in left)):
         lhs_value, rhs_value = left.get(key, ABSENT), right.get(key, ABSENT)
-        if lhs_value is rhs_value or (lhs_value is not ABSENT and rhs_value is not ABSENT
+        if lhs_value is rhs_value or (type(lhs_value) is type(rhs_value) and lhs_value is not ABSENT
                                       and lhs_value == rhs_value):
             continue  # what _compare would skip first, without its call (a shared subtree: by identity)
-        _compare(lhs_value, rhs_value, _child(schema, key), (*path, "f:" + key), cmp)
+        compare_unequal(lhs_value, rhs_value, _child(schema, key), (*path, "f:" + key), cmp)
     return False
 
 
@@ -397,8 +422,8 @@ def _compare_list(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Comp
         return _compare_leaf(lhs, rhs, path, cmp)
     left = left or []
     right = right or []
-    left_pes = _item_elements(left, schema, kind)
-    right_pes = _item_elements(right, schema, kind)
+    left_pes = item_elements(left, schema, kind)
+    right_pes = item_elements(right, schema, kind)
     if left_pes is None or right_pes is None:
         return _compare_leaf(lhs, rhs, path, cmp)
     left_items: dict[str, list] = {}

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import socket
 import ssl
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from http.server import ThreadingHTTPServer
@@ -28,6 +29,18 @@ from fakekube.server.tables import Printers
 from fakekube.server.tls import Certificates, make_certificates
 from fakekube.server.watchstream import StreamSettings, WatchStreamer
 from fakekube.store import Store
+
+# encoding/json's maxNestingDepth is 10,000; a document that deep takes a few Python frames per level in the
+# decoders, patch engines and copies. Each request thread reserves this much stack (virtual memory, committed
+# only as far as a request recurses).
+RECURSION_LIMIT = 60_000
+REQUEST_STACK_BYTES = 256 * 1024 * 1024
+
+
+def raise_recursion_limit() -> None:
+    """Let request threads recurse as deep as a 10,000-level body needs (never lowers the limit)."""
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
 
 
 class ApiServer(ThreadingHTTPServer):
@@ -119,6 +132,16 @@ class ApiServer(ThreadingHTTPServer):
         return sock, address
 
     # -- connection bookkeeping --------------------------------------------------------------------------------
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # A connection's thread gets a stack deep enough for a body nested as deep as Go's decoder allows
+        # (10,000 levels): Python walks documents recursively, and C code in the walk uses the thread's stack.
+        raise_recursion_limit()
+        previous = threading.stack_size(REQUEST_STACK_BYTES)
+        try:
+            super().process_request(request, client_address)
+        finally:
+            threading.stack_size(previous)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         with self._conn_lock:

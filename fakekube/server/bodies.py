@@ -1,5 +1,7 @@
-"""Request bodies: size limit, content-type negotiation and safe decoding (JSON, YAML via safe_load, and
-protobuf for the built-in kinds of the protobuf table — what kubectl's generators and Go clients send).
+"""Request bodies: size limit, content-type negotiation and decoding (JSON and YAML as kube-apiserver's Go
+decoders read them, ``fakekube.gojson`` and ``fakekube.goyaml``, and protobuf for the built-in kinds of the
+protobuf table — what kubectl's generators and Go clients send), and what the codec makes of a body's
+apiVersion and kind (``fakekube.typemeta``).
 
 Protobuf bodies fail as the real server's create and update handlers fail them (``transformDecodeError`` in
 kubernetes/apiserver pkg/endpoints/handlers/rest.go): a 400 ``<Kind> in version "v1" cannot be handled as a
@@ -11,15 +13,18 @@ Kinds fakekube serves without a protobuf schema (CustomResourceDefinition) get a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from fakekube import errors
-from fakekube.decoding import json_body
+from fakekube import decoding, errors, gojson, goyaml, typemeta
+from fakekube.apimodel.decoder import DecodeError
+from fakekube.decoding import RequestBody, json_body
+from fakekube.gojson import go_text
 from fakekube.resources import ResourceType
 from fakekube.server.protobuf import MEDIA_TYPE as PROTOBUF
 from fakekube.server.protobuf import CodecError, UnknownKind, default_codec
+
+if TYPE_CHECKING:
+    from fakekube.resources import Registry
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -46,17 +51,27 @@ def object_types(rt: ResourceType | None) -> tuple[str, ...]:
     return ALL_OBJECT_TYPES if speaks_protobuf(rt) else OBJECT_TYPES
 
 
-def decode_object(body: bytes, content_type: str | None, rt: ResourceType | None = None) -> Any:
-    """The body of a create or update: JSON (also when no Content-Type is sent), YAML, or protobuf."""
+def decode_object(body: bytes, content_type: str | None, rt: ResourceType | None = None, *,
+                  expected_kind: str | None = None) -> Any:
+    """The body of a create or update: JSON (also when no Content-Type is sent), YAML, or protobuf. A body the
+    decoder refuses is the 400 ``the object provided is unrecognized (must be of type <Kind>): ...``; JSON
+    and YAML are read as the Go decoders read them (``fakekube.gojson``, ``fakekube.goyaml``)."""
     kind = media_type(content_type)
+    expected = expected_kind or (rt.kind if rt is not None else "object")
     if kind in ("", JSON, "*/*", "text/plain"):
         # `kubernetes` 37 posts without a Content-Type; the real server falls back to its first type, JSON.
-        return decode_json(body)
+        return decode_json(body, expected)
     if kind in (YAML, "application/x-yaml", "text/yaml"):
-        return decode_yaml(body)
+        return decode_yaml(body, expected)
     if kind == PROTOBUF and rt is not None and speaks_protobuf(rt):
         return decode_protobuf(body, rt.api_version, rt.kind, custom=rt.custom)
     raise errors.UnsupportedMediaType(list(object_types(rt)))
+
+
+def unrecognized(kind: str, detail: str, body: bytes) -> errors.BadRequest:
+    """``transformDecodeError`` before a kind is known: the endpoint's kind, the error, the body's summary."""
+    return errors.BadRequest(f"the object provided is unrecognized (must be of type {kind}): {detail} "
+                             f"({summarize(body)})")
 
 
 def summarize(data: bytes, limit: int = 30) -> str:
@@ -64,7 +79,7 @@ def summarize(data: bytes, limit: int = 30) -> str:
     if not data:
         return "<empty>"
     if data[:1] == b"{":
-        text = data[:limit].decode("utf-8", "replace")
+        text = go_text(data[:limit])
         return text + " ..." if len(data) > limit else text
     return data[:limit].hex() + (" ..." if len(data) > limit else "")
 
@@ -93,25 +108,76 @@ def decode_protobuf(body: bytes, api_version: str, kind: str, *, custom: bool = 
         raise errors.BadRequest(f"{prefix}: {exc}") from None
 
 
-def decode_json(body: bytes) -> Any:
+def decode_json(body: bytes, kind: str = "object") -> Any:
     """A JSON body; an object remembers its duplicate fields (``fakekube.decoding.RequestBody``), which the
-    store reports as fieldValidation asks."""
-    if not body.strip():
-        raise errors.BadRequest("the request body is empty: expected a JSON object")
+    store reports as fieldValidation asks. A syntax error is what meta.Interpret, the first reader, says."""
     try:
         return json_body(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise errors.BadRequest(f"the body of the request could not be decoded as JSON: {exc}") from None
+    except gojson.JSONSyntaxError as exc:
+        raise unrecognized(kind, f"couldn't get version/kind; json parse error: {exc}", body) from None
 
 
-def decode_yaml(body: bytes) -> Any:
+def decode_yaml(body: bytes, kind: str = "object") -> Any:
+    """A YAML body as ``YAMLToJSON`` converts it (a JSON-shaped value); its errors come before anything reads
+    the kind."""
     try:
-        # safe_load builds only plain data: no Python object tags from a client.
-        value = yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        raise errors.BadRequest(f"the body of the request could not be decoded as YAML: {exc}") from None
+        value = goyaml.yaml_to_json(body)
+    except goyaml.GoYAMLError as exc:
+        raise unrecognized(kind, str(exc), body) from None
+    return RequestBody(value, []) if isinstance(value, dict) else value
+
+
+def check_type_meta(value: Any, body: bytes, rt: ResourceType, registry: Registry) -> dict[str, Any]:
+    """What the endpoint's codec makes of a decoded create or update body's apiVersion and kind
+    (``fakekube.typemeta``): the body to create or update from (``null`` is an empty object), or the 400 (a
+    custom resource of another kind is decoded, and refused by validation later)."""
+    try:
+        group, version, kind = typemeta.interpret(value)
+    except typemeta.TypeMetaError as exc:
+        raise unrecognized(rt.kind, str(exc), body) from None
+    raw = go_text(body)
+    if rt.custom:
+        _, default_version, default_kind = typemeta.body_defaults(rt, group, version, kind)
+        value = _custom_numbers(value, rt, default_kind, default_version)
+        if not kind:
+            raise unrecognized(rt.kind, f"Object 'Kind' is missing in '{raw}'", body)
+        if "metadata" in value:
+            try:
+                decoding.check_object_meta(registry.kubernetes_version, value["metadata"])
+            except DecodeError as exc:
+                raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: {exc}') from None
+        sent = typemeta.group_version(group, version)
+        if group != rt.group or not any(t.version == version for t in registry if t.storage == rt.storage):
+            raise errors.BadRequest(f"the API version in the data ({sent}) does not match the expected API "
+                                    f"version ({rt.api_version})")
+        return value
+    group, version, kind = typemeta.body_defaults(rt, group, version, kind)
+    verdict = typemeta.judge(registry, rt, group, version, kind)
+    if verdict.outcome == typemeta.Verdict.OTHER_VERSION or (
+            verdict.outcome == typemeta.Verdict.OK and (group, version) != (rt.group, rt.version)):
+        raise errors.BadRequest(f"the API version in the data ({typemeta.group_version(group, version)}) does not "
+                                f"match the expected API version ({rt.api_version})")
+    if verdict.outcome != typemeta.Verdict.OK:
+        if verdict.other is not None and verdict.other.model is not None and isinstance(value, dict):
+            decoding.check_body_as(verdict.other, value, kind, version, rt.kind)  # its own type errors first
+        detail = typemeta.refusal(rt, verdict, group, version, kind, raw)
+        raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: {detail}')
     if value is None:
-        raise errors.BadRequest("the request body is empty: expected an object")
+        return RequestBody({}, [])
+    if value.get("apiVersion") not in (None, rt.api_version):
+        value["apiVersion"] = rt.api_version
+    if value.get("kind") not in (None, rt.kind):
+        value["kind"] = rt.kind
+    return value
+
+
+def _custom_numbers(value: Any, rt: ResourceType, kind: str, version: str) -> Any:
+    """A custom resource's numbers as Go's unstructured decoding holds them (``gojson.unstructured``)."""
+    if isinstance(value, dict) and getattr(value, "number_flags", True):
+        try:
+            gojson.unstructured(value)
+        except gojson.GoJSONError as exc:
+            raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: {exc}') from None
     return value
 
 
@@ -121,4 +187,4 @@ def decode_optional_json(body: bytes, content_type: str | None) -> Any:
         return None
     if media_type(content_type) == PROTOBUF:
         return decode_protobuf(body, "v1", "DeleteOptions")
-    return decode_object(body, content_type)
+    return decode_object(body, content_type, expected_kind="DeleteOptions")

@@ -1,13 +1,16 @@
 """``fakekube serve``: run the fake API server until interrupted.
 
     fakekube serve [--host 127.0.0.1] [--port 0] [--crd FILE ...] [--kubeconfig PATH] [--token TOKEN]
-                   [--kubernetes-version 1.30]
+                   [--kubernetes-version 1.30] [--ready-file PATH]
                    [--audit-log PATH [--audit-level LEVEL | --audit-policy FILE]]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="create the objects in FILE after the CRDs (repeatable)")
     parser.add_argument("--kubeconfig", metavar="PATH", help="write a kubeconfig for this server to PATH")
     parser.add_argument("--token", help="require this bearer token (401 without it)")
+    parser.add_argument("--ready-file", metavar="PATH",
+                        help="write PATH once the server listens and the cluster's actors run (its content: the "
+                             "kubeconfig path with --kubeconfig, else the URL); removed when serving ends")
     parser.add_argument("--tls", action="store_true",
                         help="serve HTTPS with a throwaway CA (needs 'cryptography'); kubectl sends tokens only over TLS")
     parser.add_argument("--max-body-bytes", type=int, default=None, help="request body limit (default 3 MiB)")
@@ -79,15 +85,43 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
         print(f"fakekube serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         store.audit.close_writers()
         return 1
+    kubeconfig = None
     if args.kubeconfig:  # before the URL, so whoever waits for the URL finds the file in place
-        path = server.write_kubeconfig(args.kubeconfig)
-        print(f"kubeconfig written to {path}", file=sys.stderr, flush=True)
+        kubeconfig = server.write_kubeconfig(args.kubeconfig)
+        print(f"kubeconfig written to {kubeconfig}", file=sys.stderr, flush=True)
     cleanup = before_serve(store, server) if before_serve is not None else None
+    _stop_on_sigterm()
     print(server.url, flush=True)
+    ready_file = getattr(args, "ready_file", None)
     try:
+        if ready_file:
+            _write_ready_file(ready_file, str(kubeconfig) if kubeconfig else server.url)
         server.serve_until_interrupted()
     finally:
+        if ready_file:
+            with contextlib.suppress(OSError):
+                os.remove(ready_file)
         if callable(cleanup):
             cleanup()
         store.audit.close_writers()
     return 0
+
+
+def _write_ready_file(path: str, content: str) -> None:
+    """Atomically (a rename), so a reader polling for the file never sees it half written."""
+    partial = f"{path}.partial"
+    with open(partial, "w") as out:
+        out.write(content + "\n")
+    os.replace(partial, path)
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM and SIGINT end serving cleanly (actors stopped, audit log closed), as kube-apiserver does on
+    either. Python's default SIGTERM kills at once; a launcher that started us in the background may have left
+    SIGINT ignored. Only the main thread may install handlers (tests run ``run`` from others)."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGTERM, interrupt)
+        signal.signal(signal.SIGINT, interrupt)

@@ -39,6 +39,8 @@ def split_path(path: str) -> list[str]:
 
 
 def parse(path: str) -> Route:
+    if "%2f" in path.split("?", 1)[0].lower():
+        return None  # an escaped slash splits no segment of a route (go-restful matches the escaped path)
     segments = split_path(path)
     if not segments:
         return None

@@ -10,6 +10,8 @@ from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.identity import ANONYMOUS, UserInfo
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
+from fakekube.patch.managed_fields import record_update
+from fakekube.patch.zero import zero_object
 from fakekube.records import (
     MAX_GENERATE_NAME_ATTEMPTS,
 )
@@ -42,9 +44,10 @@ class CreateVerbs:
             body_namespace = meta.get("namespace") if isinstance(meta, dict) else None
             ns = (namespace or body_namespace) if rt.namespaced else None
             request = CreateRequest(self, ns, name, user or ANONYMOUS, dry_run)
+            manager = self._manager(actor, field_manager)
             return self._run(
                 lambda: self._begin("create", rt, ns, name, subresource, actor, dry_run=dry_run),
-                lambda entry: self._answer(rt, answering, body, request, entry),
+                lambda entry: self._answer(rt, answering, body, request, entry, manager, subresource),
             )
         meta = body.get("metadata") if isinstance(body, dict) else None
         meta = meta if isinstance(meta, dict) else {}
@@ -68,7 +71,7 @@ class CreateVerbs:
         return strategy
 
     def _answer(self, rt: ResourceType, strategy: Strategy, body: Any, request: CreateRequest,
-                entry: AuditEntry) -> dict[str, Any]:
+                entry: AuditEntry, manager: str, subresource: str | None) -> dict[str, Any]:
         if request.name is not None:
             self._lookup(rt, request.namespace, request.name)  # a subresource of a missing object is a 404
             api_version, kind = strategy.body_api_version, strategy.body_kind
@@ -76,6 +79,12 @@ class CreateVerbs:
             api_version, kind = rt.api_version, rt.kind
         obj = _typed_body(body, api_version, kind)
         strategy.default(obj)
+        if self.track_managed_fields:
+            # The create handler runs the field manager before the REST storage answers, so an answer that
+            # keeps the request's metadata (a TokenRequest, a review) carries the requester's entry.
+            record_update(None, obj, manager=manager, api_version=api_version, subresource=subresource,
+                          now=self._now(), schema=rt.patch_schema if request.name is None else None,
+                          zero=zero_object(api_version, kind))
         answer = strategy.answer(obj, request)
         entry.code = 201
         return answer
@@ -115,6 +124,8 @@ class CreateVerbs:
         strategy = target.strategy
         if defaulted is None:
             strategy.default(obj)
+        # A custom resource's schema defaults are applied as its body is decoded, so its writer owns them.
+        self._prepare_schema(target, obj)
         # The field manager sees the decoded, defaulted request, before admission and the strategy change it
         # (a status the create drops is a reset field, not the manager's).
         status = obj.pop("status", None) if strategy.has_status else None

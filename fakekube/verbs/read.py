@@ -7,9 +7,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from fakekube import errors
+from fakekube import errors, gojson
 from fakekube.audit import AuditEntry
 from fakekube.fieldselectors import FieldSelector
+from fakekube.patch.jsonutil import go_json_kind
 from fakekube.records import (
     Key,
     Record,
@@ -17,7 +18,10 @@ from fakekube.records import (
 )
 from fakekube.resources import ResourceType
 from fakekube.selectors import LabelSelector
+from fakekube.validation import go_quote
 from fakekube.watch import match_everything
+
+_RAW_URL_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
 class ReadVerbs:
@@ -61,6 +65,8 @@ class ReadVerbs:
             list_rv = self._rv
             if continue_:
                 list_rv, start = self._decode_continue(continue_)
+                if resource_version not in (None, "", "0"):
+                    raise errors.BadRequest("specifying resource version is not allowed when using continue")
             elif resource_version not in (None, "", "0"):
                 requested = self._parse_rv(resource_version)
                 if requested > self._rv:
@@ -164,14 +170,32 @@ class ReadVerbs:
 
     @staticmethod
     def _decode_continue(token: str) -> tuple[int, str]:
-        try:
-            padded = token + "=" * (-len(token) % 4)
-            data = json.loads(base64.urlsafe_b64decode(padded.encode()))
-            if data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int):
-                raise ValueError
-            return data["rv"], str(data.get("start", ""))
-        except (ValueError, TypeError, AttributeError):
-            raise errors.BadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)") from None
+        """apiserver ``storage.DecodeContinue``: raw URL-safe base64 of ``{"v","rv","start"}``; what does not
+        decode is the 400 ``invalid continue token: continue key is not valid: <why>``."""
+        def invalid(why: str) -> errors.BadRequest:
+            return errors.BadRequest(f"invalid continue token: {why}")
+
+        bad = next((i for i, c in enumerate(token) if c not in _RAW_URL_BASE64), None)
+        if bad is None and len(token) % 4 == 1:
+            bad = len(token) - 1  # a lone character cannot end a quantum
+        if bad is not None:
+            raise invalid(f"continue key is not valid: illegal base64 data at input byte {bad}")
+        data = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        message = gojson.syntax_error(data)
+        if message is not None:
+            raise invalid(f"continue key is not valid: {message}")
+        parsed = json.loads(data)
+        if not isinstance(parsed, dict):
+            raise invalid(f"continue key is not valid: json: cannot unmarshal {go_json_kind(parsed)} into Go value of "
+                          "type storage.continueToken")
+        version, rv, start = parsed.get("v"), parsed.get("rv"), parsed.get("start")
+        if version != "meta.k8s.io/v1":
+            raise invalid(f"continue key is not valid: server does not recognize this encoded version {version or ''}")
+        if not isinstance(rv, int) or isinstance(rv, bool) or rv == 0:
+            raise invalid("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+        if not start:
+            raise invalid("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
+        return rv, str(start)
 
     def _matcher(self, rt: ResourceType, namespace: str | None, label_selector: Any,
                  field_selector: Any) -> Callable[[dict[str, Any]], bool]:
@@ -181,7 +205,7 @@ class ReadVerbs:
         for label in fields.fields():
             getter = rt.selectable_fields.get(label)
             if getter is None:
-                raise errors.BadRequest(f'field label not supported: {label}')
+                raise errors.BadRequest(rt.field_label_error.format(label=label, quoted=go_quote(label)))
             getters[label] = getter
         ns = namespace if rt.namespaced and namespace else None
         if ns is None and labels.empty and not getters:

@@ -6,6 +6,12 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.audit import AuditEntry
+from fakekube.jsonvalues import json_copy
+from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
+from fakekube.patch.managed_fields import record_update
+from fakekube.patch.scale_fields import SCALE_API_VERSION, Mappings, replicas_path, to_parent, to_subresource
+from fakekube.patch.zero import zero_object
+from fakekube.records import Record
 from fakekube.resources import ResourceType, ScaleSpec, path_getter
 from fakekube.selectors import LabelSelector
 
@@ -59,13 +65,72 @@ class ScaleVerbs:
         if not isinstance(body, dict) or not isinstance((body.get("spec") or {}).get("replicas", 0), int):
             raise errors.BadRequest("the body of the request must be an autoscaling/v1 Scale")
         record = self._lookup(rt, namespace, name)
-        obj = record.copy()
+        obj = self._with_replicas(rt, record, (body.get("spec") or {}).get("replicas", 0))
         rv = (body.get("metadata") or {}).get("resourceVersion")
         obj["metadata"]["resourceVersion"] = rv or record.rv
+        if self.track_managed_fields:
+            # The Scale's own field manager, on entries converted from the parent's and back (scale_fields).
+            mappings = self._scale_mappings(rt)
+            parent = record.obj["metadata"].get("managedFields")
+            live = self._scale_of(rt, record.obj)
+            live["metadata"]["managedFields"] = to_subresource(parent, mappings)
+            scale = json_copy(body)
+            if not isinstance(scale.get("metadata"), dict):
+                scale["metadata"] = {}
+            record_update(live, scale, manager=manager, api_version=SCALE_API_VERSION, subresource="scale",
+                          now=self._now())
+            _set_entries(obj, to_parent(parent, scale["metadata"].get("managedFields"), rt.api_version,
+                                        mappings))
+        result = self._update(rt, namespace, name, obj, None, entry, dry_run, None, current=record)
+        return self._scale_of(rt, result)
+
+    def _apply_scale(self, rt: ResourceType, namespace: str | None, name: str, body: Any, entry: AuditEntry,
+                     dry_run: bool, field_manager: str | None, force: bool) -> dict[str, Any]:
+        """Server-side apply of a Scale: merged into the Scale view, whose field manager owns its fields."""
+        assert rt.scale is not None
+        config = parse_apply_body(body)
+        validate_apply_request(config, field_manager=field_manager, api_version=SCALE_API_VERSION, kind="Scale")
+        assert field_manager is not None
+        record = self._lookup(rt, namespace, name)
+        entry.rv_before = record.rv
+        mappings = self._scale_mappings(rt)
+        parent = record.obj["metadata"].get("managedFields")
+        live = self._scale_of(rt, record.obj)
+        live["metadata"]["managedFields"] = to_subresource(parent, mappings)
+        scale = server_side_apply(live, config, manager=field_manager, force=force, schema=None,
+                                  api_version=SCALE_API_VERSION, subresource="scale", now=self._now(),
+                                  zero=zero_object(SCALE_API_VERSION, "Scale"))
+        replicas = (scale.get("spec") or {}).get("replicas", 0)
+        if isinstance(replicas, bool) or not isinstance(replicas, int):
+            raise errors.BadRequest("the body of the request must be an autoscaling/v1 Scale")
+        obj = self._with_replicas(rt, record, replicas)
+        _set_entries(obj, to_parent(parent, scale["metadata"].get("managedFields"), rt.api_version, mappings))
+        result = self._update(rt, namespace, name, obj, None, entry, dry_run, None, current=record)
+        return self._scale_of(rt, result)
+
+    @staticmethod
+    def _with_replicas(rt: ResourceType, record: Record, replicas: Any) -> dict[str, Any]:
+        assert rt.scale is not None
+        obj = record.copy()
         target: dict[str, Any] = obj
         parts = [p for p in rt.scale.spec_replicas_path.split(".") if p]
         for part in parts[:-1]:
             target = target.setdefault(part, {})
-        target[parts[-1]] = (body.get("spec") or {}).get("replicas", 0)
-        result = self._update(rt, namespace, name, obj, None, entry, dry_run, manager, current=record)
-        return self._scale_of(rt, result)
+        target[parts[-1]] = replicas
+        return obj
+
+    def _scale_mappings(self, rt: ResourceType) -> Mappings:
+        """ResourcePathMappings: the replicas path of each version of the resource (custom resources: every
+        served version, None where it has no scale subresource)."""
+        assert rt.scale is not None
+        if not rt.custom:
+            return {rt.api_version: replicas_path(rt.scale.spec_replicas_path)}
+        return {t.api_version: replicas_path(t.scale.spec_replicas_path) if t.scale is not None else None
+                for t in self.registry if t.storage == rt.storage}
+
+
+def _set_entries(obj: dict[str, Any], entries: list) -> None:
+    if entries:
+        obj["metadata"]["managedFields"] = entries
+    else:
+        obj["metadata"].pop("managedFields", None)

@@ -120,13 +120,16 @@ def _split(body: dict[str, Any], record: Record,
 
 
 def decode_patched_fields(rt: ResourceType, patched: dict[str, Any], touched: set[str] | None,
-                          shown: Any) -> list[str]:
+                          shown: Any, *, converter: bool = False) -> list[str]:
     """``decoding.decode_patched`` for a patch's result whose top-level fields other than ``touched`` are
     the stored object's (``None``: any field may have changed, decode it all)."""
     if touched is None:
-        return decoding.decode_patched(rt, patched, shown)
+        return decoding.decode_patched(rt, patched, shown, converter=converter)
     part = {key: value for key, value in patched.items() if key in touched}
-    unknown = decoding.decode_patched(rt, part, shown)
+    unknown = decoding.decode_patched(rt, part, shown, converter=converter)
+    for key in touched:  # a whole float the converter took for an integer was set in the part
+        if key in part:
+            patched[key] = part[key]
     for key in touched:  # an unknown top-level field was dropped from the part, not from the result
         if key in patched and key not in part:
             del patched[key]

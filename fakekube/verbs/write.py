@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakekube import decoding, errors
+from fakekube import decoding, errors, gojson
 from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport
 from fakekube.jsonvalues import json_copy, json_equal
@@ -13,13 +13,14 @@ from fakekube.kinds.context import WriteContext
 from fakekube.patch import APPLY_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
 from fakekube.patch.jsonutil import go_json_kind
+from fakekube.patch.zero import zero_object
 from fakekube.records import (
     Record,
     record_key,
 )
 from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy
-from fakekube.verbs import noop
+from fakekube.verbs import noop, patched_type
 from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
@@ -59,6 +60,10 @@ class WriteVerbs:
                 if value is not None and not isinstance(value, str):
                     raise errors.BadRequest(f"json: cannot unmarshal {go_json_kind(value)} into Go struct field "
                                             f"ObjectMeta.metadata.{field} of type string")
+            sent_meta = body.get("metadata") if isinstance(body, dict) else None
+            if subresource != "scale" and (sent_meta is None or isinstance(sent_meta, dict)) and not meta.get("name"):
+                # checkName: the body must name the object (metadata of another type is a decoding error).
+                raise patched_type.undeterminable(name)
             report = FieldReport(decoding.field_validation(field_validation, "UpdateOptions"), entry.warnings)
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
@@ -122,9 +127,12 @@ class WriteVerbs:
 
     def _update(self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any],
                 subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
-                *, current: Record | None = None, noop_key: tuple[Any, ...] | None = None) -> dict[str, Any]:
+                *, current: Record | None = None, noop_key: tuple[Any, ...] | None = None,
+                uid_precondition: bool = True) -> dict[str, Any]:
         """The shared write path of PUT and PATCH: preconditions, strategy, validation, commit. ``noop_key``: the
-        request is a PUT of ``current``'s version itself (verbs.noop), which is to remember a no-op."""
+        request is a PUT of ``current``'s version itself (verbs.noop), which is to remember a no-op.
+        ``uid_precondition``: a PUT's uid is a precondition (a 409); a patch's is a field, which validation
+        refuses to change (handlers ``patch.go`` passes no object to the update, so no preconditions)."""
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         if rt.to_storage is not None:
             obj = rt.to_storage(obj)
@@ -146,7 +154,7 @@ class WriteVerbs:
         if target.namespaced:
             meta["namespace"] = old_meta.get("namespace")
         uid = meta.get("uid")
-        if uid and uid != old_meta["uid"]:
+        if uid and uid != old_meta["uid"] and uid_precondition:
             raise errors.Conflict(
                 target.plural, target.group, name,
                 f"StorageError: invalid object, Code: 4, Key: /registry/{target.plural}/"
@@ -169,8 +177,9 @@ class WriteVerbs:
             if requested != int(record.rv):
                 raise errors.Conflict(target.plural, target.group, name)
         meta["resourceVersion"] = record.rv
-        # rest.BeforeUpdate: system fields come from the stored object.
-        meta["uid"] = old_meta["uid"]
+        # rest.BeforeUpdate: system fields come from the stored object (the uid only when none is given).
+        if uid_precondition or not uid:
+            meta["uid"] = old_meta["uid"]
         meta["creationTimestamp"] = old_meta.get("creationTimestamp")
         for carried in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             if carried in old_meta:
@@ -218,8 +227,10 @@ class WriteVerbs:
             strategy.begin_update(obj, old, ctx)
             strategy.prepare_for_update(obj, old)
             self._prepare_schema(target, obj)
-        checked = self._validate(target, obj, old, subresource, record.checked)
+        # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
+        # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
         self._record_managed_fields(target, old, obj, manager, subresource)
+        checked = self._validate(target, obj, old, subresource, record.checked)
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds") and not strategy.holds_deleted(obj)):
             # ShouldDeleteDuringUpdate (before storage compares bytes: a namespace finalized by a write that
@@ -263,17 +274,26 @@ class WriteVerbs:
             if force is not None and kind != APPLY_PATCH:
                 raise errors.Invalid("PatchOptions", "meta.k8s.io", "",
                                      [errors.forbidden("force", "may not be specified for non-apply patch")])
+            if kind == APPLY_PATCH and subresource == "scale":
+                return self._apply_scale(rt, namespace, name, body, entry, dry_run, field_manager, bool(force))
             if kind == APPLY_PATCH:
                 return self._apply(rt, namespace, name, body, subresource, entry, dry_run, actor,
                                    field_manager, bool(force))
+            parsed = decoding.parse_patch(body)  # a body that is not JSON is refused before the lookup
             record = self._lookup(rt, namespace, name)
             entry.rv_before = record.rv
             if subresource == "scale":
                 scale = self._scale_of(rt, record.obj)
-                patched = apply_patch(scale, body, kind, schema=None, custom=rt.custom)
+                patched = apply_patch(scale, parsed.doc if parsed is not None else body, kind, schema=None,
+                                      custom=rt.custom)
                 return self._update_scale(rt, namespace, name, patched, entry, dry_run,
                                           self._manager(actor, field_manager))
-            patch_doc, problems = decoding.read_patch(body, kind, report)
+            patch_doc, problems = decoding.read_patch(body, kind, report, parsed)
+            if rt.custom and parsed is not None and (parsed.flags.floats or parsed.flags.big):
+                try:  # the numbers a custom resource gets from the patch, as Go's unstructured decoding holds them
+                    patch_doc = gojson.unstructured(patch_doc)
+                except gojson.GoJSONError as exc:
+                    raise errors.BadRequest(f"error decoding patch: {exc}") from None
             # The engines never mutate their input, so the stored object is patched without a copy first;
             # its managedFields list is carried over, not copied, when the patch leaves it alone.
             source = self._view(rt)(record.obj)
@@ -293,11 +313,19 @@ class WriteVerbs:
                 touched = json_patch_fields(patch_doc) if same_as_stored(rt, record.obj) else None
             if entries:
                 put_back(patched, entries)
-            if not isinstance(patched.get("metadata"), dict):
+            if kind == STRATEGIC_MERGE_PATCH:
+                patched_type.keep_type_meta(rt, patched, base)
+            elif subresource != "scale":
+                patched_type.check_type_meta(self.registry, rt, patched,
+                                             lambda: decoding.shown_patch(kind, patched, patch_doc, rt.patch_schema))
+            if rt.custom:
+                patched_type.check_custom_metadata(self.registry, rt, patched)
+            if patched.get("metadata") is not None and not isinstance(patched["metadata"], dict) and rt.model is None:
                 raise errors.BadRequest("metadata must be an object")
             patched = self._decode_patched(rt, patched, kind, patch_doc, report, problems, touched, shared=shared)
+            patched_type.check_name(patched, name)
             return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
-                                self._manager(actor, field_manager), current=record)
+                                self._manager(actor, field_manager), current=record, uid_precondition=False)
 
         return self._run(
             lambda: self._begin("patch", rt, namespace, name, subresource, actor, dry_run=dry_run,
@@ -321,10 +349,12 @@ class WriteVerbs:
             # the touched fields are decoded, so only they need copies; a custom resource is pruned whole).
             whole = touched is None or rt.model is None
             patched = {key: json_copy(value) if whole or key in touched else value for key, value in patched.items()}
-        shown = decoding.shown_patch(patch_type, patched, patch) if report.directive == decoding.STRICT else ""
+        shown = (decoding.shown_patch(patch_type, patched, patch, rt.patch_schema)
+                 if report.directive == decoding.STRICT else "")
         if rt.model is not None:
             unknown = decode_patched_fields(rt, patched, touched,
-                                            lambda: decoding.shown_patch(patch_type, patched, patch))
+                                            lambda: decoding.shown_patch(patch_type, patched, patch, rt.patch_schema),
+                                            converter=patch_type == STRATEGIC_MERGE_PATCH)
         else:
             unknown = decoding.prune_custom(self.registry.kubernetes_version, rt, patched)
         report.patch(shown, problems + report.problems([], unknown))
@@ -357,17 +387,22 @@ class WriteVerbs:
         # kind that allows it, the result keeps the stored subtrees it leaves alone (verbs.shared_patch).
         live = self._view(rt)(record.obj) if record is not None else None
         shared = may_share(rt, record.obj if record is not None else None, subresource)
+        ignored = ("spec" if subresource == "status" else "status") if rt.has_subresource("status") else None
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
-                                   live_is_stored=True, share_live=shared)
+                                   live_is_stored=True, share_live=shared,
+                                   zero=zero_object(rt.api_version, rt.kind), ignored=ignored)
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
             same = record is not None and same_as_stored(rt, record.obj)
             if not (same and config_decoded):
                 if shared:
                     result = json_copy(result)  # decoding drops unknown fields in place
-                decode_patched_fields(rt, result, set(config) if same else None,
-                                      lambda: json.dumps(result, separators=(",", ":")))
+                try:
+                    decode_patched_fields(rt, result, set(config) if same else None,
+                                          lambda: json.dumps(result, separators=(",", ":")))
+                except errors.Invalid as exc:
+                    raise _conversion_error(rt, config, exc) from None
             # else nothing to decode: every value of the result is the live object's (decoded when it was
             # stored) or the configuration's (just decoded without a finding), at the path it had there (apply
             # merges field by field, and list items by key, so a value keeps its type's place), or is one of
@@ -377,6 +412,12 @@ class WriteVerbs:
         if record is None:
             if subresource:
                 raise errors.NotFound(rt.plural, rt.group, name)
+            sent = config.get("metadata")
+            if not (isinstance(sent, dict) and sent.get("name")):
+                raise patched_type.undeterminable(name)  # checkName: a new object takes its name from the configuration
+            if sent["name"] != name:
+                raise errors.BadRequest(f"the name of the object ({sent['name']}) does not match the name on the URL "
+                                        f"({name})")
             result.setdefault("metadata", {})["name"] = name
             if rt.namespaced and namespace:
                 result["metadata"]["namespace"] = namespace
@@ -384,6 +425,20 @@ class WriteVerbs:
         entry.rv_before = record.rv
         # manager None: the apply has recorded its own managedFields entry.
         return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record)
+
+
+def _conversion_error(rt: ResourceType, config: dict[str, Any], exc: errors.Invalid) -> errors.InternalError:
+    """An apply whose merged result does not convert to the Go type (a value only the type's own decoder
+    refuses, such as an IntOrString of 1.5): managedfields ``structuredmerge.go``'s 500, ``failed to convert new
+    object (ns/name; gv, Kind=K) to proper version: unable to convert unstructured object to gv, Kind=K: ...``
+    (observed on kube-apiserver v1.37.2)."""
+    detail = exc.field_errors[0].detail if getattr(exc, "field_errors", None) else exc.message
+    meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    gvk = f"{rt.group}/{rt.version}, Kind={rt.kind}"
+    return errors.InternalError(f"failed to convert new object ({namespace}/{name}; {gvk}) to proper version: unable "
+                                f"to convert unstructured object to {gvk}: {detail}")
 
 
 _TAKES_CONTEXT: dict[type, bool] = {}

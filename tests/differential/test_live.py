@@ -9,15 +9,10 @@ missing oracle a failure. Cases with ``skip_live`` are skipped with their reason
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-
 import pytest
 
-from tests.differential.fakekube_side import running_fakekube
 from tests.differential.harness import corpus, divergences, recordings
 from tests.differential.harness.client import Client
-from tests.differential.harness.oracle import OracleUnavailable, running_oracle
 from tests.differential.harness.runner import Runner
 
 pytestmark = pytest.mark.oracle
@@ -25,29 +20,6 @@ pytestmark = pytest.mark.oracle
 CASES = corpus.load()
 BY_NAME = {case.name: case for case in CASES}
 ACCEPTED = divergences.load_accepted()
-
-
-@pytest.fixture(scope="module")
-def oracle_client() -> Iterator[Client]:
-    try:
-        context = running_oracle()
-        oracle = context.__enter__()
-    except OracleUnavailable as exc:
-        if os.environ.get("FAKEKUBE_REQUIRE_ORACLE") == "1":
-            pytest.fail(f"FAKEKUBE_REQUIRE_ORACLE=1 but {exc}")
-        pytest.skip(f"no oracle: {exc}")
-    client = Client.from_kubeconfig(oracle.kubeconfig)
-    try:
-        yield client
-    finally:
-        client.close()
-        context.__exit__(None, None, None)
-
-
-@pytest.fixture(scope="module")
-def fakekube_client() -> Iterator[Client]:
-    with running_fakekube() as client:
-        yield client
 
 
 @pytest.mark.parametrize("name", [case.name for case in CASES])

@@ -43,9 +43,15 @@ def test_token_request_defaults_and_claims(kube):
     out = token_request(kube)
     sa = kube.get("serviceaccounts", "builder", "default")
     assert out["apiVersion"] == "authentication.k8s.io/v1" and out["kind"] == "TokenRequest"
-    # The answer carries the service account's uid (observed on kube-apiserver v1.37.2; token.go).
-    assert out["metadata"] == {"name": "builder", "namespace": "default", "uid": sa["metadata"]["uid"],
-                               "creationTimestamp": "2026-03-01T12:00:00Z"}
+    # observed on kube-apiserver v1.37.2: the answer is named after the service account, uid included, and
+    # carries the requester's managedFields entry (the create handler's field manager, subresource "token").
+    assert out["metadata"] == {
+        "name": "builder", "namespace": "default", "uid": sa["metadata"]["uid"],
+        "creationTimestamp": "2026-03-01T12:00:00Z",
+        "managedFields": [{"manager": "fakekube", "operation": "Update", "apiVersion": "authentication.k8s.io/v1",
+                           "time": "2026-03-01T12:00:00Z", "fieldsType": "FieldsV1",
+                           "fieldsV1": {"f:spec": {"f:expirationSeconds": {}}}, "subresource": "token"}],
+    }
     assert out["spec"] == {"audiences": [ISSUER], "expirationSeconds": 3600, "boundObjectRef": None}
     assert out["status"]["expirationTimestamp"] == "2026-03-01T13:00:00Z"
     got = claims(out["status"]["token"])

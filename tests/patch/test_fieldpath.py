@@ -1,4 +1,5 @@
-"""The store's fast managedFields paths agree with the plain path-set definitions."""
+"""The store's fast managedFields paths agree with the plain path-set definitions (structured-merge-diff's
+comparison, FieldsV1 serialisation)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from hypothesis import given, settings
 
 from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
 from fakekube.patch import fieldpath as fp
+from fakekube.patch import update_fields
 from fakekube.patch.managed_fields import ManagerEntry, decode_managed_fields
+from fakekube.patch.zero import zero_object
 
 POD = builtin_schema("", "Pod")
+POD_ZERO = zero_object("v1", "Pod")
 NAMES = st.sampled_from(["a", "b", 'q"x', "c-1"])
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(0, 3), st.sampled_from(["", "x", "y"]))
 CONTAINER = st.fixed_dictionaries({"name": NAMES}, optional={
@@ -48,11 +52,19 @@ PODS = st.fixed_dictionaries({
 })
 
 
+def _create_definition(zero: dict, obj: dict, schema: Any) -> dict:
+    """The plain definition of a create's tree: compare with the zero value, take what was added or modified,
+    less what no manager owns (smd Updater.Update, stripmeta.go)."""
+    return fp.to_fields_v1(update_fields.taken_paths(update_fields.compare(zero, obj, schema)))
+
+
 @pytest.mark.parametrize("meta", [{}, {"uid": "u"}, ["x"], "text", {"labels": {}}, {"labels": {"a": "1"}, "uid": "u"}])
-def test_object_tree_of_odd_metadata_is_the_field_set_encoded(meta: Any) -> None:
+def test_create_tree_of_odd_metadata_is_the_comparison_encoded(meta: Any) -> None:
     obj = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"nodeName": "n"}}
     for schema in (POD, None):
-        assert _encoded(fp.object_tree(obj, schema)) == _encoded(fp.to_fields_v1(fp.field_set(obj, schema)))
+        for zero in (POD_ZERO, {}):
+            assert _encoded(update_fields.create_tree(zero, obj, schema)) == _encoded(
+                _create_definition(zero, obj, schema))
 
 
 def _encoded(tree: dict) -> str:
@@ -61,9 +73,28 @@ def _encoded(tree: dict) -> str:
 
 @settings(max_examples=200, deadline=None)
 @given(obj=PODS)
-def test_object_tree_is_the_field_set_encoded(obj: dict) -> None:
+def test_create_tree_is_the_comparison_with_the_zero_value_encoded(obj: dict) -> None:
     for schema in (POD, None):
-        assert _encoded(fp.object_tree(obj, schema)) == _encoded(fp.to_fields_v1(fp.field_set(obj, schema)))
+        for zero in (POD_ZERO, {}):
+            assert _encoded(update_fields.create_tree(zero, obj, schema)) == _encoded(
+                _create_definition(zero, obj, schema))
+
+
+def test_create_tree_marks_added_containers_and_not_those_of_the_zero_value() -> None:
+    # observed on kube-apiserver v1.37.2: labels and a container item are added (".": {}), spec and containers
+    # are in Pod's zero value (spec: {containers: null}), so they are not members.
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
+           "spec": {"containers": [{"name": "c", "image": "x", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}
+    assert update_fields.create_tree(POD_ZERO, obj, POD) == {
+        "f:metadata": {"f:labels": {".": {}, "f:a": {}}},
+        "f:spec": {"f:containers": {'k:{"name":"c"}': {
+            ".": {}, "f:image": {}, "f:name": {},
+            "f:ports": {".": {}, 'k:{"containerPort":80,"protocol":"TCP"}': {
+                ".": {}, "f:containerPort": {}, "f:protocol": {}}}}}},
+    }
+    # A custom resource's zero value is empty: its spec is added too.
+    assert update_fields.create_tree({}, {"metadata": {"name": "w"}, "spec": {"size": 1}}, None) == {
+        "f:spec": {".": {}, "f:size": {}}}
 
 
 @settings(max_examples=200, deadline=None)
@@ -78,13 +109,15 @@ def test_tree_edits_match_set_arithmetic(before: dict, after: dict) -> None:
 
 def test_objects_with_one_spec_share_a_remembered_tree_that_edits_do_not_touch() -> None:
     spec = {"containers": [{"name": "a", "image": "x", "env": [{"name": "E", "value": "1"}]}]}
-    first = fp.object_tree({"metadata": {"name": "p"}, "spec": json.loads(json.dumps(spec))}, POD)
-    second = fp.object_tree({"metadata": {"name": "q"}, "spec": json.loads(json.dumps(spec))}, POD)
+    first = update_fields.create_tree(POD_ZERO, {"metadata": {"name": "p"}, "spec": json.loads(json.dumps(spec))}, POD)
+    second = update_fields.create_tree(POD_ZERO, {"metadata": {"name": "q"}, "spec": json.loads(json.dumps(spec))},
+                                       POD)
     assert first["f:spec"] is second["f:spec"]
     before = _encoded(second)
     fp.tree_remove(fp.tree_add(first, {("f:spec", "f:hostname")}), {("f:spec", 'k:{"name":"a"}', "f:image")})
     assert _encoded(second) == before
-    assert _encoded(fp.object_tree({"spec": spec}, None)) == _encoded(fp.to_fields_v1(fp.field_set({"spec": spec}, None)))
+    assert _encoded(update_fields.create_tree({}, {"spec": spec}, None)) == _encoded(
+        _create_definition({}, {"spec": spec}, None))
 
 
 # -- a manager entry kept as its tree (server-side apply edits the other managers' trees in place of sets) --
@@ -115,7 +148,7 @@ def test_a_tree_kept_entry_answers_and_loses_like_its_field_set(before: dict, lo
 def test_only_trees_this_module_writes_are_canonical(obj: dict) -> None:
     tree = fp.to_fields_v1(fp.field_set(obj, POD))
     assert fp.is_canonical_tree(tree)
-    assert fp.is_canonical_tree(fp.object_tree(obj, POD))
+    assert fp.is_canonical_tree(update_fields.create_tree(POD_ZERO, obj, POD))
     for pe in list(tree)[1:]:  # any level out of order is not
         shuffled = {pe: tree[pe], **{k: v for k, v in tree.items() if k != pe}}
         assert not fp.is_canonical_tree(shuffled)

@@ -7,6 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakekube.jsonvalues import json_equal
 from fakekube.patch import JSON_PATCH, MERGE_PATCH, apply_patch
 from fakekube.patch.apply import server_side_apply
 from fakekube.patch.json_patch import create_json_patch
@@ -91,16 +92,42 @@ def test_two_way_strategic_patch_gives_the_target(a, b):
 
 
 def _compare_by_definition(old: dict, new: dict, schema) -> tuple[set, set, set]:
-    """What ``managed_fields.compare`` must find, from the two whole field sets."""
-    from fakekube.patch import fieldpath
+    """What the managedFields comparison must find (smd ``typed.Compare``), from every node of each object:
+    a node only the new object has is added (a map or list as well as its contents), one only the old object
+    has is removed, and a node both have is modified when it is a leaf on both sides (a scalar, an atomic
+    value, an empty or null container) and its value changed."""
+    before, after = _nodes(old, schema), _nodes(new, schema)
+    modified = {path for path in before.keys() & after.keys()
+                if before[path][0] and after[path][0] and not json_equal(before[path][1], after[path][1])}
+    return set(after) - set(before), set(before) - set(after), modified
 
-    before, after = fieldpath.field_set(old, schema), fieldpath.field_set(new, schema)
-    modified = set()
-    for path in before & after:
-        value = fieldpath.get_path(new, path)
-        if fieldpath.get_path(old, path) != value and not isinstance(value, dict):
-            modified.add(path)
-    return after - before, before - after, modified
+
+def _nodes(value, schema, path=(), out=None) -> dict:
+    """path → (is a leaf, value) for every node below the root (managedFields left out)."""
+    from fakekube.patch import fieldpath, typed
+    from fakekube.patch.schema import UNTYPED
+
+    out = {} if out is None else out
+    handler = typed.handler_of(value, schema)
+    leaf = True
+    if handler == "map" and isinstance(value, dict) and value and schema.map_type != "atomic":
+        leaf = False
+        for key, child in value.items():
+            if path == ("f:metadata",) and key == "managedFields":
+                continue
+            _nodes(child, schema.field(key) or UNTYPED, (*path, "f:" + key), out)
+    elif handler == "list" and isinstance(value, list) and value and fieldpath.list_kind(schema) != "atomic":
+        pes = typed.item_elements(value, schema, fieldpath.list_kind(schema))
+        if pes is not None:
+            leaf = False
+            for pe, item in zip(pes, value, strict=True):
+                if pes.count(pe) > 1:
+                    out[(*path, pe)] = (True, [v for p, v in zip(pes, value, strict=True) if p == pe])
+                else:
+                    _nodes(item, schema.item(), (*path, pe), out)
+    if path:
+        out[path] = (leaf, value)
+    return out
 
 
 scalar_changes = st.fixed_dictionaries({}, optional={
@@ -110,9 +137,9 @@ scalar_changes = st.fixed_dictionaries({}, optional={
 
 @settings(max_examples=200, deadline=None)
 @given(pods, pods, scalar_changes, scalar_changes)
-def test_the_managed_fields_comparison_is_the_field_set_definition(a, b, extra_a, extra_b):
+def test_the_managed_fields_comparison_is_the_node_definition(a, b, extra_a, extra_b):
     from fakekube.apimodel.patch_schemas import builtin_patch_schema as builtin_schema
-    from fakekube.patch.managed_fields import compare
+    from fakekube.patch.update_fields import compare
 
     schema = builtin_schema("", "Pod")
     a["spec"].update(extra_a)

@@ -44,18 +44,24 @@ def test_parse(path, expected):
 
 
 @pytest.mark.parametrize("value, expected", [("true", True), ("True", True), ("1", True), ("t", True),
-                                             ("TRUE", True), ("false", False), ("0", False), ("F", False),
-                                             ("", False)])
-def test_bools_parse_like_go_in_any_case(value, expected):
+                                             ("TRUE", True), ("false", False), ("FaLsE", False), ("0", False),
+                                             ("F", True), ("", True), ("maybe", True), ("yes", True)])
+def test_bools_parse_like_the_parameter_codec(value, expected):
+    """apimachinery ``Convert_Slice_string_To_bool``: only absent, ``0`` and ``false`` (any case) are false
+    (observed on kube-apiserver v1.37.2: ``watch=maybe`` starts a watch)."""
     assert Query(f"watch={value}").bool("watch") is expected
+    assert Query("other=1").bool("watch") is False
 
 
 def test_bad_values_are_400():
-    with pytest.raises(errors.ApiError) as bad:
-        Query("watch=yes").bool("watch")
-    assert bad.value.code == 400
-    with pytest.raises(errors.ApiError):
-        Query("limit=x").int("limit")
+    for query, message in (("limit=x", 'strconv.ParseInt: parsing "x": invalid syntax'),
+                           ("limit=", 'strconv.ParseInt: parsing "": invalid syntax'),
+                           ("limit=99999999999999999999", 'strconv.ParseInt: parsing "99999999999999999999": value '
+                                                          "out of range")):
+        with pytest.raises(errors.ApiError) as bad:
+            Query(query).int("limit")
+        assert (bad.value.code, bad.value.message) == (400, message)
+    assert Query("limit=-5").int("limit") == -5
     with pytest.raises(errors.ApiError) as dry:
         Query("dryRun=Some").dry_run("CreateOptions")
     # observed on kube-apiserver v1.37.2 (apimachinery pkg/apis/meta/v1/validation ValidateCreateOptions)

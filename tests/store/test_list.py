@@ -49,7 +49,7 @@ def test_label_selectors(labelled: Store, selector: str, expected: list[str]) ->
 def test_malformed_selectors_are_bad_requests(labelled: Store) -> None:
     with pytest.raises(errors.BadRequest):
         labelled.list("configmaps", label_selector="app in (web")
-    with pytest.raises(errors.BadRequest, match="field label not supported: spec.nope"):
+    with pytest.raises(errors.BadRequest, match='"spec.nope" is not a known field selector'):
         labelled.list("configmaps", field_selector="spec.nope=1")
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from .client import Answer, Client, Request
 from .corpus import TEMPLATE, Case
@@ -28,6 +29,7 @@ from .normalise import Context, comparable, parse
 # controllers). A case starts once both are there, so whether a LIST sees them does not depend on timing.
 NAMESPACE_READY = ("serviceaccounts/default", "configmaps/kube-root-ca.crt")
 NAMESPACE_READY_TIMEOUT = 20.0
+NAMESPACE_GONE_TIMEOUT = 60.0
 
 
 def namespace_for(case_name: str) -> str:
@@ -94,8 +96,15 @@ class Runner:
 
     def _create_namespace(self, state: _State) -> None:
         body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": state.namespace}}
-        answer = self.client.send(Request("POST", "/api/v1/namespaces", body=json.dumps(body).encode(),
-                                          headers={"Content-Type": "application/json"}))
+        create = Request("POST", "/api/v1/namespaces", body=json.dumps(body).encode(),
+                         headers={"Content-Type": "application/json"})
+        answer = self.client.send(create)
+        if answer.status == 409:
+            # The same case ran moments ago (a rerun, or a drawn case hypothesis repeated) and its namespace is
+            # still terminating: wait until it is gone rather than report the case as broken.
+            self._poll(Request("GET", f"/api/v1/namespaces/{state.namespace}"), {"until": 404},
+                       NAMESPACE_GONE_TIMEOUT)
+            answer = self.client.send(create)
         if answer.status != 201:
             state.problems.append(f"namespace {state.namespace}: create answered {answer.status}: {answer.body[:300]!r}")
             return
@@ -177,7 +186,9 @@ class Runner:
         if request.method == "POST":
             name = (parsed.get("metadata") or {}).get("name")
             if isinstance(name, str) and name:
-                state.created.append(f"{request.path.rstrip('/')}/{name}")
+                # A name a path segment may hold (a ClusterRole's "a b", "démo") is sent percent-encoded: raw,
+                # it breaks the request line or the client's ASCII encoding.
+                state.created.append(f"{request.path.rstrip('/')}/{quote(name, safe='')}")
         elif request.method in ("PUT", "PATCH"):
             state.created.append(request.path)
 

@@ -1,0 +1,66 @@
+"""``fakekube serve --ready-file``: written only once the server answers and every node is registered (a
+launcher waits for it instead of parsing output); SIGTERM ends serving cleanly and removes it."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline, "no ready file"
+        time.sleep(0.02)
+
+
+def _get(url: str, token: str) -> dict:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=5) as resp:
+        return json.loads(resp.read())
+
+
+def test_ready_file_names_the_kubeconfig_once_nodes_are_registered_and_sigterm_removes_it(tmp_path):
+    ready, kubeconfig = tmp_path / "ready", tmp_path / "kubeconfig"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "3", "--token", "t",
+                             "--kubeconfig", str(kubeconfig), "--ready-file", str(ready)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(ready, proc)
+        assert ready.read_text() == f"{kubeconfig}\n"
+        url = json.loads(kubeconfig.read_text())["clusters"][0]["cluster"]["server"]
+        # No polling: ready already means registered (node created, Ready reported, lease taken).
+        nodes = _get(f"{url}/api/v1/nodes", "t")["items"]
+        assert [c["status"] for n in nodes for c in n["status"]["conditions"] if c["type"] == "Ready"] == ["True"] * 3
+        assert len(_get(f"{url}/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", "t")["items"]) == 3
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0  # a clean stop, not Python's default death by SIGTERM (-15)
+        assert not ready.exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_ready_file_holds_the_url_without_a_kubeconfig(tmp_path):
+    ready = tmp_path / "ready"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--no-controllers",
+                             "--ready-file", str(ready)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(ready, proc)
+        url = ready.read_text().strip()
+        assert proc.stdout is not None and proc.stdout.readline().strip() == url
+        with urllib.request.urlopen(f"{url}/version", timeout=5) as resp:
+            assert json.loads(resp.read())["major"] == "1"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
