@@ -99,7 +99,7 @@ def _resource_type(resource: ApiResource, version: KubernetesVersion) -> Resourc
     model = BuiltinModel(version, resource.definition, resource.group, resource.version, resource.kind)
     return ResourceType(
         resource.group, resource.version, resource.kind, resource.plural, resource.namespaced,
-        strategy=strategy_for(resource.group, resource.kind, has_status="status" in names),
+        strategy=strategy_for(resource.group, resource.kind, has_status="status" in names, version=version),
         singular=resource.singular,
         short_names=resource.short_names,
         categories=resource.categories,

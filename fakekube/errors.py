@@ -26,12 +26,25 @@ def qualified(name: str, group: str) -> str:
 
 
 class GoLiteral(str):
-    """A bad value already rendered the way ``field.Error`` prints it with ``%#v`` (a Go map, struct or slice:
-    ``map[string]string{"app":"web"}``), shown verbatim instead of quoted."""
+    """A bad value already rendered the way ``field.Error`` prints it (``go_json`` of a Go struct whose fields
+    keep their declaration order, or a placeholder), shown verbatim instead of quoted."""
+
+
+_HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def go_json(value: Any, *, sort_keys: bool = True) -> str:
+    """``json.Marshal``: compact, UTF-8 kept, ``<``, ``>``, ``&`` (and U+2028/9) escaped; Go sorts map keys
+    (``sort_keys=False`` for a struct built in its fields' declaration order, its maps already sorted)."""
+    text = json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
+    if any(ch in text for ch in _HTML_ESCAPES):
+        text = "".join(_HTML_ESCAPES.get(ch, ch) for ch in text)
+    return text
 
 
 def _render_value(value: Any) -> str:
-    # field.Error renders %v for numbers and bools, %q for strings, JSON for the rest.
+    # field.Error's ErrorBody (apimachinery pkg/util/validation/field/errors.go): %v for numbers and bools, %q
+    # for strings, json.Marshal for everything else.
     if isinstance(value, GoLiteral):
         return str(value)
     if isinstance(value, bool):
@@ -40,7 +53,7 @@ def _render_value(value: Any) -> str:
         return str(value)
     if isinstance(value, str):
         return go_quote(value)  # strconv.Quote: printable text as it is, the rest escaped (\x00, \u00a0)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return go_json(value)
 
 
 _TYPE_TEXT = {

@@ -21,13 +21,14 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
+from fakekube.namespacedeletion import KCM_MANAGER, NAMESPACE_ACTOR, delete_namespace_content
 
 if TYPE_CHECKING:
     from fakekube.resources import ResourceType
     from fakekube.store import Key, Store
 
 GC_ACTOR = "generic-garbage-collector"
-NAMESPACE_ACTOR = "namespace-controller"
+__all__ = ["GC_ACTOR", "NAMESPACE_ACTOR", "GarbageCollector"]
 
 
 class GarbageCollector:
@@ -58,6 +59,9 @@ class GarbageCollector:
                 self._attend.add((rt.storage, key))
             if deleting and rt.storage == "/namespaces":
                 self._namespaces.add(key[1])
+            elif (key[0] and old is not None and meta.get("finalizers") != old["metadata"].get("finalizers")
+                  and self._terminating(key[0])):
+                self._namespaces.add(key[0])  # the namespace's report counts finalizers
         # An owner waiting in foreground deletion is looked at again whenever one of its dependents changes.
         if old_refs:
             self._attend_to_owners(old_refs)
@@ -194,7 +198,7 @@ class GarbageCollector:
         rt = self._rt(storage)
         patch = {"metadata": {"ownerReferences": refs or None, "uid": obj["metadata"]["uid"]}}
         with contextlib.suppress(errors.ApiError):
-            self._store.patch(rt, key[1], patch, key[0] or None, actor=GC_ACTOR)
+            self._store.patch(rt, key[1], patch, key[0] or None, actor=GC_ACTOR, field_manager=KCM_MANAGER)
         return 1
 
     def _remove_finalizer(self, storage: str, key: Key, finalizer: str) -> int:
@@ -205,21 +209,10 @@ class GarbageCollector:
         remaining = [f for f in obj["metadata"]["finalizers"] if f != finalizer]
         patch = {"metadata": {"finalizers": remaining or None, "uid": obj["metadata"]["uid"]}}
         with contextlib.suppress(errors.ApiError):
-            self._store.patch(rt, key[1], patch, key[0] or None, actor=GC_ACTOR)
+            self._store.patch(rt, key[1], patch, key[0] or None, actor=GC_ACTOR, field_manager=KCM_MANAGER)
         return 1
 
     # -- namespaces --------------------------------------------------------------------------------------
 
     def _empty_namespace(self, namespace: str) -> int:
-        store = self._store
-        made = 0
-        remaining = store.keys_in_namespace(namespace)
-        for storage, key in remaining:
-            obj = self._current(storage, key)
-            if obj is None or obj["metadata"].get("deletionTimestamp"):
-                continue
-            made += self._delete(storage, key, "Background", NAMESPACE_ACTOR)
-        if store.keys_in_namespace(namespace) or self._current("/namespaces", ("", namespace)) is None:
-            return made  # looked at again when the last object goes (see observe)
-        store.finalize_namespace(namespace, actor=NAMESPACE_ACTOR)
-        return made + 1
+        return delete_namespace_content(self._store, namespace)

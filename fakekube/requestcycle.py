@@ -21,7 +21,7 @@ from fakekube.resources import ResourceType
 
 class RequestCycle:
     """Serving and auditing of one request; the host (the Store) provides ``clock``, ``audit``, ``faults``,
-    ``delay_hook``, ``gc``, ``gc_mode`` and ``service_accounts``."""
+    ``delay_hook``, ``gc``, ``gc_mode``, ``crd_controllers`` and ``service_accounts``."""
 
     def _init_request_cycle(self) -> None:
         self._seq = 0
@@ -105,22 +105,39 @@ class RequestCycle:
                         follow_ups, self._follow_ups = self._follow_ups, []
                         for follow_up in follow_ups:
                             audit.record(follow_up)
-                    if self.gc_mode == "sync" and not self._collecting:
-                        self._run_controllers()
+                    if not self._collecting:
+                        if self.gc_mode == "sync":
+                            self._run_controllers()
+                        elif self.crd_controllers.pending:
+                            # kube-apiserver's own CRD controllers run in every mode (fakekube.crdcontrollers).
+                            self._collecting = True
+                            try:
+                                self.crd_controllers.collect()
+                            finally:
+                                self._collecting = False
+                        if entry is not None:
+                            # The controllers' requests were this thread's latest: the request's own outcome is.
+                            self._thread_last.entry = entry
 
     def _run_controllers(self) -> None:
         """The background controllers' work a request caused, each an audited request of its own; the
         controllers' own requests come back here, so one run at a time."""
         accounts = self.service_accounts
+        crds = self.crd_controllers
         garbage = self.collect_garbage and self.gc.pending
-        if not garbage and (accounts is None or not accounts.pending):
+        if not garbage and not crds.pending and (accounts is None or not accounts.pending):
             return
         self._collecting = True
         try:
-            if accounts is not None and accounts.pending:
-                accounts.collect()
-            if self.collect_garbage and self.gc.pending:
-                self.gc.collect()
+            # Until nothing is left: each controller's writes may give another work (a CRD's cleanup deletes
+            # custom resources the garbage collector looks at).
+            while crds.pending or (self.collect_garbage and self.gc.pending) or (accounts is not None and accounts.pending):
+                if crds.pending:
+                    crds.collect()
+                if accounts is not None and accounts.pending:
+                    accounts.collect()
+                if self.collect_garbage and self.gc.pending:
+                    self.gc.collect()
         finally:
             self._collecting = False
 

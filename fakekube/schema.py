@@ -409,6 +409,16 @@ def _validate_embedded(value: dict[str, Any], path: str, errs: list[FieldError])
         errs.append(invalid(f"{path}.metadata", meta, "must be an object"))
 
 
+def check_value(schema: dict[str, Any], value: Any, *, embedded: bool) -> tuple[bool, list[FieldError]]:
+    """A value (a CRD schema's ``default``) against one schema node: whether pruning would drop some of it, and
+    its errors, located from the node (the root path is ``""``: fields ``<nil>``)."""
+    node = _Node(schema)
+    errs: list[FieldError] = []
+    node.validate(value, "", errs)
+    node.validate_lists(value, "", errs)
+    return schemaprune.would_prune(node, value, embedded), errs
+
+
 class StructuralSchema:
     """A CRD version's ``openAPIV3Schema``, compiled once."""
 

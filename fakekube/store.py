@@ -25,6 +25,7 @@ from fakekube.audit import AuditEntry, AuditLog
 from fakekube.audit.log import NO_BODY  # noqa: F401  (re-exported: tools wrap Store._run with it)
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
+from fakekube.crdcontrollers import CrdControllers
 from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
@@ -135,6 +136,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self._init_request_cycle()
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
+        self.crd_controllers = CrdControllers(self)
         # kube-controller-manager's service-account controller; None when turned off.
         self.service_accounts: ServiceAccountController | None = (
             ServiceAccountController(self) if service_accounts else None)
@@ -242,6 +244,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if rt.storage == CRD_STORAGE:
             # After the CRD's own change is published, so the cleanup's revisions come after it.
             self._crd_changed(new, old_obj)
+        elif rt.custom and new is None:
+            self._custom_resource_gone(rt)
         return record
 
     def _index(self, rt: ResourceType, key: Key, obj: dict[str, Any]) -> None:
@@ -280,6 +284,15 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             raise errors.NotFound(rt.plural, rt.group, name)
         return record
 
+    def objects_of(self, storage: str) -> list[tuple[Key, dict[str, Any]]]:
+        """Every stored object of a storage key, read-only (for the controllers), in key order."""
+        bucket = self._data.get(storage, {})
+        return [(key, bucket[key].obj) for key in sorted(bucket)]
+
+    def served_types_of_crd(self, name: str) -> list[ResourceType]:
+        """The resource types a CustomResourceDefinition serves (one per served version)."""
+        return [t for t in self.registry if t.custom and f"{t.plural}.{t.group}" == name]
+
     def stored_object(self, storage: str, key: Key) -> dict[str, Any] | None:
         """The stored object itself, read-only (for the garbage collector), or None."""
         record = self._data.get(storage, {}).get(key)
@@ -305,39 +318,38 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
 
     # -- namespaces ------------------------------------------------------------------------------------
 
-    def _check_namespace(self, rt: ResourceType, namespace: str, *, creating: bool) -> None:
+    def _check_namespace(self, rt: ResourceType, namespace: str, *, creating: bool, name: str = "") -> None:
+        """NamespaceLifecycle admission: the namespace must exist; a create in one whose phase is Terminating is
+        refused, naming the object as ``admission.NewForbidden`` does (its name, else its generateName, else
+        ``Unknown``: the name is not generated yet)."""
         if not self.require_namespaces or not rt.namespaced:
             return
         ns = self._data.get("/namespaces", {}).get(("", namespace))
         if ns is None:
             raise errors.NotFound("namespaces", "", namespace)
-        if creating and ns.obj["metadata"].get("deletionTimestamp"):
+        if creating and (ns.obj.get("status") or {}).get("phase") == "Terminating":
+            name = name or "Unknown"
             raise errors.Forbidden(
-                f'{rt.plural}{"." + rt.group if rt.group else ""} "" is forbidden: unable to create new '
+                f'{errors.qualified(rt.plural, rt.group)} "{name}" is forbidden: unable to create new '
                 f"content in namespace {namespace} because it is being terminated",
-                {"name": "", "group": rt.group, "kind": rt.plural,
+                {"name": name, "group": rt.group, "kind": rt.plural,
                  "causes": [{"reason": "NamespaceTerminating",
                              "message": f"namespace {namespace} is being terminated",
                              "field": "metadata.namespace"}]},
             )
 
     def finalize_namespace(self, name: str, *, actor: str = "namespace-controller") -> dict[str, Any]:
-        """PUT namespaces/<name>/finalize with no finalizers left: a terminating namespace goes away."""
-        rt = self.resolve("namespaces")
-
-        def serve(entry: AuditEntry) -> dict[str, Any]:
-            record = self._lookup(rt, None, name)
-            entry.rv_before = record.rv
-            obj = record.copy()
-            obj.setdefault("spec", {})["finalizers"] = []
-            if obj["metadata"].get("deletionTimestamp") and not obj["metadata"].get("finalizers"):
-                self._commit(rt, ("", name), None, record, entry)
-                return obj
-            new_record = self._commit(rt, ("", name), obj, record, entry)
-            assert new_record is not None
-            return self._present(rt, new_record)
-
-        return self._run(lambda: self._begin("update", rt, None, name, "finalize", actor), serve)
+        """What the namespace controller does once a terminating namespace is empty (kubernetes
+        pkg/controller/namespace/deletion ``finalizeNamespace``): PUT ``/finalize`` with its own finalizer,
+        ``kubernetes``, taken out of ``spec.finalizers`` (the rest sorted). The namespace goes when no finalizer
+        of either kind remains."""
+        current = self.get("namespaces", name, actor=actor)
+        spec = current.get("spec") or {}
+        remaining = sorted({f for f in spec.get("finalizers") or [] if f != "kubernetes"})
+        body = {**current, "spec": {**spec, "finalizers": remaining}}
+        if not remaining:
+            body["spec"].pop("finalizers")
+        return self.update("namespaces", body, name=name, subresource="finalize", actor=actor)
 
     def ensure_namespace(self, name: str) -> None:
         """Create namespace ``name`` if it does not exist (a convenience for tests)."""
@@ -356,9 +368,13 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if old is None:
             name_rule = _NAME_VALIDATORS[rt.name_rule]
             errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
-            errs += rt.strategy.validate(obj)
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])
+        if meta.get("finalizers") and validation.checks_kube_finalizer_names(rt.group, rt.custom):
+            errs += validation.validate_kube_finalizer_names(meta["finalizers"])
+        if old is None:
+            errs += rt.strategy.validate(obj)
+        else:
             errs += rt.strategy.validate_update(obj, old, subresource)
         checked = None
         if rt.schema is not None:

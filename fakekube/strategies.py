@@ -47,11 +47,11 @@ def _keep_stored(new: dict[str, Any], old: dict[str, Any], *keys: str) -> None:
             new.pop(key, None)
 
 
-def _reset_status(new: dict[str, Any], old: dict[str, Any]) -> None:
+def reset_status(new: dict[str, Any], old: dict[str, Any]) -> None:
     _keep_stored(new, old, "status")
 
 
-def _bump_generation_if(new: dict[str, Any], old: dict[str, Any], changed: bool) -> None:
+def bump_generation_if(new: dict[str, Any], old: dict[str, Any], changed: bool) -> None:
     generation = old["metadata"].get("generation")
     if generation is None:
         return
@@ -83,6 +83,8 @@ class Strategy:
     """
 
     tracks_generation = False
+    # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
+    features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet"})
     allow_unconditional_update = True
     graceful_delete = False
     has_status = False
@@ -177,6 +179,15 @@ class Strategy:
         else:
             new["status"] = status
 
+    def prepare_for_finalize_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """A write to ``/finalize`` (namespaces only): the whole object from the request but its status."""
+        _keep_stored(new, old, "status")
+
+    def holds_deleted(self, obj: dict[str, Any]) -> bool:
+        """Whether a deleting object whose update leaves no finalizers stays anyway (the registry's
+        ``ShouldDeleteDuringUpdate`` says no): a namespace keeps it while ``spec.finalizers`` remain."""
+        return False
+
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
         return 0
 
@@ -216,9 +227,9 @@ class BuiltinStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         if self.initial_status is not None:
-            _reset_status(new, old)
+            reset_status(new, old)
         if self.tracks_generation:
-            _bump_generation_if(new, old, self.generation_changed(new, old))
+            bump_generation_if(new, old, self.generation_changed(new, old))
 
     def generation_changed(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
         for name in self.generation_fields:
@@ -258,9 +269,9 @@ class StatusStrategy(Strategy):
         obj["status"] = json_copy(self._initial_status)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        _reset_status(new, old)
+        reset_status(new, old)
         if self.tracks_generation:
-            _bump_generation_if(new, old, new.get("spec") != old.get("spec"))
+            bump_generation_if(new, old, new.get("spec") != old.get("spec"))
 
 
 class CustomResourceStrategy(Strategy):
@@ -281,7 +292,7 @@ class CustomResourceStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         if self.has_status:
-            _reset_status(new, old)
-        _bump_generation_if(new, old, _without_metadata(new) != _without_metadata(old))
+            reset_status(new, old)
+        bump_generation_if(new, old, _without_metadata(new) != _without_metadata(old))
 
     # prepare_for_status_update: the default (the whole stored object, only status from the request).

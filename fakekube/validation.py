@@ -34,6 +34,8 @@ __all__ = [
     "validate_annotations",
     "validate_owner_references",
     "validate_finalizers",
+    "validate_kube_finalizer_names",
+    "checks_kube_finalizer_names",
     "validate_object_meta",
     "validate_object_meta_update",
     "go_quote",
@@ -46,6 +48,17 @@ IS_NEGATIVE = "must be greater than or equal to 0"
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 FINALIZER_ORPHAN = "orphan"
 FINALIZER_FOREGROUND = "foregroundDeletion"
+# kubernetes pkg/apis/core/helper/helpers.go standardFinalizers: the names that may go without a prefix.
+STANDARD_FINALIZERS = frozenset({"kubernetes", FINALIZER_ORPHAN, FINALIZER_FOREGROUND})
+# The groups whose registries validate metadata with apimachinery's ValidateObjectMeta alone, not kubernetes'
+# core wrapper (pkg/apis/core/validation ValidateObjectMeta*) that adds the unprefixed-finalizer rule:
+# admissionregistration, coordination and node call the generic one, policy's PodDisruptionBudget validates
+# no metadata itself (rest.ValidateCreate's generic pass), and apiextensions/apiregistration live outside
+# kubernetes/pkg/apis. Custom resources are generic too.
+GENERIC_METADATA_GROUPS = frozenset({
+    "admissionregistration.k8s.io", "coordination.k8s.io", "node.k8s.io", "policy",
+    "apiextensions.k8s.io", "apiregistration.k8s.io",
+})
 
 # ------------------------------------------------------------------------------------ field helpers
 
@@ -193,6 +206,27 @@ def validate_finalizers(finalizers: Any, field_path: str = "metadata.finalizers"
             )
         )
     return errs
+
+
+def checks_kube_finalizer_names(group: str, custom: bool) -> bool:
+    """Whether a kind's validation applies :func:`validate_kube_finalizer_names` (see GENERIC_METADATA_GROUPS)."""
+    return not custom and group not in GENERIC_METADATA_GROUPS
+
+
+def validate_kube_finalizer_names(finalizers: Any, field_path: str = "metadata.finalizers", *,
+                                  indexed: bool = True) -> list[FieldError]:
+    """kubernetes ``validateKubeFinalizerName`` (pkg/apis/core/validation/validation.go): a finalizer without a
+    ``/`` must be one of the standard names. ``indexed``: reported at ``field_path[i]`` (metadata finalizers,
+    after the generic errors, which name the whole list). A name with a prefix is left to the qualified-name
+    rule."""
+    if not isinstance(finalizers, list):
+        return []
+    return [
+        invalid(f"{field_path}[{i}]" if indexed else field_path, fin,
+                "name is neither a standard finalizer name nor is it fully qualified")
+        for i, fin in enumerate(finalizers)
+        if isinstance(fin, str) and "/" not in fin and fin not in STANDARD_FINALIZERS
+    ]
 
 
 def _validate_managed_fields(entries: Any, field_path: str) -> list[FieldError]:

@@ -12,6 +12,7 @@ instance may serve every Store. A kind whose objects have a subresource answered
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from fakekube.kinds import (
     admissionregistration,
@@ -25,6 +26,7 @@ from fakekube.kinds import (
     certificates,
     core,
     discovery,
+    features,
     flowcontrol,
     networking,
     policy,
@@ -59,10 +61,12 @@ _BY_GROUP: dict[str, dict[str, Callable[[], Strategy]]] = {
 _SUBRESOURCES: dict[tuple[str, str], dict[str, Callable[[], Strategy]]] = authentication.SUBRESOURCE_STRATEGIES
 
 
-def strategy_for(group: str, kind: str, *, has_status: bool) -> Strategy:
-    """A fresh strategy for the built-in ``kind`` of ``group`` (``""`` is the core group)."""
+def strategy_for(group: str, kind: str, *, has_status: bool, version: Any = None) -> Strategy:
+    """A fresh strategy for the built-in ``kind`` of ``group`` (``""`` is the core group), following the
+    feature gates of ``version`` (a KubernetesVersion; None: the latest)."""
     factory = _BY_GROUP.get(group, {}).get(kind)
     strategy = factory() if factory is not None else StatusStrategy() if has_status else Strategy()
+    strategy.features = features.enabled(version)
     subresources = _SUBRESOURCES.get((group, kind))
     if subresources:
         strategy.create_subresources = {name: make() for name, make in subresources.items()}

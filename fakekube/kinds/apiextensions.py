@@ -1,83 +1,100 @@
-"""apiextensions.k8s.io/v1 kinds (apiextensions-apiserver ``pkg/registry/customresourcedefinition``)."""
+"""apiextensions.k8s.io/v1 kinds (apiextensions-apiserver ``pkg/registry/customresourcedefinition``,
+``pkg/apis/apiextensions/v1/defaults.go``, v0.37.2).
+
+What the registry writes is all a create's answer has of the status: empty accepted names, no conditions, the
+storage version in ``storedVersions``; the naming and establishing controllers fill the rest afterwards
+(fakekube.crdcontrollers).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from fakekube import errors
 from fakekube.errors import FieldError
-from fakekube.goregexp import syntax_error
-from fakekube.strategies import StatusStrategy, Strategy
+from fakekube.kinds.checks import mapping, seq
+from fakekube.kinds.crdvalidation import validate_crd, validate_crd_status
+from fakekube.strategies import StatusStrategy, Strategy, bump_generation_if, reset_status
 
-# JSONSchemaProps members that hold schemas: one schema, a list of them, or a map of them.
-_ONE = ("not",)
-_LIST = ("allOf", "anyOf", "oneOf")
-_MAP = ("properties", "patternProperties", "definitions")
+
+def storage_version(spec: dict[str, Any]) -> str | None:
+    """The first version marked as the storage version."""
+    for version in seq(spec.get("versions")):
+        if isinstance(version, dict) and version.get("storage") is True:
+            return version.get("name")
+    return None
+
+
+def _add_stored_version(obj: dict[str, Any]) -> None:
+    name = storage_version(mapping(obj.get("spec")))
+    if name is None:
+        return
+    status = obj.setdefault("status", {})
+    stored = status.get("storedVersions")
+    if not isinstance(stored, list):
+        status["storedVersions"] = [name]
+    elif name not in stored:
+        status["storedVersions"] = [*stored, name]
 
 
 class CrdStrategy(StatusStrategy):
-    """``strategy.go``: generation on spec changes and, like custom resources, no update without a
-    resourceVersion; validation of the schemas' ``pattern`` regular expressions (``validation.go``)."""
+    """``strategy.go``: generation on spec changes; like custom resources, no update without a
+    resourceVersion; a ``/status`` write keeps the spec but, unlike most kinds, takes the request's metadata
+    (``ResetObjectMetaForStatus`` is called with the new object twice)."""
 
     tracks_generation = True
     allow_unconditional_update = False
 
+    def default(self, obj: dict[str, Any]) -> None:
+        # SetDefaults_CustomResourceDefinition(Spec) and SetDefaults_ServiceReference.
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            names = spec.get("names")
+            if isinstance(names, dict):
+                kind = names.get("kind")
+                if not names.get("singular") and isinstance(kind, str):
+                    names["singular"] = kind.lower()
+                if not names.get("listKind") and isinstance(kind, str) and kind:
+                    names["listKind"] = kind + "List"
+            if spec.get("conversion") is None:
+                spec["conversion"] = {"strategy": "None"}
+            service = mapping(mapping(mapping(spec.get("conversion")).get("webhook")).get("clientConfig")).get(
+                "service")
+            if isinstance(service, dict) and service.get("port") is None:
+                service["port"] = 443
+            status = obj.get("status")
+            if isinstance(status, dict) and not status.get("storedVersions"):
+                name = storage_version(spec)
+                if name is not None:
+                    status["storedVersions"] = [name]
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        obj["metadata"]["generation"] = 1
+        # The Go status struct as it serialises: plural and kind have no omitempty, conditions is a nil slice.
+        obj["status"] = {"acceptedNames": {"plural": "", "kind": ""}, "conditions": None, "storedVersions": None}
+        _add_stored_version(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        reset_status(new, old)
+        bump_generation_if(new, old, new.get("spec") != old.get("spec"))
+        if storage_version(mapping(new.get("spec"))) not in seq(mapping(new.get("status")).get("storedVersions")):
+            new["status"] = dict(mapping(new.get("status")))
+            _add_stored_version(new)
+
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        if "spec" in old:
+            new["spec"] = old["spec"]
+        else:
+            new.pop("spec", None)
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return pattern_errors(obj)
+        return validate_crd(obj)
 
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any], subresource: str | None) -> list[FieldError]:
-        return pattern_errors(new) if subresource is None else []
-
-
-def pattern_errors(crd: dict[str, Any]) -> list[FieldError]:
-    """Every ``pattern`` Go's ``regexp`` does not compile (observed on kube-apiserver v1.37.2: ``spec.validation.
-    openAPIV3Schema.properties[spec].properties[s].pattern: Invalid value: "(": must be a valid regular
-    expression, but isn't: error parsing regexp: missing closing ): `(```). The paths are those of the
-    internal CRD: one schema shared by every version is ``spec.validation``, else each version's own."""
-    spec = crd.get("spec")
-    versions = spec.get("versions") if isinstance(spec, dict) else None
-    if not isinstance(versions, list):
-        return []
-    schemas = [(v.get("schema") or {}).get("openAPIV3Schema") if isinstance(v, dict) and isinstance(v.get("schema"), dict)
-               else None for v in versions]
-    if schemas and all(schema == schemas[0] for schema in schemas):
-        roots = [("spec.validation.openAPIV3Schema", schemas[0])]
-    else:
-        roots = [(f"spec.versions[{i}].schema.openAPIV3Schema", schema) for i, schema in enumerate(schemas)]
-    found = []
-    for root, schema in roots:
-        for path, node in _schemas(schema, root):
-            pattern = node.get("pattern")
-            if isinstance(pattern, str):
-                problem = syntax_error(pattern)
-                if problem is not None:
-                    found.append(errors.invalid(f"{path}.pattern", pattern,
-                                                f"must be a valid regular expression, but isn't: {problem}"))
-    return found
-
-
-def _schemas(node: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    if not isinstance(node, dict):
-        return
-    yield path, node
-    for key in _ONE:
-        yield from _schemas(node.get(key), f"{path}.{key}")
-    for key in _LIST:
-        for i, child in enumerate(node.get(key) or () if isinstance(node.get(key), list) else ()):
-            yield from _schemas(child, f"{path}.{key}[{i}]")
-    for key in _MAP:
-        children = node.get(key)
-        if isinstance(children, dict):
-            for name, child in children.items():
-                yield from _schemas(child, f"{path}.{key}[{name}]")
-    items = node.get("items")
-    if isinstance(items, list):
-        for i, child in enumerate(items):
-            yield from _schemas(child, f"{path}.items[{i}]")
-    else:
-        yield from _schemas(items, f"{path}.items")
-    yield from _schemas(node.get("additionalProperties"), f"{path}.additionalProperties")
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        if subresource == "status":
+            return validate_crd_status(new)
+        return validate_crd(new, old)
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {

@@ -149,8 +149,11 @@ class StatefulSetStrategy(_Workload):
             if not isinstance(strategy.get("rollingUpdate"), dict):
                 strategy["rollingUpdate"] = {}
         rolling = strategy.get("rollingUpdate")
-        if strategy["type"] == "RollingUpdate" and isinstance(rolling, dict) and rolling.get("partition") is None:
-            rolling["partition"] = 0
+        if strategy["type"] == "RollingUpdate" and isinstance(rolling, dict):
+            if rolling.get("partition") is None:
+                rolling["partition"] = 0
+            if "MaxUnavailableStatefulSet" in self.features and rolling.get("maxUnavailable") is None:
+                rolling["maxUnavailable"] = 1
         retention = dict_at(spec, "persistentVolumeClaimRetentionPolicy")
         retention.setdefault("whenDeleted", "Retain")
         retention.setdefault("whenScaled", "Retain")

@@ -57,13 +57,17 @@ class TokenRequestStrategy(Strategy):
         service_account = stored(store, "serviceaccounts", namespace, name)
         if service_account is None:
             raise errors.NotFound("serviceaccounts", "", name)
+        # The request names its service account by uid too (TokenRequestServiceAccountUIDValidation, on by
+        # default since 1.34); the answer carries the account's uid (observed on kube-apiserver v1.37.2).
+        account_uid = service_account["metadata"]["uid"]
+        if meta.get("uid") and meta["uid"] != account_uid:
+            raise errors.Conflict("TokenRequest", GROUP, name, f"the UID in the token request ({meta['uid']}) does not "
+                                                               f"match the UID of the service account ({account_uid})")
         authority = store.tokens
         if not spec.get("audiences"):
             spec["audiences"] = list(authority.api_audiences)
         meta["name"], meta["namespace"] = meta.get("name") or name, meta.get("namespace") or namespace
-        # The answer is the request named after its service account (pkg/registry/core/serviceaccount/storage/
-        # token.go): its uid too, when the request gave none.
-        meta["uid"] = meta.get("uid") or service_account["metadata"].get("uid")
+        meta["uid"] = account_uid
         now = store.clock.now().replace(microsecond=0)
         meta["creationTimestamp"] = rfc3339(now)
         spec.setdefault("boundObjectRef", None)

@@ -2,7 +2,7 @@
 horizontalpodautoscaler/strategy.go``, ``pkg/apis/autoscaling/{v1,v2}/defaults.go``, ``pkg/apis/autoscaling/
 validation/validation.go``; sources and commits in docs/semantics.md).
 
-No generation; status reset on create (v2 ``{desiredReplicas: 0}``, v1 ``{currentReplicas: 0,
+Generation from 1.37 (HPAGeneration, on by default: 1 on create, + 1 when the spec changes); status reset on create (v2 ``{desiredReplicas: 0}``, v1 ``{currentReplicas: 0,
 desiredReplicas: 0}``, the fields without omitempty). Defaults: ``minReplicas: 1``; in v2 a CPU utilisation
 target of 80 % when no metric is given, and — only when ``behavior`` is given — the upstream scaling rules
 filled into every part it leaves out.
@@ -16,7 +16,7 @@ from typing import Any
 from fakekube.errors import FieldError, invalid, required
 from fakekube.kinds.checks import mapping
 from fakekube.quantity import canonicalize
-from fakekube.strategies import BuiltinStrategy, Strategy
+from fakekube.strategies import BuiltinStrategy, Strategy, bump_generation_if
 
 DEFAULT_CPU_UTILIZATION = 80
 SCALE_UP_RULES = {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
@@ -67,6 +67,8 @@ class HorizontalPodAutoscalerStrategy(BuiltinStrategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
+        if "HPAGeneration" in self.features:
+            obj["metadata"]["generation"] = 1
         if obj.get("apiVersion") == "autoscaling/v1":
             obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
 
@@ -85,6 +87,11 @@ class HorizontalPodAutoscalerStrategy(BuiltinStrategy):
         elif isinstance(minimum, int) and maximum < minimum:
             errs.append(invalid("spec.maxReplicas", maximum, "must be greater than or equal to `minReplicas`"))
         return errs
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        if "HPAGeneration" in self.features:
+            bump_generation_if(new, old, new.get("spec") != old.get("spec"))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:

@@ -61,6 +61,14 @@ def _default_pod_failure_policy(spec: dict[str, Any]) -> None:
                 pattern["status"] = "True"
 
 
+def _copy_template_labels(job: dict[str, Any]) -> None:
+    """SetDefaults_Job: a Job without labels takes its pod template's."""
+    labels = mapping(mapping(mapping(job.get("spec")).get("template")).get("metadata")).get("labels")
+    meta = mapping(job.get("metadata"))
+    if labels and not meta.get("labels"):
+        meta["labels"] = dict(labels)
+
+
 def _generate_selector(job: dict[str, Any]) -> None:
     """``generateSelector``: the template's labels and the selector that make the Job's pods its own."""
     meta = job["metadata"]
@@ -113,15 +121,16 @@ class JobStrategy(BuiltinStrategy):
     def default(self, obj: dict[str, Any]) -> None:
         spec = dict_at(obj, "spec")
         default_job_spec(spec)
-        labels = mapping(mapping(spec.get("template")).get("metadata")).get("labels")
-        meta = mapping(obj.get("metadata"))
-        if labels and not meta.get("labels"):
-            meta["labels"] = dict(labels)
+        _copy_template_labels(obj)
         default_pod_template(spec.get("template"))
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if not mapping(obj.get("spec")).get("manualSelector"):
             _generate_selector(obj)
+            # The storage decodes what it wrote with defaulting, so every read of the Job (the create's answer
+            # too) has SetDefaults_Job's copy of the template labels, generated ones included, when it has no
+            # labels of its own (apiserver pkg/storage/etcd3/store.go Create; pkg/apis/batch/v1/defaults.go).
+            _copy_template_labels(obj)
         super().prepare_for_create(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:

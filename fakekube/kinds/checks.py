@@ -2,8 +2,9 @@
 
 kubernetes/apimachinery ``pkg/util/validation/validation.go`` (ports, ranges, C identifiers), ``pkg/apis/meta
 /v1/validation/validation.go`` (label selectors), ``pkg/api/validation/generic.go`` (immutable fields) and
-``pkg/util/validation/field/errors.go``, whose ``%#v`` rendering of maps, slices and structs the ``go_*``
-helpers reproduce (``map[string]string{"app":"web"}``). Sources in docs/semantics.md.
+``pkg/util/validation/field/errors.go``, whose rendering of maps, slices and structs (``json.Marshal``:
+``{"app":"web"}``; an internal type's fields under their Go names) the ``go_*`` helpers reproduce. Sources in
+docs/semantics.md.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from fakekube.errors import (
     GoLiteral,
     duplicate,
     forbidden,
+    go_json,
     invalid,
     not_supported,
     required,
 )
 from fakekube.namerules import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from fakekube.selectors import LabelSelector
-from fakekube.validation import FIELD_IMMUTABLE, IS_NEGATIVE, go_quote, validate_labels
+from fakekube.validation import FIELD_IMMUTABLE, IS_NEGATIVE, validate_labels
 
 IS_NOT_POSITIVE = "must be greater than zero"
 PORT_RANGE = "must be between 1 and 65535, inclusive"
@@ -63,45 +65,61 @@ def spec_of(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def go_string_map(value: Any) -> GoLiteral:
-    """``%#v`` of a ``map[string]string`` (keys sorted, as fmt prints maps)."""
+    """A ``map[string]string`` bad value: ``json.Marshal`` (keys sorted), ``null`` when nil."""
     if not isinstance(value, Mapping):
-        return GoLiteral("map[string]string(nil)")
-    items = ", ".join(f"{go_quote(k)}:{go_quote(v)}" for k, v in sorted(value.items()))
-    return GoLiteral(f"map[string]string{{{items}}}")
+        return GoLiteral("null")
+    return GoLiteral(go_json(dict(value)))
 
 
 def go_string_slice(values: Any) -> GoLiteral:
-    """``%#v`` of a ``[]string`` (``[]string(nil)`` when absent)."""
+    """A ``[]string`` bad value: ``json.Marshal``, ``null`` when nil."""
     if not isinstance(values, list):
-        return GoLiteral("[]string(nil)")
-    return GoLiteral("[]string{" + ", ".join(go_quote(v) for v in values) + "}")
+        return GoLiteral("null")
+    return GoLiteral(go_json(values))
+
+
+def label_selector_json(selector: Any) -> Any:
+    """A ``metav1.LabelSelector`` as ``json.Marshal`` shapes it (its fields are omitempty), or None when nil."""
+    if not isinstance(selector, Mapping):
+        return None
+    out: dict[str, Any] = {}
+    labels = selector.get("matchLabels")
+    if isinstance(labels, Mapping) and labels:
+        out["matchLabels"] = dict(sorted(labels.items()))
+    exprs = selector.get("matchExpressions")
+    if isinstance(exprs, list) and exprs:
+        rendered = []
+        for expr in exprs:
+            expr = expr if isinstance(expr, Mapping) else {}
+            item: dict[str, Any] = {"key": expr.get("key", ""), "operator": expr.get("operator", "")}
+            if isinstance(expr.get("values"), list) and expr["values"]:
+                item["values"] = expr["values"]
+            rendered.append(item)
+        out["matchExpressions"] = rendered
+    return out
 
 
 def go_label_selector(selector: Any) -> GoLiteral:
-    """``%#v`` of a ``*metav1.LabelSelector`` as field errors print it (pointer dereferenced, ``null`` if nil)."""
-    if not isinstance(selector, Mapping):
-        return GoLiteral("null")
-    labels = selector.get("matchLabels")
-    match_labels = go_string_map(labels) if isinstance(labels, Mapping) else "map[string]string(nil)"
-    exprs = selector.get("matchExpressions")
-    if isinstance(exprs, list):
-        parts = []
-        for expr in exprs:
-            expr = expr if isinstance(expr, Mapping) else {}
-            parts.append(f"v1.LabelSelectorRequirement{{Key:{go_quote(expr.get('key', ''))}, "
-                         f"Operator:{go_quote(expr.get('operator', ''))}, "
-                         f"Values:{go_string_slice(expr.get('values'))}}}")
-        match_exprs = "[]v1.LabelSelectorRequirement{" + ", ".join(parts) + "}"
-    else:
-        match_exprs = "[]v1.LabelSelectorRequirement(nil)"
-    return GoLiteral(f"v1.LabelSelector{{MatchLabels:{match_labels}, MatchExpressions:{match_exprs}}}")
+    """A ``*metav1.LabelSelector`` bad value: ``json.Marshal`` (``null`` when nil)."""
+    return GoLiteral(go_json(label_selector_json(selector), sort_keys=False))
+
+
+def int_or_string_json(value: Any) -> Any:
+    """An ``intstr.IntOrString`` as its MarshalJSON writes it: the string, or the number (0 when not one)."""
+    if isinstance(value, str):
+        return value
+    return value if is_int(value) else 0
 
 
 def go_int_or_string(value: Any) -> GoLiteral:
-    """``%#v`` of an ``intstr.IntOrString`` (its String method has a pointer receiver, so fmt never uses it)."""
-    if isinstance(value, str):
-        return GoLiteral(f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}")
-    return GoLiteral(f'intstr.IntOrString{{Type:0, IntVal:{value if is_int(value) else 0}, StrVal:""}}')
+    """An ``intstr.IntOrString`` bad value: its JSON, ``"25%"`` or ``3``."""
+    return GoLiteral(go_json(int_or_string_json(value)))
+
+
+def go_struct(*fields: tuple[str, Any]) -> GoLiteral:
+    """A bad value of an internal Go type (no json tags): ``json.Marshal`` writes every field under its Go name,
+    in declaration order; the values are given as JSON already (maps sorted)."""
+    return GoLiteral(go_json(dict(fields), sort_keys=False))
 
 
 # ------------------------------------------------------------------------------------------- numbers

@@ -21,7 +21,8 @@ from fakekube.kinds.service import ServiceStrategy
 from fakekube.kinds.workloads import validate_template
 from fakekube.namerules import remember_valid
 from fakekube.quantity import canonicalize_list
-from fakekube.strategies import BuiltinStrategy, Strategy
+from fakekube.strategies import BuiltinStrategy, Strategy, bump_generation_if
+from fakekube.validation import validate_kube_finalizer_names, validate_qualified_name
 
 ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
 IMMUTABLE_WHEN_SET = "field is immutable when `immutable` is set"
@@ -44,27 +45,75 @@ def _value(text: Any) -> Any:
 # ----------------------------------------------------------------------------------- Namespace
 
 class NamespaceStrategy(BuiltinStrategy):
-    """``spec.finalizers: [kubernetes]`` and ``status.phase: Active`` on create; ``spec.finalizers`` only change
-    through ``/finalize``; the ``kubernetes.io/metadata.name`` label always equals the name."""
+    """``status.phase: Active`` on create and ``kubernetes`` appended to the requested ``spec.finalizers``;
+    ``spec.finalizers`` only change through ``/finalize``; the ``kubernetes.io/metadata.name`` label always
+    equals the name (pkg/registry/core/namespace/strategy.go). A deleting namespace stays while
+    ``spec.finalizers`` remain (storage.go ``ShouldDeleteNamespaceDuringUpdate``)."""
 
     initial_status = {"phase": "Active"}
 
     def default(self, obj: dict[str, Any]) -> None:
-        # SetDefaults_Namespace (pkg/apis/core/v1/defaults.go) labels a named namespace as it is decoded, so the
-        # label is in the writer's managedFields entry; generateName's namespaces get it in prepare_for_create.
-        name = mapping(obj.get("metadata")).get("name")
-        if name:
-            _name_label(obj["metadata"], name)
+        # SetDefaults_Namespace (the name label, when there is a name: so a create's managedFields own it;
+        # generateName's namespaces get it in prepare_for_create) and
+        # SetDefaults_NamespaceStatus (pkg/apis/core/v1/defaults.go).
+        meta = obj.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str) and meta["name"]:
+            _name_label(meta, meta["name"])
+        status = obj.get("status")
+        if status is None:
+            obj["status"] = {"phase": "Active"}
+        elif isinstance(status, dict) and not status.get("phase"):
+            status["phase"] = "Active"
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
-        spec_of(obj)["finalizers"] = ["kubernetes"]
+        spec = spec_of(obj)
+        finalizers = spec.get("finalizers")
+        if not isinstance(finalizers, list) or not finalizers:
+            spec["finalizers"] = ["kubernetes"]
+        elif "kubernetes" not in finalizers:
+            finalizers.append("kubernetes")
         _name_label(obj["metadata"], obj["metadata"].get("name", ""))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
         new["spec"] = mapping(old.get("spec"))
         _name_label(new["metadata"], old["metadata"]["name"])
+
+    def prepare_for_finalize_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_finalize_update(new, old)
+        _name_label(new["metadata"], old["metadata"]["name"])
+
+    def holds_deleted(self, obj: dict[str, Any]) -> bool:
+        return bool(mapping(obj.get("spec")).get("finalizers"))
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        # ValidateNamespace: every spec finalizer against the whole list's path, qualified name first.
+        return [err for fin in seq(mapping(obj.get("spec")).get("finalizers"))
+                for err in _namespace_finalizer(fin, "spec.finalizers")]
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        if subresource == "status":
+            # ValidateNamespaceStatusUpdate (its field path is spelled status.Phase upstream).
+            phase = mapping(new.get("status")).get("phase", "")
+            deleting = bool(new["metadata"].get("deletionTimestamp"))
+            wanted = "Terminating" if deleting else "Active"
+            if phase != wanted:
+                rule = "not empty" if deleting else "empty"
+                return [invalid("status.Phase", phase, f"may only be '{wanted}' if `deletionTimestamp` is {rule}")]
+            return []
+        if subresource == "finalize":
+            # ValidateNamespaceFinalizeUpdate: each finalizer against its own index.
+            return [err for i, fin in enumerate(seq(mapping(new.get("spec")).get("finalizers")))
+                    for err in _namespace_finalizer(fin, f"spec.finalizers[{i}]")]
+        return self.validate(new)
+
+
+def _namespace_finalizer(finalizer: Any, field_path: str) -> list[FieldError]:
+    """pkg/apis/core/validation validateFinalizerName: a qualified name, and a standard one when unprefixed."""
+    return (validate_qualified_name(finalizer, field_path)
+            + validate_kube_finalizer_names([finalizer], field_path, indexed=False))
 
 
 def _name_label(meta: dict[str, Any], name: Any) -> None:
@@ -162,7 +211,13 @@ class ServiceAccountStrategy(Strategy):
 # ----------------------------------------------------------------------------------- PodTemplate and RC
 
 class PodTemplateStrategy(Strategy):
+    """``podtemplate/strategy.go``: generation 1 on create, + 1 when the template changes."""
+
     returns_deleted_object = True
+    tracks_generation = True
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        bump_generation_if(new, old, new.get("template") != old.get("template"))
 
     def default(self, obj: dict[str, Any]) -> None:
         default_pod_template(obj.get("template"))

@@ -9,7 +9,14 @@ from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
 from fakekube.kinds import admission
-from fakekube.kinds.checks import dns_subdomain, immutable, mapping, seq, validate_label_selector
+from fakekube.kinds.checks import (
+    dns_subdomain,
+    go_string_slice,
+    immutable,
+    mapping,
+    seq,
+    validate_label_selector,
+)
 from fakekube.kinds.context import WriteContext
 from fakekube.strategies import BuiltinStrategy, Strategy
 
@@ -45,7 +52,7 @@ class NetworkPolicyStrategy(BuiltinStrategy):
             if kind not in POLICY_TYPES:
                 errs.append(not_supported(f"spec.policyTypes[{i}]", kind, POLICY_TYPES))
         if len(types) > 2:
-            errs.append(invalid("spec.policyTypes", GoLiteral("[]networking.PolicyType{...}"),
+            errs.append(invalid("spec.policyTypes", go_string_slice(types),
                                 "may not specify more than two policyTypes"))
         return errs
 
@@ -67,8 +74,7 @@ class IngressStrategy(BuiltinStrategy):
         errs: list[FieldError] = []
         rules = seq(spec.get("rules"))
         if not rules and spec.get("defaultBackend") is None:
-            errs.append(invalid("spec", GoLiteral("[]networking.IngressRule(nil)" if not spec.get("rules")
-                                                  else "[]networking.IngressRule{}"),
+            errs.append(invalid("spec", GoLiteral("null" if not isinstance(spec.get("rules"), list) else "[]"),
                                 "either `defaultBackend` or `rules` must be specified"))
         if spec.get("ingressClassName"):
             errs += dns_subdomain(spec["ingressClassName"], "spec.ingressClassName")

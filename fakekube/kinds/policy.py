@@ -9,8 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.errors import FieldError, GoLiteral, invalid, not_supported
-from fakekube.kinds.checks import int_or_percent, mapping, percent_at_most_100, validate_label_selector
+from fakekube.errors import FieldError, invalid, not_supported
+from fakekube.kinds.checks import (
+    go_struct,
+    int_or_percent,
+    int_or_string_json,
+    label_selector_json,
+    mapping,
+    percent_at_most_100,
+    validate_label_selector,
+)
 from fakekube.strategies import BuiltinStrategy, Strategy
 
 EVICTION_POLICIES = ["AlwaysAllow", "IfHealthyBudget"]
@@ -26,7 +34,10 @@ class PodDisruptionBudgetStrategy(BuiltinStrategy):
         errs: list[FieldError] = []
         minimum, maximum = spec.get("minAvailable"), spec.get("maxUnavailable")
         if minimum is not None and maximum is not None:
-            errs.append(invalid("spec", GoLiteral("policy.PodDisruptionBudgetSpec{...}"),
+            errs.append(invalid("spec", go_struct(
+                ("MinAvailable", int_or_string_json(minimum)), ("Selector", label_selector_json(spec.get("selector"))),
+                ("MaxUnavailable", int_or_string_json(maximum)),
+                ("UnhealthyPodEvictionPolicy", spec.get("unhealthyPodEvictionPolicy"))),
                                 "minAvailable and maxUnavailable cannot be both set"))
         for name, value in (("minAvailable", minimum), ("maxUnavailable", maximum)):
             if value is not None:

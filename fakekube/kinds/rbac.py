@@ -11,9 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
-from fakekube.kinds.checks import go_string_slice, mapping, seq
+from fakekube.kinds.checks import go_string_slice, go_struct, mapping, seq
 from fakekube.strategies import Strategy
-from fakekube.validation import go_quote
 
 GROUP = "rbac.authorization.k8s.io"
 SUBJECT_KINDS = ["ServiceAccount", "User", "Group"]
@@ -67,8 +66,8 @@ class ClusterRoleStrategy(RoleStrategy):
 
 
 def _role_ref_text(ref: dict[str, Any]) -> GoLiteral:
-    return GoLiteral(f"rbac.RoleRef{{APIGroup:{go_quote(ref.get('apiGroup', ''))}, Kind:{go_quote(ref.get('kind', ''))}, "
-                     f"Name:{go_quote(ref.get('name', ''))}}}")
+    """An internal ``rbac.RoleRef`` bad value (``json.Marshal`` of a type without json tags)."""
+    return go_struct(("APIGroup", ref.get("apiGroup", "")), ("Kind", ref.get("kind", "")), ("Name", ref.get("name", "")))
 
 
 class RoleBindingStrategy(Strategy):

@@ -19,6 +19,8 @@ from fakekube.kinds.checks import (
     dns_label,
     dns_subdomain,
     go_string_slice,
+    go_struct,
+    int_or_string_json,
     mapping,
     one_of,
     port_name_errors,
@@ -345,11 +347,7 @@ def validate_service(svc: dict[str, Any]) -> list[FieldError]:
 
 
 def key_text(port: dict[str, Any]) -> errors.GoLiteral:
-    """``%#v`` of a ``core.ServicePort`` (the duplicate port's value in the error)."""
-    target = port.get("targetPort")
-    target_text = (f'intstr.IntOrString{{Type:1, IntVal:0, StrVal:"{target}"}}' if isinstance(target, str)
-                   else f'intstr.IntOrString{{Type:0, IntVal:{target or 0}, StrVal:""}}')
-    return errors.GoLiteral(
-        f'core.ServicePort{{Name:"{port.get("name", "")}", Protocol:"{port.get("protocol", "")}", '
-        f'AppProtocol:(*string)(nil), Port:{port.get("port", 0)}, TargetPort:{target_text}, '
-        f'NodePort:{port.get("nodePort", 0)}}}')
+    """The duplicate port's value in the error: an internal ``core.ServicePort`` as ``json.Marshal`` writes it."""
+    return go_struct(("Name", port.get("name", "")), ("Protocol", port.get("protocol", "")),
+                     ("AppProtocol", port.get("appProtocol")), ("Port", port.get("port", 0)),
+                     ("TargetPort", int_or_string_json(port.get("targetPort"))), ("NodePort", port.get("nodePort", 0)))

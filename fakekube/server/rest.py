@@ -251,8 +251,6 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     dry_run = _write_options(req, "UpdateOptions")
     body = _object_body(req, rt)
     check_name(p.name)
-    if p.subresource == "finalize" and rt.plural == "namespaces" and rt.group == "":
-        return Reply(200, req.store.finalize_namespace(p.name, actor=req.actor))
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
                            dry_run=dry_run, field_manager=q.str("fieldManager") or None,
                            field_validation=q.str("fieldValidation"))

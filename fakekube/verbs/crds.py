@@ -8,7 +8,7 @@ from fakekube import errors
 from fakekube.records import (
     CRD_STORAGE,
 )
-from fakekube.resources import ResourceType, crd_resource_types, load_manifests
+from fakekube.resources import ResourceType, load_manifests
 
 CRD_CLEANUP_ACTOR = "apiextensions-controller"
 
@@ -22,11 +22,13 @@ class CrdVerbs:
         Deleting a CRD deletes its custom resources first, each an audited delete by the apiextensions
         controller (apiextensions-apiserver ``pkg/controller/finalizer/crd_finalizer.go``).
         """
+        name = (new or old or {}).get("metadata", {}).get("name", "")
+        self.crd_controllers.observe(name)
         if new is not None:
-            self.registry.register_crd(new)
+            if old is None or new.get("spec") != old.get("spec"):  # (status writes serve the same kinds)
+                self.registry.register_crd(new)
             return
         assert old is not None
-        name = old["metadata"]["name"]
         served = [t for t in self.registry if t.custom and f"{t.plural}.{t.group}" == name]
         if served:
             rt = served[0]
@@ -39,24 +41,27 @@ class CrdVerbs:
             self._data.pop(rt.storage, None)
         self.registry.unregister_crd(name)
 
-    def _check_crd(self, obj: dict[str, Any]) -> None:
-        types = crd_resource_types(obj)
-        expected = f"{types[0].plural}.{types[0].group}" if types else ""
-        if types and obj["metadata"].get("name") != expected:
-            raise errors.Invalid("CustomResourceDefinition", "apiextensions.k8s.io", obj["metadata"].get("name", ""),
-                                 [errors.invalid("metadata.name", obj["metadata"].get("name", ""),
-                                                 "must be spec.names.plural+\".\"+spec.group")])
-        names = (obj.get("spec") or {}).get("names") or {}
-        obj["status"] = {
-            "acceptedNames": {k: v for k, v in names.items()},
-            "conditions": [
-                {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
-                 "message": "no conflicts found", "lastTransitionTime": self._now()},
-                {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-                 "message": "the initial names have been accepted", "lastTransitionTime": self._now()},
-            ],
-            "storedVersions": [v["name"] for v in (obj.get("spec") or {}).get("versions") or [] if v.get("storage")],
-        }
+    def _custom_resource_gone(self, rt: ResourceType) -> None:
+        """A terminating CRD's finalizer waits for its instances: it looks again when one goes."""
+        name = f"{rt.plural}.{rt.group}"
+        crd = self._data.get(CRD_STORAGE, {}).get(("", name))
+        if crd is not None and crd.obj["metadata"].get("deletionTimestamp"):
+            self.crd_controllers.observe(name)
+
+    def _refuse_create_while_terminating(self, rt: ResourceType, name: str) -> None:
+        """The custom resource handler's forbidCreateAdmission (apiextensions-apiserver
+        pkg/apiserver/customresource_handler.go): no creates once the CRD is being deleted."""
+        crd = self._data.get(CRD_STORAGE, {}).get(("", f"{rt.plural}.{rt.group}"))
+        if crd is None:
+            return
+        meta = crd.obj["metadata"]
+        terminating = any(isinstance(c, dict) and c.get("type") == "Terminating" and c.get("status") == "True"
+                          for c in (crd.obj.get("status") or {}).get("conditions") or ())
+        if meta.get("deletionTimestamp") or terminating:
+            resource = errors.qualified(rt.plural, rt.group)
+            prefix = f'{resource} "{name}"' if name else resource
+            raise errors.Forbidden(f"{prefix} is forbidden: create not allowed while custom resource definition is "
+                                   "terminating", {"name": name, "group": rt.group, "kind": rt.plural})
 
     def load_crds(self, source: str | Any, *, actor: str = "fakekube") -> list[ResourceType]:
         """Register custom resources from CRD manifests (dict, YAML text or file) by creating the CRD objects."""

@@ -13,7 +13,6 @@ from fakekube.kinds.context import WriteContext
 from fakekube.patch.managed_fields import record_update
 from fakekube.patch.zero import zero_object
 from fakekube.records import (
-    CRD_STORAGE,
     MAX_GENERATE_NAME_ATTEMPTS,
 )
 from fakekube.resources import ResourceType
@@ -118,6 +117,10 @@ class CreateVerbs:
             meta.pop(system_field, None)
         meta["uid"] = self._new_uid()
         meta["creationTimestamp"] = self._now()
+        # rest.BeforeCreate leaves generation alone: a kind whose PrepareForCreate does not set it (ConfigMap,
+        # Lease, ...) keeps the client's value; 0 is Go's zero, which omitempty leaves out.
+        if not meta.get("generation"):
+            meta.pop("generation", None)
         strategy = target.strategy
         if defaulted is None:
             strategy.default(obj)
@@ -142,14 +145,15 @@ class CreateVerbs:
         write took from the store's allocators (``ctx``) goes back when it fails or is a dry run."""
         meta = obj["metadata"]
         strategy = target.strategy
+        if target.custom:
+            self._refuse_create_while_terminating(target, str(meta.get("name") or ""))
         # The namespace must exist before admission plugins look things up in it (NamespaceLifecycle runs first).
-        self._check_namespace(target, meta.get("namespace", ""), creating=True)
+        self._check_namespace(target, meta.get("namespace", ""), creating=True,
+                              name=str(meta.get("name") or meta.get("generateName") or ""))
         strategy.admit(obj, None, ctx)
         strategy.begin_create(obj, ctx)
         strategy.prepare_for_create(obj)
         self._prepare_schema(target, obj)
-        if target.storage == CRD_STORAGE:
-            self._check_crd(obj)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             entry.generate_name = str(meta["generateName"])

@@ -8,9 +8,12 @@ from typing import Any
 from fakekube import errors
 from fakekube.audit import AuditEntry
 from fakekube.clock import rfc3339
+from fakekube.crdcontrollers import CLEANUP_FINALIZER, set_condition
 from fakekube.jsonvalues import json_copy
 from fakekube.records import (
+    CRD_STORAGE,
     GC_FINALIZERS,
+    Record,
     record_key,
     sort_key,
 )
@@ -50,6 +53,14 @@ class DeleteVerbs:
         meta = obj["metadata"]
         entry.rv_before = record.rv
         entry.uid = meta["uid"]
+        if rt.storage == "/namespaces":
+            answer = self._delete_namespace(rt, record, entry, policy, preconditions, orphan_dependents, dry_run)
+            if answer is not None:
+                return answer
+        elif rt.storage == CRD_STORAGE:
+            answer = self._delete_crd(rt, record, entry, preconditions, dry_run)
+            if answer is not None:
+                return answer
         if preconditions.get("uid") and preconditions["uid"] != meta["uid"]:
             raise errors.Conflict(rt.kind, rt.group, name,
                                   f"the UID in the precondition ({preconditions['uid']}) does not match the UID in "
@@ -73,11 +84,10 @@ class DeleteVerbs:
                 finalizers.append("foregroundDeletion")
         elif policy == "Background":
             finalizers = [f for f in finalizers if f not in GC_FINALIZERS]
-        is_namespace = rt.storage == "/namespaces"
         graceful = rt.strategy.graceful_delete
         grace_seconds = rt.strategy.grace_period(obj, grace) if graceful else 0
         already_deleting = bool(meta.get("deletionTimestamp"))
-        keep = bool(finalizers) or grace_seconds > 0 or (is_namespace and (obj.get("spec") or {}).get("finalizers"))
+        keep = bool(finalizers) or grace_seconds > 0
         if not keep:
             entry.code = 200
             if not dry_run:
@@ -106,10 +116,94 @@ class DeleteVerbs:
             new_meta["deletionGracePeriodSeconds"] = 0
         if not already_deleting and "generation" in new_meta and new_meta["generation"] > 0:
             new_meta["generation"] += 1
-        if is_namespace:
-            new.setdefault("status", {})["phase"] = "Terminating"
         if new == obj:
             return self._present(rt, record)
+        if dry_run:
+            return self._convert_out(rt, new)
+        new_record = self._commit(rt, record_key(rt, obj), new, record, entry)
+        assert new_record is not None
+        return self._present(rt, new_record)
+
+    def _delete_namespace(self, rt: ResourceType, record: Record, entry: AuditEntry, policy: str | None,
+                          preconditions: dict[str, str], orphan_dependents: bool | None,
+                          dry_run: bool) -> dict[str, Any] | None:
+        """The namespace registry's own DELETE (kubernetes pkg/registry/core/namespace/storage/storage.go): its
+        precondition messages; the first DELETE only marks the namespace (deletionTimestamp, phase Terminating,
+        the orphan / foregroundDeletion finalizer the options ask for: no deletionGracePeriodSeconds, unlike the
+        generic store); a later one answers the namespace unchanged while ``spec.finalizers`` remain. None: the
+        namespace is finalized, so the generic store's DELETE follows."""
+        obj = record.obj
+        meta = obj["metadata"]
+        name = meta["name"]
+        uid = preconditions.get("uid")
+        if uid and uid != meta["uid"]:
+            raise errors.Conflict(rt.plural, rt.group, name, f"Precondition failed: UID in precondition: {uid}, "
+                                                             f"UID in object meta: {meta['uid']}")
+        rv = preconditions.get("resourceVersion")
+        if rv and rv != record.rv:
+            raise errors.Conflict(rt.plural, rt.group, name, f"Precondition failed: ResourceVersion in "
+                                                             f"precondition: {rv}, ResourceVersion in object meta: "
+                                                             f"{record.rv}")
+        if meta.get("deletionTimestamp"):
+            return self._present(rt, record) if (obj.get("spec") or {}).get("finalizers") else None
+        finalizers = list(meta.get("finalizers") or [])
+        # shouldHaveOrphanFinalizer / shouldHaveDeleteDependentsFinalizer: orphanDependents=false asks for
+        # foreground deletion here (the generic store reads it as background).
+        if orphan_dependents is not None:
+            wanted = {"orphan": orphan_dependents, "foregroundDeletion": not orphan_dependents}
+        elif policy is not None:
+            wanted = {"orphan": policy == "Orphan", "foregroundDeletion": policy == "Foreground"}
+        else:
+            wanted = {}
+        for finalizer, present in wanted.items():
+            if present and finalizer not in finalizers:
+                finalizers.append(finalizer)
+            elif not present and finalizer in finalizers:
+                finalizers.remove(finalizer)
+        new = json_copy(obj)
+        new_meta = new["metadata"]
+        if finalizers:
+            new_meta["finalizers"] = finalizers
+        else:
+            new_meta.pop("finalizers", None)
+        new_meta["deletionTimestamp"] = rfc3339(self.clock.now())
+        new.setdefault("status", {})["phase"] = "Terminating"
+        if dry_run:
+            return self._convert_out(rt, new)
+        new_record = self._commit(rt, record_key(rt, obj), new, record, entry)
+        assert new_record is not None
+        return self._present(rt, new_record)
+
+    def _delete_crd(self, rt: ResourceType, record: Record, entry: AuditEntry, preconditions: dict[str, str],
+                    dry_run: bool) -> dict[str, Any] | None:
+        """The CRD registry's own DELETE (apiextensions-apiserver pkg/registry/customresourcedefinition/etcd.go):
+        the first one marks the CRD (deletionTimestamp, the cleanup finalizer, Terminating), whatever the
+        propagation policy; the finalizer controller then deletes its custom resources and lets it go
+        (fakekube.crdcontrollers). None: already marked, the generic store's DELETE follows."""
+        obj = record.obj
+        meta = obj["metadata"]
+        name = meta["name"]
+        uid = preconditions.get("uid")
+        if uid and uid != meta["uid"]:
+            raise errors.Conflict(rt.plural, rt.group, name, f"precondition failed: UID in precondition: {uid}, "
+                                                             f"UID in object meta: {meta['uid']}")
+        rv = preconditions.get("resourceVersion")
+        if rv and rv != record.rv:
+            raise errors.Conflict(rt.plural, rt.group, name, f"precondition failed: ResourceVersion in "
+                                                             f"precondition: {rv}, ResourceVersion in object meta: "
+                                                             f"{record.rv}")
+        if meta.get("deletionTimestamp"):
+            return None
+        new = json_copy(obj)
+        new_meta = new["metadata"]
+        now = rfc3339(self.clock.now())
+        new_meta["deletionTimestamp"] = now
+        if CLEANUP_FINALIZER not in (new_meta.get("finalizers") or ()):
+            new_meta["finalizers"] = [*(new_meta.get("finalizers") or ()), CLEANUP_FINALIZER]
+        status = new.setdefault("status", {})
+        set_condition(status, {"type": "Terminating", "status": "True", "reason": "InstanceDeletionPending",
+                               "message": "CustomResourceDefinition marked for deletion; CustomResource deletion "
+                                          "will begin soon"}, now)
         if dry_run:
             return self._convert_out(rt, new)
         new_record = self._commit(rt, record_key(rt, obj), new, record, entry)

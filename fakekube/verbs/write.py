@@ -15,7 +15,6 @@ from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_a
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.patch.zero import zero_object
 from fakekube.records import (
-    CRD_STORAGE,
     Record,
     record_key,
 )
@@ -225,16 +224,25 @@ class WriteVerbs:
             strategy.prepare_for_status_update(obj, old)
         elif subresource is not None and subresource in strategy.update_subresources:
             strategy.prepare_for_subresource_update(subresource, obj, old, ctx)
+        elif subresource == "finalize":
+            strategy.prepare_for_finalize_update(obj, old)
         else:
             strategy.begin_update(obj, old, ctx)
             strategy.prepare_for_update(obj, old)
             self._prepare_schema(target, obj)
-            if target.storage == CRD_STORAGE:
-                self._check_crd(obj)
         # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
         # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
         self._record_managed_fields(target, old, obj, manager, subresource, request=rt)
         checked = self._validate(target, obj, old, subresource, record.checked)
+        if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
+                and not old_meta.get("deletionGracePeriodSeconds") and not strategy.holds_deleted(obj)):
+            # ShouldDeleteDuringUpdate (before storage compares bytes: a namespace finalized by a write that
+            # changes nothing else goes too): the last finalizer is gone, so the update becomes the delete.
+            if dry_run:
+                return self._convert_out(rt, obj)
+            self._commit(target, record_key(target, old), None, record, entry)
+            entry.notes.append("deleted: last finalizer removed")
+            return self._convert_out(rt, json_copy(obj))
         if _same_json(obj, record):
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
@@ -243,14 +251,6 @@ class WriteVerbs:
                 record.noop = noop_key  # nothing but the request and this version decided it (verbs.noop)
             # Controllers send the same no-op write again and again: the answer's bytes are kept with the version.
             return self._convert_out(rt, record.read())
-        if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
-                and not old_meta.get("deletionGracePeriodSeconds")):
-            # ShouldDeleteDuringUpdate: the last finalizer is gone, so the update becomes the delete.
-            if dry_run:
-                return self._convert_out(rt, obj)
-            self._commit(target, record_key(target, old), None, record, entry)
-            entry.notes.append("deleted: last finalizer removed")
-            return self._convert_out(rt, json_copy(obj))
         if dry_run:
             return self._convert_out(rt, json_copy(obj))
         new_record = self._commit(target, record_key(target, old), obj, record, entry, checked)

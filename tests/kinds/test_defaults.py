@@ -59,6 +59,13 @@ def test_daemonset_defaults(kube: Store) -> None:
     assert on_delete["spec"]["updateStrategy"] == {"type": "OnDelete"}
 
 
+def test_statefulset_max_unavailable_follows_the_emulated_release(kube_factory) -> None:
+    body = {"metadata": {"name": "db"}, "spec": {"selector": {"matchLabels": {"app": "web"}},
+                                                 "template": pod_template()}}
+    older = kube_factory(kubernetes_version="1.36").create("statefulsets", body, "default")
+    assert older["spec"]["updateStrategy"]["rollingUpdate"] == {"partition": 0}
+
+
 def test_statefulset_defaults(kube: Store) -> None:
     sts = kube.create("statefulsets", {"metadata": {"name": "db"}, "spec": {
         "selector": {"matchLabels": {"app": "web"}}, "template": pod_template(), "serviceName": "db",
@@ -66,7 +73,8 @@ def test_statefulset_defaults(kube: Store) -> None:
             "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}, "default")
     spec = sts["spec"]
     _has(spec, {"replicas": 1, "revisionHistoryLimit": 10, "podManagementPolicy": "OrderedReady",
-                "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+                # maxUnavailable: MaxUnavailableStatefulSet, on by default in 1.37 (observed on v1.37.2)
+                "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}},
                 "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"}})
     claim = spec["volumeClaimTemplates"][0]
     assert claim["spec"]["volumeMode"] == "Filesystem" and claim["status"] == {"phase": "Pending"}
@@ -288,3 +296,18 @@ def test_webhook_and_endpoint_slice_defaults(kube: Store) -> None:
     slice_ = kube.create("endpointslices", {"metadata": {"name": "s"}, "addressType": "IPv4",
                                             "endpoints": [], "ports": [{"port": 80}]}, "default")
     assert slice_["ports"] == [{"port": 80, "name": "", "protocol": "TCP"}]
+
+
+def test_pod_templates_and_hpas_track_generation(kube_factory) -> None:
+    """Observed on kube-apiserver v1.37.2: PodTemplate (podtemplate/strategy.go) and, from 1.37 (HPAGeneration),
+    HorizontalPodAutoscaler start at generation 1."""
+    kube = kube_factory()
+    template = kube.create("podtemplates", {"metadata": {"name": "t"}, "template": pod_template()}, "default")
+    assert template["metadata"]["generation"] == 1
+    changed = kube.patch("podtemplates", "t", {"template": {"metadata": {"labels": {"a": "b"}}}}, "default")
+    assert changed["metadata"]["generation"] == 2
+    hpa = {"metadata": {"name": "h"}, "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
+                                               "maxReplicas": 3}}
+    assert kube.create("horizontalpodautoscalers", hpa, "default")["metadata"]["generation"] == 1
+    older = kube_factory(kubernetes_version="1.36").create("horizontalpodautoscalers", hpa, "default")
+    assert "generation" not in older["metadata"]

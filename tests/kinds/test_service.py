@@ -47,12 +47,12 @@ def test_a_requested_cluster_ip_is_taken_once(kube: Store) -> None:
     kube.create("services", svc("a", clusterIP="10.96.0.10"), "default")
     with pytest.raises(errors.Invalid) as caught:
         kube.create("services", svc("b", clusterIP="10.96.0.10"), "default")
-    assert caught.value.message == ('Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: '
+    assert caught.value.message == ('Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: '
                                     "failed to allocate IP 10.96.0.10: provided IP is already allocated")
     with pytest.raises(errors.Invalid) as caught:
         kube.create("services", svc("c", clusterIP="192.168.1.1"), "default")
     assert _causes(caught.value) == [
-        'spec.clusterIPs: Invalid value: []string{"192.168.1.1"}: failed to allocate IP 192.168.1.1: the provided IP '
+        'spec.clusterIPs: Invalid value: ["192.168.1.1"]: failed to allocate IP 192.168.1.1: the provided IP '
         "(192.168.1.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12"]
 
 
@@ -123,7 +123,7 @@ def test_the_cluster_ip_cannot_change(kube: Store) -> None:
     live["spec"]["clusterIP"] = "10.96.0.99"
     with pytest.raises(errors.Invalid) as caught:
         kube.update("services", live, "default")
-    assert _causes(caught.value) == ['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.99"}: may not change once set']
+    assert _causes(caught.value) == ['spec.clusterIPs[0]: Invalid value: ["10.96.0.99"]: may not change once set']
 
 
 @pytest.mark.parametrize(("spec", "expected"), [

@@ -96,7 +96,7 @@ GENERATION = [
     ("cronjobs", True),
     ("poddisruptionbudgets", True),
     ("ingresses", True),
-    ("horizontalpodautoscalers", False),
+    ("horizontalpodautoscalers", True),  # HPAGeneration, on by default in 1.37 (observed on v1.37.2)
     ("services", False),
     ("persistentvolumeclaims", False),
 ]
