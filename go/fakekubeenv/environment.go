@@ -113,7 +113,9 @@ func (e *Environment) Start() (cfg *rest.Config, err error) {
 	argv = append(argv, args...)
 	defer func() {
 		if err != nil {
+			// The error already quotes what the log said: leave nothing behind.
 			_ = e.Stop()
+			_ = os.RemoveAll(dir)
 		}
 	}()
 	e.server, err = startServer(argv, filepath.Join(dir, "fakekube.log"), e.Output)
@@ -143,7 +145,7 @@ func (e *Environment) Start() (cfg *rest.Config, err error) {
 
 // Stop stops the server (SIGTERM, then SIGKILL after StopTimeout), waits for it and removes its files.
 // It is safe to call more than once and on an Environment that never started. It returns an error if the
-// server had died before Stop, quoting its log.
+// server had died before Stop, quoting its log; its files are then kept for a post-mortem (LogPath).
 func (e *Environment) Stop() error {
 	if e.server == nil {
 		return nil

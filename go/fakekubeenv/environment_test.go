@@ -177,6 +177,9 @@ func TestMissingCRDPathFailsStartAndLeavesNothing(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 	waitGone(t, env.dir)
+	if _, err := os.Stat(env.dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed Start left %s behind", env.dir)
+	}
 }
 
 func TestTooOldFakekubeIsOneClearErrorAndItsServerIsStopped(t *testing.T) {
@@ -197,6 +200,9 @@ esac`)
 		t.Errorf("the version error came after the start timeout (%s)", time.Since(start))
 	}
 	waitGone(t, env.dir)
+	if _, err := os.Stat(env.dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed Start left %s behind", env.dir)
+	}
 }
 
 func TestAServerThatDiesMidSuiteFailsRequestsWithItsLastLogLines(t *testing.T) {
@@ -223,9 +229,15 @@ func TestAServerThatDiesMidSuiteFailsRequestsWithItsLastLogLines(t *testing.T) {
 			t.Errorf("request error %v does not say %q", err, want)
 		}
 	}
+	logPath := env.LogPath()
 	if err := env.Stop(); err == nil || !strings.Contains(err.Error(), "had already signal: killed before Stop") {
 		t.Errorf("Stop: %v", err)
 	}
+	// Kept for a post-mortem after a death (this test's own, so it cleans up).
+	if _, err := os.Stat(logPath); err != nil {
+		t.Errorf("the log of a server that died is gone: %v", err)
+	}
+	_ = os.RemoveAll(filepath.Dir(logPath))
 }
 
 // The helper process: a test binary that starts a server and dies without stopping it.
