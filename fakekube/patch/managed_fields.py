@@ -200,7 +200,8 @@ def record_update(
     """
     manager = manager or "unknown"  # buildManagerInfo
     meta = new.setdefault("metadata", {})
-    entries = _chosen_entries(old, meta, subresource)
+    stored = _stored_list(old)
+    entries = _chosen_entries(stored, meta, subresource)
     if not entries and old is not None:
         meta.pop("managedFields", None)  # skipNonApplied: an existing object without entries stays untracked
         return
@@ -221,7 +222,6 @@ def record_update(
         return
     cmp = update_fields.compare(zero or {} if live is None else live, written, schema)
     taken = update_fields.taken_paths(cmp)
-    stored = _stored_list(old)
     if not taken and not cmp.removed and entries is stored:
         meta["managedFields"] = stored  # nothing this write owns changed: the entries stay exactly as stored
         return
@@ -238,9 +238,9 @@ def _stored_list(obj: dict | None) -> list | None:
     return found if type(found) is list and found else None
 
 
-def _chosen_entries(old: dict | None, meta: dict, subresource: str | None) -> list:
-    """decodeLiveOrNew: the entries the write starts from (the stored list itself when they are its)."""
-    stored = _stored_list(old)
+def _chosen_entries(stored: list | None, meta: dict, subresource: str | None) -> list:
+    """decodeLiveOrNew: the entries the write starts from (``stored``, the live object's non-empty list,
+    itself when they are its)."""
     sent = meta.get("managedFields")
     if subresource or sent is None or sent is stored:
         return stored or []
@@ -334,7 +334,10 @@ def _updated_entries(entries: list, removed: set[Path], taken: set[Path], manage
         mine = _new_entry(manager, api_version, now, tree, subresource)
     if mine is not None and mine.get("fieldsV1"):
         kept[mine_id] = mine
-    return sort_entries(cap_update_managers(list(kept.values())))
+    result = list(kept.values())
+    if len(result) > MAX_UPDATE_MANAGERS:
+        result = cap_update_managers(result)
+    return sort_entries(result) if len(result) > 1 else result
 
 
 def sort_entries(entries: list) -> list:

@@ -71,14 +71,15 @@ def item_elements(items: list, schema: PatchSchema, kind: str) -> list[str] | No
     if kind == "set":
         return [value_element(item) for item in items]
     keys = schema.ssa_keys
-    if not all(isinstance(item, dict) for item in items):
-        return None
     defaults = schema.key_defaults
-    if defaults is not None:
-        # A key an item leaves out is its schema default (smd getAssociativeKeyDefault).
-        return [key_element(item if all(k in item for k in defaults) else {**defaults, **item}, keys)
-                for item in items]
-    return [key_element(item, keys) for item in items]
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        if defaults is not None and not all(k in item for k in defaults):
+            item = {**defaults, **item}  # a key an item leaves out is its schema default (getAssociativeKeyDefault)
+        out.append(key_element(item, keys))
+    return out
 
 
 # -- merge ---------------------------------------------------------------------------------------------
@@ -431,12 +432,18 @@ def _compare_list(lhs: Any, rhs: Any, schema: PatchSchema, path: Path, cmp: Comp
     right_pes = item_elements(right, schema, kind)
     if left_pes is None or right_pes is None:
         return _compare_leaf(lhs, rhs, path, cmp)
+    item_schema = schema.item()
+    if left_pes == right_pes and len(set(left_pes)) == len(left_pes):
+        # The same items in the same order (an item changed in place, the usual write): pair them directly.
+        for pe, before, after in zip(left_pes, left, right, strict=True):
+            if before is not after and (type(before) is not type(after) or before != after):
+                compare_unequal(before, after, item_schema, (*path, pe), cmp)
+        return False
     left_items: dict[str, list] = {}
     right_items: dict[str, list] = {}
     for pes, items, index in ((left_pes, left, left_items), (right_pes, right, right_items)):
         for pe, item in zip(pes, items, strict=True):
             index.setdefault(pe, []).append(item)
-    item_schema = schema.item()
     for pe in (*left_items, *(p for p in right_items if p not in left_items)):
         before, after = left_items.get(pe, []), right_items.get(pe, [])
         item_path = (*path, pe)
