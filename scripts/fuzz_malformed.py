@@ -164,7 +164,7 @@ def gen_types(rng: random.Random) -> Iterator[Step]:
             yield Step(f"{plural} create raw number {raw[:12]}", "types", "POST", coll, text.encode(),
                        "application/json", guards=f"{coll}/{name}")
             yield Step(f"{plural} merge raw number {raw[:12]}", "types", "PATCH", fixture,
-                       ('{"metadata":{"annotations":{"a":' + raw + '}}}').encode(), "application/merge-patch+json",
+                       ('{"metadata":{"annotations":{"a":' + raw + "}}}").encode(), "application/merge-patch+json",
                        guards=fixture)
         for kind_value in ("Secret", "Foo", "", 5, None, f"{obj['kind']}List", "Status"):
             for patch_type, body in (
@@ -227,7 +227,7 @@ def gen_deep(rng: random.Random) -> Iterator[Step]:
                 yield Step(f"{plural} create deep {depth} {opener}", "deep", "POST", coll, body.encode(),
                            "application/json", guards=f"{coll}/{name}")
                 yield Step(f"{plural} merge deep {depth} {opener}", "deep", "PATCH", f"{coll}/fixture",
-                           ('{"metadata":{"annotations":{"a":' + deep + '}}}').encode(), "application/merge-patch+json",
+                           ('{"metadata":{"annotations":{"a":' + deep + "}}}").encode(), "application/merge-patch+json",
                            guards=f"{coll}/fixture")
         yield Step(f"{plural} deep yaml", "deep", "POST", coll,
                    ("apiVersion: v1\nkind: X\nmetadata: {name: dy}\nspec: " + "[" * 3000 + "]" * 3000).encode(),
@@ -266,7 +266,7 @@ QUERIES = {
              "resourceVersion=0&resourceVersionMatch=Exact", "timeoutSeconds=-1", "timeoutSeconds=abc",
              "timeoutSeconds=" + "9" * 40, "fieldSelector=a", "fieldSelector=foo%3Dbar", "fieldSelector=metadata.name%3D%3D%3Dx",
              "fieldSelector=" + "%3D" * 50, "labelSelector=a%20in", "labelSelector=%21%21", "labelSelector=a%3D" + "x" * 100,
-             "labelSelector=" + "(" * 100, "continue=abc", "continue=" + "9" * 100, "watch=maybe", "watch=1&timeoutSeconds=x",
+             "labelSelector=" + "(" * 100, "continue=abc", "continue=" + "9" * 100, "watch=maybe&timeoutSeconds=1", "watch=1&timeoutSeconds=x",
              "allowWatchBookmarks=x", "sendInitialEvents=true", "sendInitialEvents=x", "pretty=x", "limit=1&continue=%00",
              "resourceVersion=1&resourceVersionMatch=NotOlderThan&limit=-1"],
     "get": ["resourceVersion=abc", "resourceVersion=" + "9" * 5000, "resourceVersion=-1", "pretty=maybe", "export=true"],

@@ -47,6 +47,10 @@ def check_type_meta(registry: Registry, rt: ResourceType, patched: dict[str, Any
         if not kind:
             text = sorted_json(patched)
             raise decoding.patch_invalid(text, f"Object 'Kind' is missing in '{text}'")
+        if "apiVersion" in patched and patched["apiVersion"] is None:
+            # unstructured's accessor finds a null where it wants a string (kube-apiserver v1.37.2)
+            raise decoding.patch_invalid(sorted_json(patched),
+                                         ".apiVersion accessor error: <nil> is of the type <nil>, expected string")
         if not group and not version:
             inner = "Object 'apiVersion' is missing in 'object has no apiVersion field'"
             raise errors.ApiError(500, "InternalError", f"Internal error occurred: {inner}",

@@ -387,6 +387,9 @@ class WriteVerbs:
             if ignored in config:
                 config = {key: value for key, value in config.items() if key != ignored}
         record = self._bucket(rt).get(self._key(rt, namespace, name))
+        sent = config.get("metadata")
+        if isinstance(sent, dict) and "name" in sent and not sent["name"]:
+            raise patched_type.undeterminable(name)  # a null name merges into the result: checkName finds none
         # server_side_apply copies what it changes, so the stored object is read without a copy first; for a
         # kind that allows it, the result keeps the stored subtrees it leaves alone (verbs.shared_patch).
         live = self._view(rt)(record.obj) if record is not None else None
