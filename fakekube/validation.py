@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from fakekube import gotext
 from fakekube.errors import FieldError, forbidden, invalid, not_supported, required, type_invalid
 from fakekube.namerules import (
     NameValidator,
@@ -336,26 +337,8 @@ def _go_string_slice(values: list[str]) -> str:
 
 
 def go_quote(value: Any) -> str:
-    """``%#v`` of a string (``strconv.Quote``)."""
-    out = ['"']
-    for ch in str(value):
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(
-                f"\\x{code:02x}"
-                if code < 0x80
-                else (f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-            )
-    out.append('"')
-    return "".join(out)
+    """``%#v`` of a string (``strconv.Quote``), one rendering for every message (``fakekube.gotext``)."""
+    return gotext.go_quote(str(value))
 
 
 def validate_object_meta_update(
