@@ -126,7 +126,9 @@ def server_side_apply(
     ``share_live``: the result may keep the subtrees of ``live`` it leaves as they are, by identity (what the
     configuration brought is still copied, and the top level and each top-level value are the result's own),
     so the caller must not change anything in it deeper than that without copying it first.
-    ``zero``: the kind's Go zero value (fakekube.patch.zero); ``ignored``: the top-level field the strategy
+    ``zero``: the kind's Go zero value (fakekube.patch.zero), for the "before-first-apply" entry of an object
+    nobody manages yet (None: no such entry, for a store that does not track other writes); ``ignored``: the
+    top-level field the strategy
     resets (status on the main resource, spec on /status), which no manager takes. ``versions``: the
     apiVersions the endpoint converts to; managers of others are dropped (see managed_fields.record_update).
     """
@@ -138,7 +140,7 @@ def server_side_apply(
         for ident in [i for i, m in managers.items() if m.api_version not in versions]:
             del managers[ident]
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
-    if live is not None and not managers:
+    if live is not None and not managers and zero is not None:
         _before_first_apply(managers, live_body, zero, ignored, schema, api_version, subresource, now)
     # Until the copy below, the result shares what it keeps of the live object and of the configuration: the
     # merge copies nothing, and the comparison skips every shared subtree by identity.

@@ -99,7 +99,7 @@ class ScaleVerbs:
         live["metadata"]["managedFields"] = to_subresource(parent, mappings)
         scale = server_side_apply(live, config, manager=field_manager, force=force, schema=None,
                                   api_version=SCALE_API_VERSION, subresource="scale", now=self._now(),
-                                  zero=zero_object(SCALE_API_VERSION, "Scale"))
+                                  zero=zero_object(SCALE_API_VERSION, "Scale") if self.track_managed_fields else None)
         replicas = (scale.get("spec") or {}).get("replicas", 0)
         if isinstance(replicas, bool) or not isinstance(replicas, int):
             raise errors.BadRequest("the body of the request must be an autoscaling/v1 Scale")

@@ -398,7 +398,9 @@ class WriteVerbs:
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
                                    live_is_stored=True, share_live=shared,
-                                   zero=zero_object(rt.api_version, rt.kind), ignored=ignored,
+                                   # Without tracking, every object is untracked: no before-first-apply.
+                                   zero=zero_object(rt.api_version, rt.kind) if self.track_managed_fields else None,
+                                   ignored=ignored,
                                    versions=self.managed_versions(rt))
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
