@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fakekube import errors
 from fakekube.fieldselectors import FieldSelector
 from fakekube.selectors import LabelSelector
-from fakekube.server.params import GoNumberError, Query, go_bool, parse_int64
+from fakekube.server.params import Query, go_bool
 
 EXACT, NOT_OLDER_THAN = "Exact", "NotOlderThan"
 
@@ -41,20 +41,10 @@ class ListOptions:
     send_initial_events: bool | None
 
 
-def _int(query: Query, name: str) -> int | None:
-    value = query.str(name)
-    if value is None:
-        return None
-    try:
-        return parse_int64(value)
-    except GoNumberError as exc:
-        raise errors.BadRequest(str(exc)) from None
-
-
 def decode(query: Query, *, watch: bool, name: str | None = None) -> ListOptions:
     """The options of a list (``watch`` False) or a watch (``watch`` True: ``watch=...`` or a /watch/ path)."""
-    timeout = _int(query, "timeoutSeconds")
-    limit = _int(query, "limit") or 0
+    timeout = query.int("timeoutSeconds")
+    limit = query.int("limit") or 0
     labels = LabelSelector.parse(query.str("labelSelector"))
     fields = FieldSelector.parse(query.str("fieldSelector"))
     sie_text = query.str("sendInitialEvents")
