@@ -17,7 +17,7 @@ import pytest
 from tests.differential.harness import corpus, divergences, openlist, recordings, verdicts
 from tests.differential.harness.client import Answer, Client, Request
 from tests.differential.harness.normalise import Context, comparable, warning_texts
-from tests.differential.harness.runner import CaseRun, Runner, namespace_for, substitute
+from tests.differential.harness.runner import CaseRun, Runner, _reached, namespace_for, substitute
 
 NS = "d-case-1234abcd"
 UID_A = "0b0c1f8e-1111-4a2b-9c3d-000000000001"
@@ -487,3 +487,14 @@ def test_the_ratchet_fails_regressions_and_listed_cases_that_agree() -> None:
     assert "remove it from tests/differential/open.txt" in judged.failures["fixed"]
     assert "step 0" in judged.failures["regressed"] and set(judged.diverging) == {"regressed", "still-open"}
     assert "2 case(s)" in judged.message("area verbs")
+
+
+def test_a_wait_for_a_condition_can_name_its_reason() -> None:
+    pending = Answer(200, [], json.dumps({"status": {"conditions": [
+        {"type": "Terminating", "status": "True", "reason": "InstanceDeletionPending"}]}}).encode())
+    in_progress = Answer(200, [], json.dumps({"status": {"conditions": [
+        {"type": "Terminating", "status": "True", "reason": "InstanceDeletionInProgress"}]}}).encode())
+    wait = {"until": 200, "condition": "Terminating", "reason": "InstanceDeletionInProgress"}
+    assert not _reached(pending, wait)
+    assert _reached(in_progress, wait)
+    assert _reached(pending, {"until": 200, "condition": "Terminating"})

@@ -159,12 +159,13 @@ def _validate_step(step: Any, where: str, index: int, prefix: str, setup_count: 
     if wait is not None:
         if watch is not None or step["method"] != "GET":
             raise CorpusError(f"{where}: wait is for a GET that is not a watch")
-        if not isinstance(wait, dict) or set(wait) - {"until", "condition", "present", "absent", "timeout"} or \
+        if not isinstance(wait, dict) or set(wait) - {"until", "condition", "reason", "present", "absent", "timeout"} or \
                 not isinstance(wait.get("until"), int) or \
                 not isinstance(wait.get("timeout", 30), int | float) or not 0 < wait.get("timeout", 30) <= 120 or \
-                not all(isinstance(wait.get(k, "x"), str) and wait.get(k, "x") for k in ("condition", "present", "absent")):
-            raise CorpusError(f"{where}: wait must be {{until: STATUS, condition: TYPE, present: PATH, absent: PATH, "
-                              "timeout: S}} with S <= 120")
+                not all(isinstance(wait.get(k, "x"), str) and wait.get(k, "x") for k in ("condition", "reason", "present", "absent")) \
+                or ("reason" in wait and "condition" not in wait):
+            raise CorpusError(f"{where}: wait must be {{until: STATUS, condition: TYPE, reason: R, present: PATH, "
+                              "absent: PATH, timeout: S}} with S <= 120 (a reason only with its condition)")
     for match in TEMPLATE.finditer(json.dumps(step)):
         ref_setup, ref = match.group(2) == "s", int(match.group(3))
         limit = index if ref_setup == bool(prefix) else (setup_count if ref_setup else -1)

@@ -198,15 +198,15 @@ class Runner:
 
 
 def _reached(answer: Answer, wait: dict[str, Any]) -> bool:
-    """The wait's status, and (when asked) a condition of that type with status True, a field that is there
-    (not null), a field that is not."""
+    """The wait's status, and (when asked) a condition of that type with status True (and that reason, when
+    one is named), a field that is there (not null), a field that is not."""
     if answer.status != int(wait["until"]):
         return False
     body = parse(answer.body)
     if "condition" in wait:
         conditions = _field(body, "status.conditions") or []
         if not any(isinstance(c, dict) and c.get("type") == wait["condition"] and c.get("status") == "True"
-                   for c in conditions):
+                   and c.get("reason") == wait.get("reason", c.get("reason")) for c in conditions):
             return False
     if "present" in wait and _field(body, wait["present"]) is None:
         return False
