@@ -171,6 +171,20 @@ class _List(_Node):
     copy: Any
 
 
+def _zero(node: _Node) -> Any:
+    """The JSON of a Go type's zero value where it is not null."""
+    if isinstance(node, _Scalar):
+        if node.base64:
+            return None
+        types = node.types
+        return "" if str in types else False if bool in types else 0 if int in types or float in types else None
+    if isinstance(node, _Struct):
+        return {}
+    if isinstance(node, _IntOrString):
+        return 0
+    return None
+
+
 def _list_walker(copying: bool) -> Any:
     def walk(self: _List, value: Any, w: _Walk) -> Any:
         if type(value) is not list and not isinstance(value, list):
@@ -178,6 +192,14 @@ def _list_walker(copying: bool) -> Any:
                 return None
             raise TypeMismatch(value, self.go_type)
         item = self.item
+        if None in value:
+            # Go decodes a null element of a slice of values as the zero value: [null] of []string is [""],
+            # of []OwnerReference [{}] (observed on kube-apiserver v1.37.2; nulls of maps and slices stay nil).
+            zero = _zero(item)
+            if zero is not None:
+                for i, element in enumerate(value):
+                    if element is None:
+                        value[i] = {} if zero == {} else zero
         if isinstance(item, _Scalar) and item.plain:
             types = item.types
             for element in value:
