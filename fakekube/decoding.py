@@ -144,9 +144,11 @@ def patch_may_need_decoding(rt: ResourceType, patch_type: str, patch: Any) -> bo
         return True  # Go decodes it as the zero value of the element type: the result is decoded again
     model = rt.model
     try:
-        return bool(model.decoder.in_place(patch, prune=False).locations)
+        decoded = model.decoder.in_place(patch, prune=False)
     except DecodeError:
         return True
+    # a null or empty field in the patch may leave one in the result, which the server writes as Go does
+    return bool(decoded.locations) or decoded.zeroed
 
 
 def _null_in_a_list(value: Any) -> bool:

@@ -281,6 +281,31 @@ def test_a_null_list_element_is_the_zero_value(api: Any, configmap: dict[str, An
     assert api("GET", f"{CMS}/c").json() == configmap
 
 
+def test_a_null_field_is_the_zero_value_as_go_writes_it(api: Any) -> None:
+    """A null field decodes to Go's zero value, written back as Go writes it (observed on kube-apiserver
+    v1.37.2): an omitempty one not at all, a struct as {}, a non-omitempty string as ""; a nil slice without
+    omitempty stays null (an EndpointSlice's endpoints)."""
+    created = api("POST", CMS, {"apiVersion": "v1", "kind": "ConfigMap",
+                                "metadata": {"name": "n", "labels": None, "finalizers": None},
+                                "data": None, "immutable": None})
+    assert created.status == 201
+    body = created.json()
+    assert "data" not in body and "immutable" not in body and "labels" not in body["metadata"]
+    pods = "/api/v1/namespaces/default/pods"
+    pod = api("POST", pods, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                             "spec": {"containers": [{"name": "c", "image": "i", "args": None, "resources": None,
+                                                      "securityContext": None}], "hostname": None}})
+    assert pod.status == 201
+    container = pod.json()["spec"]["containers"][0]
+    assert "args" not in container and "securityContext" not in container and container["resources"] == {}
+    assert "hostname" not in pod.json()["spec"]
+    status = _status(api("POST", "/api/v1/namespaces/default/services",
+                         {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+                          "spec": {"ports": [{"name": "x", "port": None}]}}), 422, "Invalid")
+    assert status["details"]["causes"][0] == {"reason": "FieldValueInvalid", "field": "spec.ports[0].port",
+                                              "message": "Invalid value: 0: must be between 1 and 65535, inclusive"}
+
+
 # -- 4. what ended in a Python exception --------------------------------------------------------------------------
 
 
