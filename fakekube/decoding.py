@@ -140,11 +140,30 @@ def patch_may_need_decoding(rt: ResourceType, patch_type: str, patch: Any) -> bo
     if not isinstance(patch, dict) or not patch_type.startswith(("application/merge-patch",
                                                                    "application/strategic-merge-patch")):
         return True
+    if _null_in_a_list(patch):
+        return True  # Go decodes it as the zero value of the element type: the result is decoded again
     model = rt.model
     try:
-        return bool(model.decoder.in_place(patch, prune=False).locations)
+        decoded = model.decoder.in_place(patch, prune=False)
     except DecodeError:
         return True
+    # a null or empty field in the patch may leave one in the result, which the server writes as Go does
+    return bool(decoded.locations) or decoded.zeroed
+
+
+def _null_in_a_list(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            stack.extend(v for v in node.values() if type(v) is dict or type(v) is list)
+        elif type(node) is list:
+            for v in node:
+                if v is None:
+                    return True
+                if type(v) is dict or type(v) is list:
+                    stack.append(v)
+    return False
 
 
 def custom_metadata_unknown(version: Any, meta: dict[str, Any]) -> list[str]:

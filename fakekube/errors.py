@@ -255,12 +255,24 @@ class Invalid(ApiError):
 
 
 class GenericInvalid(ApiError):
-    """``NewGenericServerResponse(422, ...)``: the generic message and no details (failed JSON-patch test)."""
+    """``NewGenericServerResponse(422, ...)`` (a JSON patch operation that does not apply, most strategic merge
+    patch errors): the generic message and empty details. ``detail`` (the library's words) is not sent: the
+    function keeps it only for an unexpected response (apimachinery ``pkg/api/errors/errors.go``; observed on
+    kube-apiserver v1.37.2 as ``"details":{}``)."""
 
     def __init__(self, detail: str = "") -> None:
-        super().__init__(
-            422, "Invalid", GENERIC_422_MESSAGE, {"causes": [{"message": detail}]} if detail else None
-        )
+        super().__init__(422, "Invalid", GENERIC_422_MESSAGE, {})
+        self.detail = detail
+
+
+class HandlerPanic(ApiError):
+    """A request on which the real handler panics (a nil pointer dereferenced in a library it calls): the
+    apiserver's panic filters abort the reply, so the HTTP front closes the connection without answering
+    and nothing is stored. Other fronts see this 500."""
+
+    def __init__(self, message: str = "runtime error: invalid memory address or nil pointer dereference") -> None:
+        super().__init__(500, "InternalError", f"Internal error occurred: {message}",
+                         {"causes": [{"message": message}]})
 
 
 class BadRequest(ApiError):

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from fakekube.apimodel.decode_errors import TypeMismatch, unknown_locations
-from fakekube.apimodel.decoder import Decoded, Decoder, _Map, _Node, _Scalar, _Struct, _Walk
+from fakekube.apimodel.decoder import _DROP, Decoded, Decoder, _Map, _Node, _Scalar, _Struct, _Walk
 
 
 def flat_fields(decoder: Decoder) -> frozenset[str]:
@@ -50,24 +50,26 @@ def copy_over(decoder: Decoder, obj: Any, kept: Callable[[str, Any], Any]) -> De
     key = ""
     try:
         for key, element in obj.items():  # the struct walk's steps, with ``kept`` asked before walking a field
+            if element is None and key in root.nulls:  # (as the struct walk: Go's zero value, as Go writes it)
+                action = root.nulls[key]
+                if action is not _DROP:
+                    out[key] = {} if action == {} else action
+                continue
             accepted = plain.get(key)
             if accepted is not None and type(element) in accepted:
-                out[key] = element
-                continue
-            bounds = ints.get(key)
-            if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
-                out[key] = element
-                continue
-            step = steps.get(key)
-            if step is None:
-                walk.unknown.append((obj, key))
-                continue
-            if key not in flat and type(element) in (dict, list):
-                value = kept(key, element)
-                if value is not None:
-                    out[key] = value
-                    continue
-            out[key] = step(element, walk)
+                pass
+            else:
+                bounds = ints.get(key)
+                if not (bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]):
+                    step = steps.get(key)
+                    if step is None:
+                        walk.unknown.append((obj, key))
+                        continue
+                    value = None
+                    if key not in flat and type(element) in (dict, list):
+                        value = kept(key, element)
+                    element = value if value is not None else step(element, walk)
+            out[key] = element
     except TypeMismatch as mismatch:
         mismatch.location.append(key)
         raise mismatch.error(root) from None

@@ -49,12 +49,14 @@ _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
 class _Walk:
-    """What one decode found besides values: the unknown fields, as (the object holding one, its key)."""
+    """What one decode found besides values: the unknown fields, as (the object holding one, its key), and the
+    known fields set to null (Go leaves the zero value: the same as no field at all)."""
 
-    __slots__ = ("unknown",)
+    __slots__ = ("unknown", "nulls")
 
     def __init__(self) -> None:
         self.unknown: list[tuple[dict[str, Any], str]] = []
+        self.nulls: list[tuple[dict[str, Any], str, Any]] = []
 
 
 class _Node:
@@ -171,6 +173,20 @@ class _List(_Node):
     copy: Any
 
 
+def _zero(node: _Node) -> Any:
+    """The JSON of a Go type's zero value where it is not null."""
+    if isinstance(node, _Scalar):
+        if node.base64:
+            return None
+        types = node.types
+        return "" if str in types else False if bool in types else 0 if int in types or float in types else None
+    if isinstance(node, _Struct):
+        return {}
+    if isinstance(node, _IntOrString):
+        return 0
+    return None
+
+
 def _list_walker(copying: bool) -> Any:
     def walk(self: _List, value: Any, w: _Walk) -> Any:
         if type(value) is not list and not isinstance(value, list):
@@ -178,6 +194,14 @@ def _list_walker(copying: bool) -> Any:
                 return None
             raise TypeMismatch(value, self.go_type)
         item = self.item
+        if None in value:
+            # Go decodes a null element of a slice of values as the zero value: [null] of []string is [""],
+            # of []OwnerReference [{}] (observed on kube-apiserver v1.37.2; nulls of maps and slices stay nil).
+            zero = _zero(item)
+            if zero is not None:
+                for i, element in enumerate(value):
+                    if element is None:
+                        value[i] = {} if zero == {} else zero
         if isinstance(item, _Scalar) and item.plain:
             types = item.types
             for element in value:
@@ -259,7 +283,7 @@ class _Map(_Node):
 
 
 class _Struct(_Node):
-    __slots__ = ("name", "fields", "plain", "ints", "copiers", "checkers")
+    __slots__ = ("name", "fields", "plain", "ints", "copiers", "checkers", "nulls")
 
     def __init__(self, go_type: str) -> None:
         self.go_type = go_type
@@ -271,6 +295,7 @@ class _Struct(_Node):
         self.ints: dict[str, tuple[int, int]] = {}
         self.copiers: dict[str, Any] = {}
         self.checkers: dict[str, Any] = {}
+        self.nulls: dict[str, Any] = {}  # what a null becomes, by field (_null_actions); absent: kept null
 
     def set_fields(self, fields: dict[str, _Node]) -> None:
         self.fields = fields
@@ -302,28 +327,38 @@ def _struct_walker(copying: bool) -> Any:
             raise TypeMismatch(value, self.go_type)
         plain = self.plain
         ints = self.ints
+        nulls = self.nulls
         steps = self.copiers if copying else self.checkers
         out: dict[str, Any] = {}
         key = ""
         try:
             for key, element in value.items():
+                if element is None and key in nulls:
+                    # encoding/json leaves a field it reads null at its zero value, which the server then
+                    # writes as Go does: an omitempty field not at all, a string as "", a struct as {}
+                    # (observed on kube-apiserver v1.37.2: "labels": null is not served)
+                    action = nulls[key]
+                    if not copying:
+                        w.nulls.append((value, key, action))
+                    elif action is not _DROP:
+                        out[key] = {} if action == {} else action
+                    continue
                 accepted = plain.get(key)
                 if accepted is not None and type(element) in accepted:
-                    if copying:
-                        out[key] = element
-                    continue
-                bounds = ints.get(key)
-                if bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]:
-                    if copying:
-                        out[key] = element
-                    continue
-                step = steps.get(key)
-                if step is None:
-                    w.unknown.append((value, key))
-                elif copying:
-                    out[key] = step(element, w)
+                    pass
                 else:
-                    step(element, w)
+                    bounds = ints.get(key)
+                    if not (bounds is not None and type(element) is int and bounds[0] <= element <= bounds[1]):
+                        step = steps.get(key)
+                        if step is None:
+                            w.unknown.append((value, key))
+                            continue
+                        if copying:
+                            element = step(element, w)
+                        else:
+                            step(element, w)
+                if copying:
+                    out[key] = element
         except TypeMismatch as mismatch:
             mismatch.location.append(key)
             raise
@@ -349,6 +384,47 @@ _SPECIAL: dict[str, _Node] = {
 }
 
 
+_DROP = object()  # a null field the server does not write (omitempty)
+_MESSAGE_PREFIXES = ("io.k8s.api.", "io.k8s.apimachinery.pkg.")
+
+
+def _message(definition: str) -> Any:
+    """The protobuf schema table's message of a definition (its Go facts), or None for a type it lacks."""
+    from fakekube.server.protobuf.schema import default_schema
+
+    name = next((definition[len(p):] for p in _MESSAGE_PREFIXES if definition.startswith(p)), None)
+    return default_schema().messages.get(name) if name else None
+
+
+def _null_actions(definition: str) -> dict[str, Any]:
+    """What a null in each field of a struct becomes, from the Go facts the protobuf schema table keeps
+    (``omitempty``, pointer, slice, map, struct): ``_DROP``, or the zero value the server writes for it; a
+    field left out keeps its null (a nil slice, map or pointer without omitempty is written as null, as is a
+    zero metav1.Time). Types the table does not hold (not served as protobuf) keep every null.
+
+    (An empty value of an omitempty field — ``"selector": {}`` — is not written by the server either, but it
+    is not null in Go's memory: ``managedFields: []`` resets the entries where an absent list does not. The
+    objects here are both the decoded value and what is written, so empty values are kept; see
+    docs/malformed-input.md.)"""
+    message = _message(definition)
+    if message is None:
+        return {}
+    out: dict[str, Any] = {}
+    for f in message.fields:
+        if f.repeated or f.map_key is not None or f.pointer or f.type == "bytes":
+            if f.omit_empty:
+                out[f.name] = _DROP
+        elif f.message is not None:
+            zero = {None: {}, "intorstring": 0, "quantity": "0", "duration": "0s"}.get(f.message.special)
+            if zero is not None:
+                out[f.name] = zero  # (a struct is never omitted; a zero Time, RawExtension is null)
+        elif f.omit_empty:
+            out[f.name] = _DROP
+        else:
+            out[f.name] = "" if f.type == "string" else False if f.type == "bool" else 0
+    return out
+
+
 def go_type_name(definition: str) -> str:
     """``io.k8s.api.core.v1.PodSpec`` → ``v1.PodSpec`` (package name, type name)."""
     parts = definition.split(".")
@@ -367,6 +443,7 @@ class _Compiler(PerDefinition[_Node]):
             struct = _Struct(go_type_name(name))
             self.nodes[name] = struct  # before its fields: recursive types refer back to it
             struct.set_fields({key: self.schema(value) for key, value in props.items() if isinstance(value, dict)})
+            struct.nulls = _null_actions(name)
             return struct
         node = self.schema(schema, go_type_name(name))
         self.nodes[name] = node
@@ -411,11 +488,12 @@ class Decoded:
     it had, in document order: ``unknown`` as the strict decoder names them, ``locations`` as paths of
     keys and list indices."""
 
-    __slots__ = ("value", "locations")
+    __slots__ = ("value", "locations", "zeroed")
 
-    def __init__(self, value: Any, locations: list[tuple[Any, ...]]) -> None:
+    def __init__(self, value: Any, locations: list[tuple[Any, ...]], zeroed: bool = False) -> None:
         self.value = value
         self.locations = locations
+        self.zeroed = zeroed  # (in_place) some field is null or empty: Go writes it otherwise, or not at all
 
     @property
     def unknown(self) -> list[str]:
@@ -463,13 +541,20 @@ class Decoder:
                     # []byte goes through encoding/json inside the converter (sliceFromUnstructured)
                     raise DecodeError(f"error decoding from json: {exc}") from None
                 raise
+        zeroed = bool(walk.nulls)
+        if prune:
+            for container, key, action in walk.nulls:
+                if action is _DROP:
+                    container.pop(key, None)
+                else:
+                    container[key] = {} if action == {} else action
         if not walk.unknown:
-            return Decoded(obj, [])
+            return Decoded(obj, [], zeroed)
         locations = unknown_locations(obj, walk.unknown)
         if prune:
             for container, key in walk.unknown:
                 container.pop(key, None)
-        return Decoded(obj, locations)
+        return Decoded(obj, locations, zeroed)
 
 
 def _set_at(doc: Any, location: list[Any], value: Any) -> None:

@@ -12,8 +12,8 @@ Modules (each small and single-purpose):
 - ``schema``: :class:`~fakekube.patch.schema.PatchSchema`, per-field patch metadata (SMP strategy and merge
   key, SSA list/map semantics); ``PatchSchema.from_openapi`` for CRDs.
 - built-in kinds get their PatchSchema from ``fakekube.apimodel.patch_schemas`` (derived from OpenAPI data).
-- ``json_patch``: RFC 6902 on the ``jsonpatch`` package (``decode_json_patch``, ``apply_json_patch``,
-  ``create_json_patch``).
+- ``json_patch``: RFC 6902 as kube-apiserver applies it (``decode_json_patch``, ``apply_json_patch``,
+  ``create_json_patch``); ``evanphx``: the port of evanphx/json-patch v4 it applies patches with.
 - ``merge``: RFC 7386 (``merge_patch``, ``create_merge_patch``).
 - ``strategic``: strategic merge patch (``strategic_merge``); ``strategic_diff``: the two-way
   ``create_strategic_merge_patch``.
@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
+from fakekube.patch import evanphx
 from fakekube.patch.json_patch import apply_json_patch, create_json_patch, decode_json_patch
 from fakekube.patch.jsonutil import decode_json, go_json_kind
 from fakekube.patch.merge import create_merge_patch, merge_patch
@@ -60,6 +61,9 @@ __all__ = [
 ]
 
 
+_TYPE_META_ERROR = ("couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type "
+                    'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
+                    'Kind string "json:\\"kind,omitempty\\"" }')
 _ALIASES = {"json": JSON_PATCH, "merge": MERGE_PATCH, "strategic": STRATEGIC_MERGE_PATCH, "apply": APPLY_PATCH}
 _NORMALIZED = {name: name for name in PATCH_TYPES}  # every request names one of a few types: each done once
 
@@ -89,11 +93,14 @@ def apply_patch(
     schema: PatchSchema | None = None,
     custom: bool = False,
     share: bool = False,
+    raw_body: Any = None,
 ) -> dict:
     """Apply a JSON, merge or strategic merge patch to a copy of ``current``.
 
     ``share``: a merge or strategic merge patch's result may share, by identity, the subtrees of ``current``
     the patch did not change (see :func:`fakekube.patch.strategic.strategic_merge`); a JSON patch's never does.
+    ``raw_body``: a JSON patch as it was sent, when ``body`` is the document decoded from it (a ``test`` operation
+    compares the texts of values).
 
     Server-side apply is not a transform of this shape (it needs the field manager); the store calls
     :func:`fakekube.patch.apply.server_side_apply` for ``APPLY_PATCH``.
@@ -103,7 +110,13 @@ def apply_patch(
     if patch_type not in accepted:
         raise errors.UnsupportedMediaType(list(accepted))
     if patch_type == JSON_PATCH:
-        result = apply_json_patch(current, decode_json_patch(body))
+        result = apply_json_patch(current, decode_json_patch(body),
+                                  raw_body=raw_body if raw_body is not None else body)
+        if not isinstance(result, dict):
+            # A whole-document replace by an array: the codec's DecodeInto reads apiVersion/kind first
+            # (handlers/patch.go jsonPatcher → 422 on field "patch"; observed on kube-apiserver v1.37.2).
+            shown = evanphx.marshal(result).decode("utf-8", "replace")
+            raise errors.Invalid("", "", "", [errors.invalid("patch", shown, _TYPE_META_ERROR)])
     elif patch_type == MERGE_PATCH:
         # A body that is already a document is copied once, by the engine; a text is decoded into its own.
         raw = isinstance(body, dict | list)

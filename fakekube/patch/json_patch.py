@@ -1,17 +1,15 @@
-"""JSON Patch (RFC 6902) with kube-apiserver's behaviour, on top of the ``jsonpatch`` package.
+"""JSON Patch (RFC 6902): decoding, and applying as kube-apiserver does.
 
-kube-apiserver applies JSON patches with evanphx/json-patch v4 (kubernetes/apiserver
-``pkg/endpoints/handlers/patch.go``). Differences from a plain RFC 6902 engine that we reproduce:
+kube-apiserver applies JSON patches with evanphx/json-patch v4 (``k8s.io/apiserver``
+``pkg/endpoints/handlers/patch.go``); :mod:`fakekube.patch.evanphx` is a port of it and lists where v4 is
+not the RFC (negative indices, ``replace`` of a missing member, ``test`` of a missing member against null,
+paths split without checks, values compared by their JSON text...).
 
-- negative array indices count from the end (``SupportNegativeIndices = true``): ``/list/-1`` is the
-  last element for get/replace/remove, and for ``add`` it inserts before the position counted from the
-  end of the *grown* list (so ``add /list/-1`` appends);
-- more than 10000 operations → 413;
-- an operation that fails (including a failed ``test``) → 422 with the generic message;
-- a body that is not a JSON array of objects → 400.
+- a body that is not a JSON array of objects → 400; more than 10000 operations → 413;
+- an operation that fails (including a failed ``test``) → 422 with the generic message and empty details.
 
-The ``jsonpatch`` package does the RFC work; we resolve negative indices against the document just
-before each operation, which is exactly when evanphx resolves them.
+``negative_indices=False`` applies a patch by the RFC instead (the ``jsonpatch`` package), for the
+conformance vectors' own expectations.
 """
 
 from __future__ import annotations
@@ -23,6 +21,7 @@ import jsonpointer
 
 from fakekube import errors
 from fakekube.jsonvalues import json_copy
+from fakekube.patch import evanphx
 from fakekube.patch.jsonutil import decode_json, go_json_kind
 
 MAX_OPERATIONS = 10000
@@ -38,7 +37,7 @@ def decode_json_patch(body: Any) -> list[dict]:
             f"json: cannot unmarshal {go_json_kind(ops)} into Go value of type jsonpatch.Patch"
         )
     for op in ops:
-        if not isinstance(op, dict):
+        if op is not None and not isinstance(op, dict):
             raise errors.BadRequest(
                 f"json: cannot unmarshal {go_json_kind(op)} into Go value of type jsonpatch.Operation"
             )
@@ -49,8 +48,12 @@ def decode_json_patch(body: Any) -> list[dict]:
     return ops
 
 
-def apply_json_patch(document: Any, ops: list[dict], *, negative_indices: bool = True) -> Any:
-    """Apply decoded operations to a copy of ``document``; a failing operation raises 422."""
+def apply_json_patch(document: Any, ops: list[dict], *, negative_indices: bool = True,
+                     raw_body: Any = None) -> Any:
+    """Apply decoded operations to a copy of ``document`` as kube-apiserver does; a failing operation raises
+    the 422. ``raw_body``: the patch as sent, whose value texts a ``test`` compares."""
+    if negative_indices:
+        return evanphx.apply(document, ops, raw_body)
     doc = json_copy(document)
     for op in ops:
         try:
@@ -58,39 +61,11 @@ def apply_json_patch(document: Any, ops: list[dict], *, negative_indices: bool =
                 # Whole-document add/replace: the package stumbles when the document is a list.
                 doc = json_copy(op["value"])
                 continue
-            if _set_member(doc, op):
-                continue
-            if negative_indices:
-                op = _resolve_negative_indices(doc, op)
             doc = jsonpatch.JsonPatch([op]).apply(doc, in_place=True)
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, TypeError,
                 IndexError, ValueError, AttributeError) as exc:
             raise errors.GenericInvalid(_describe(op, exc)) from None
     return doc
-
-
-def _set_member(doc: Any, op: dict) -> bool:
-    """The commonest operation, done without building a ``jsonpatch`` patch: an ``add`` (or a ``replace`` of a
-    member that exists) whose path runs through objects only, with no escapes. Sets a copy of the value, as the
-    package does, and returns True; False (nothing done) for anything else, which the package then applies or
-    refuses with its own message. Negative indices need no resolving on such a path (they are array indices)."""
-    kind = op.get("op")
-    path = op.get("path")
-    if (kind != "add" and kind != "replace") or "value" not in op or type(path) is not str or "~" in path:
-        return False
-    parts = path.split("/")
-    if len(parts) < 2 or parts[0] != "":
-        return False
-    node = doc
-    for part in parts[1:-1]:
-        if type(node) is not dict or part not in node:
-            return False
-        node = node[part]
-    last = parts[-1]
-    if type(node) is not dict or (kind == "replace" and last not in node):
-        return False
-    node[last] = json_copy(op["value"])
-    return True
 
 
 def _describe(op: dict, exc: Exception) -> str:
@@ -100,48 +75,6 @@ def _describe(op: dict, exc: Exception) -> str:
     if kind not in ("add", "remove", "replace", "move", "copy", "test"):
         return f"Unexpected kind: {kind}"
     return f"{kind} operation does not apply: {exc}"
-
-
-def _resolve_negative_indices(doc: Any, op: dict) -> dict:
-    """Rewrite ``path``/``from`` so negative array indices become the index evanphx would use."""
-    changed = None
-    for field in ("from", "path"):
-        pointer = op.get(field)
-        if not isinstance(pointer, str) or "/-" not in pointer:
-            continue
-        # "from" is always read; "path" of an add inserts into a list that grows by one.
-        growing = field == "path" and op.get("op") in ("add", "move", "copy")
-        resolved = _resolve_pointer(doc, pointer, growing)
-        if resolved != pointer:
-            changed = changed or dict(op)
-            changed[field] = resolved
-    return changed or op
-
-
-def _resolve_pointer(doc: Any, pointer: str, growing: bool) -> str:
-    parts = pointer.split("/")[1:]
-    node = doc
-    out = []
-    for i, raw in enumerate(parts):
-        last = i == len(parts) - 1
-        token = raw
-        if isinstance(node, list) and raw.startswith("-") and raw[1:].isdigit():
-            size = len(node) + (1 if (last and growing) else 0)
-            idx = int(raw)
-            if idx >= -size:
-                token = str(idx + size)
-        out.append(token)
-        if last:
-            break
-        key = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict):
-            node = node.get(key)
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        else:
-            break
-    out.extend(parts[len(out):])
-    return "/" + "/".join(out) if parts else pointer
 
 
 def create_json_patch(original: Any, modified: Any) -> list[dict]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube import errors
 from fakekube.patch.gofmt import go_type, go_value
-from fakekube.patch.jsonutil import go_key
 
 DIRECTIVE = "$patch"
 RETAIN_KEYS = "$retainKeys"
@@ -44,24 +44,89 @@ ERR_LIST_OF_LISTS = "lists of lists are not supported"
 
 
 def bad_arg_type(expected: str, actual: Any) -> SmpError:
-    return SmpError(f"expected a {expected}, but received a {go_type(actual)}")
+    # mergepatch.ErrBadArgType: "%s" of reflect.TypeOf(actual), a nil Type for nil
+    actual_type = "%!s(<nil>)" if actual is None else go_type(actual)
+    return SmpError(f"expected a {expected}, but received a {actual_type}")
 
 
 def no_merge_key(m: dict, key: str) -> SmpError:
     return SmpError(f"map: {go_value(m)} does not contain declared merge key: {key}")
 
 
+# -- Go's interface equality and map keys --------------------------------------------------------------------
+# The library compares merge-key values with == and keys maps by list elements. In Go, == on two interface
+# values holding maps (or slices) and a map key holding one panic: the apiserver's handler then aborts the
+# reply (observed on kube-apiserver v1.37.2: the connection closes unanswered). Values of different dynamic
+# types are simply unequal (int64 80 is not float64 80.0, nor "80").
+
+_UNCOMPARABLE = {dict: "map[string]interface {}", list: "[]interface {}"}
+
+
+def go_equal(a: Any, b: Any) -> bool:
+    """``a == b`` on two ``interface{}`` values."""
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is dict or t is list:
+        raise errors.HandlerPanic(f"runtime error: comparing uncomparable type {_UNCOMPARABLE[t]}")
+    return a == b
+
+
+def go_hash(value: Any) -> Any:
+    """The key ``value`` is in a ``map[interface{}]...`` (a panic for a map or a slice)."""
+    t = type(value)
+    if t is dict or t is list:
+        raise errors.HandlerPanic(f"runtime error: hash of unhashable type {_UNCOMPARABLE[t]}")
+    return (t, value)
+
+
+def _comparable(values: Any) -> bool:
+    for v in values:
+        t = type(v)
+        if t is dict or t is list:
+            return False
+    return True
+
+
 def order_value(item: Any, merge_key: str, scalar: bool) -> Any:
+    """``index``'s ``getValFn``: the item itself for scalars, else its merge key's value (nil if none)."""
     if scalar:
-        return go_key(item)
-    return go_key(item.get(merge_key)) if isinstance(item, dict) else go_key(None)
+        return item
+    return item.get(merge_key) if type(item) is dict else None
 
 
-def index_map(order: list, merge_key: str, scalar: bool) -> dict:
-    positions: dict = {}
+def go_index(order: list, item: Any, merge_key: str, scalar: bool) -> int:
+    """``index``: the first position in ``order`` whose value == the item's (Go's ==, which may panic)."""
+    wanted = order_value(item, merge_key, scalar)
     for i, v in enumerate(order):
-        positions.setdefault(order_value(v, merge_key, scalar), i)
+        if go_equal(wanted, order_value(v, merge_key, scalar)):
+            return i
+    return -1
+
+
+def index_map(order: list, merge_key: str, scalar: bool) -> dict | None:
+    """Each value's first position in ``order`` (keyed as Go compares), or None when some value is a map or
+    a list: then only :func:`go_index`, comparing as Go does, tells (or panics)."""
+    values = [order_value(v, merge_key, scalar) for v in order]
+    if not _comparable(values):
+        return None
+    positions: dict = {}
+    for i, v in enumerate(values):
+        positions.setdefault((type(v), v), i)
     return positions
+
+
+def _indexer(order: list, merge_key: str, scalar: bool) -> Any:
+    """``index(order, item)`` for items: by the positions when every value is comparable, else by Go's loop."""
+    positions = index_map(order, merge_key, scalar)
+
+    def index(item: Any) -> int:
+        value = order_value(item, merge_key, scalar)
+        if positions is not None and type(value) is not dict and type(value) is not list:
+            return positions.get((type(value), value), -1)
+        return go_index(order, item, merge_key, scalar)
+
+    return index
 
 
 def normalize_order(patch_items: list, server_only: list, patch_order: list, server_order: list,
@@ -74,7 +139,7 @@ def normalize_order(patch_items: list, server_only: list, patch_order: list, ser
     """
     patch_items = sort_by(patch_items, patch_order, merge_key, scalar)
     server_only = sort_by(server_only, server_order, merge_key, scalar)
-    pos = index_map(server_order, merge_key, scalar)
+    index = _indexer(server_order, merge_key, scalar)
     out = []
     i = j = 0
     while i < len(server_only) or j < len(patch_items):
@@ -85,8 +150,8 @@ def normalize_order(patch_items: list, server_only: list, patch_order: list, ser
             out.append(server_only[i])
             i += 1
         else:
-            li = pos.get(order_value(server_only[i], merge_key, scalar), -1)
-            ri = pos.get(order_value(patch_items[j], merge_key, scalar), -1)
+            li = index(server_only[i])  # (mergeSortedSlice looks both up)
+            ri = index(patch_items[j])
             if li >= 0 and ri >= 0 and li < ri:
                 out.append(server_only[i])
                 i += 1
@@ -108,7 +173,12 @@ def sort_by(items: list, order: list, merge_key: str, scalar: bool) -> list:
         to_delete = [v for v in items if v.get(DIRECTIVE) == "delete"]
         items = keep
     pos = index_map(order, merge_key, scalar)
-    ranks = [pos.get(order_value(v, merge_key, scalar), -1) for v in items]
+    values = [order_value(v, merge_key, scalar) for v in items]
+    if pos is None or not _comparable(values):
+        # Some value is a map or a list: Go's sort, looking each item up (once) when its comparator first does.
+        index = _indexer(order, merge_key, scalar)
+        return go_insertion_sort(items, None, index) + to_delete
+    ranks = [pos.get((type(v), v), -1) for v in values]
     if all(r >= 0 for r in ranks):
         ordered = [v for _, _, v in sorted(zip(ranks, range(len(items)), items, strict=True))]
     else:
@@ -116,15 +186,30 @@ def sort_by(items: list, order: list, merge_key: str, scalar: bool) -> list:
     return ordered + to_delete
 
 
-def go_insertion_sort(items: list, ranks: list[int]) -> list:
-    # Go's sort.SliceStable with apimachinery's comparator, which claims "less" whenever either side is
-    # missing from the order list. Only reachable for odd patches; reproduced for lists up to 20 long
-    # (Go's insertion-sort block size), which is every realistic case.
-    pairs = list(zip(ranks, items, strict=True))
+def go_insertion_sort(items: list, ranks: list[int] | None, index: Any = None) -> list:
+    """Go's ``sort.SliceStable`` (insertion sort, ``less(j, j-1)``) with apimachinery's comparator, which
+    claims "less" whenever either side is missing from the order list. Only reachable for odd patches;
+    reproduced for lists up to 20 long (Go's insertion-sort block size), which is every realistic case.
+    Without ``ranks``, ``index(item)`` is called the first time the comparator needs an item's rank (it
+    looks the left item up first, the right one only when the left one is found), as Go calls ``index``."""
+    found: dict[int, int] = {}
+
+    def rank(pair: tuple[int, Any]) -> int:
+        if ranks is not None:
+            return pair[0]
+        key = id(pair[1])
+        if key not in found:
+            found[key] = index(pair[1])
+        return found[key]
+
+    pairs = list(zip(ranks if ranks is not None else [0] * len(items), items, strict=True))
 
     def less(a: tuple[int, Any], b: tuple[int, Any]) -> bool:
-        if a[0] >= 0 and b[0] >= 0:
-            return a[0] < b[0]
+        ra = rank(a)
+        if ra >= 0:
+            rb = rank(b)
+            if rb >= 0:
+                return ra < rb
         return True
 
     for i in range(1, len(pairs)):
@@ -164,11 +249,13 @@ def validate_order(patch_list: list, order: list, merge_key: str) -> None:
 
 
 def order_equal(left: Any, right: Any, merge_key: str) -> bool:
+    """``mergeKeyValueEqual``."""
     if not merge_key:
-        return go_key(left) == go_key(right)
+        return go_equal(left, right)
     for side in (left, right):
         if not isinstance(side, dict):
             raise bad_arg_type("map[string]interface {}", side)
+    for side in (left, right):
         if merge_key not in side:
             raise no_merge_key(side, merge_key)
-    return go_key(left[merge_key]) == go_key(right[merge_key])
+    return go_equal(left[merge_key], right[merge_key])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube import errors
 from fakekube.jsonvalues import encode_json, json_copy
 from fakekube.patch.gofmt import go_value
 from fakekube.patch.jsonutil import go_key
@@ -31,6 +32,8 @@ from fakekube.patch.smp_order import (
     SmpError,
     SmpUnprocessable,
     bad_arg_type,
+    go_equal,
+    go_hash,
     no_merge_key,
     normalize_order,
     validate_order,
@@ -171,7 +174,7 @@ def _apply_retain_keys(original: dict, patch: dict) -> None:
     retain = patch.pop(RETAIN_KEYS)
     if not isinstance(retain, list):
         raise SmpBadRequest(ERR_RETAIN_KEYS)
-    allowed = {go_key(v) for v in retain}
+    allowed = {go_hash(v) for v in retain}  # a map[interface{}]struct{}: a map or list element panics
     for k, v in patch.items():
         if v is None or k.startswith(DELETE_PREFIX) or k.startswith(ORDER_PREFIX):
             continue
@@ -182,9 +185,35 @@ def _apply_retain_keys(original: dict, patch: dict) -> None:
 
 
 # -- lists ------------------------------------------------------------------------------------------
-def _merge_list_field(current: list, patch_list: list, schema: PatchSchema, is_delete_list: bool) -> list:
+class _Alias:
+    """Go's view of the live list after ``mergeSlice`` took it: ``deleteMatchingEntries`` shifts the elements
+    after a deleted one left in the same array, and ``append`` writes into that array while the shortened
+    slice still has room. ``mergePatchIntoOriginal`` then orders by the live list it read before — now
+    changed (``backing``: a copy of it, changed as Go's is)."""
+
+    def __init__(self, backing: list) -> None:
+        self.backing = backing
+        self.size = len(backing)  # the length of Go's slice over the array
+        self.live = True  # still the same array (until an append outgrows it, or a replace drops it)
+
+    def delete(self, idx: int) -> None:
+        if self.live:
+            self.backing[idx:self.size - 1] = self.backing[idx + 1:self.size]
+            self.size -= 1
+
+    def append(self, value: Any) -> None:
+        if self.live:
+            if self.size < len(self.backing):
+                self.backing[self.size] = value
+                self.size += 1
+            else:
+                self.live = False
+
+
+def _merge_list_field(current: list, patch_list: list, schema: PatchSchema, is_delete_list: bool,
+                      alias: _Alias | None = None) -> list:
     if schema.smp_strategy == "merge" or is_delete_list:
-        return _merge_list(current, patch_list, schema, schema.merge_key or "", is_delete_list)
+        return _merge_list(current, patch_list, schema, schema.merge_key or "", is_delete_list, alias)
     return patch_list
 
 
@@ -194,22 +223,34 @@ def _element_kind(*lists: list | None) -> type:
     for lst in lists:
         for v in lst or ():
             t = type(v)
-            if v is None:
-                raise SmpError("list element types are not identical: <nil> elements are not supported")
             if found is None:
+                if v is None:  # reflect.TypeOf(nil).Kind(): a nil pointer dereferenced (observed: v1.37.2 panics)
+                    raise errors.HandlerPanic()
                 if t is list:
                     raise SmpUnprocessable(ERR_LIST_OF_LISTS)
                 found = t
             elif t is not found:
-                raise SmpError(
-                    "list element types are not identical: " + " ".join(go_value(x) for x in lists if x is not None)
-                )
+                # fmt.Sprint(slices): the slices given, a nil one as [] (observed on kube-apiserver v1.37.2)
+                raise SmpError("list element types are not identical: ["
+                               + " ".join(go_value(x) if x is not None else "[]" for x in lists) + "]")
     if found is None:
         raise SmpError("no elements in any of the given slices")
     return found
 
 
-def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str, is_delete_list: bool) -> list:
+def _go_kind_name(item: PatchSchema | None) -> str:
+    """``reflect.Kind.String()`` of a list element's Go type, as far as a PatchSchema tells it."""
+    if item is None:
+        return "interface"
+    if item.kind == "object":
+        return "struct"
+    if item.kind in ("map", "list"):
+        return {"map": "map", "list": "slice"}[item.kind]
+    return {"string": "string", "boolean": "bool", "numeric": "int64"}.get(getattr(item, "scalar", ""), item.name)
+
+
+def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str, is_delete_list: bool,
+                alias: _Alias | None = None) -> list:
     if not original and not patch:
         return original
     kind = _element_kind(original, patch)
@@ -224,7 +265,8 @@ def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str
         return normalize_order(patch_items, server_only, patch, original, "", scalar=True)
 
     if not merge_key:
-        raise SmpError(f"cannot merge lists without merge key for {schema.name}")
+        # schema.Name() of a built-in list's element: the Go kind of its type (observed: "for string")
+        raise SmpError(f"cannot merge lists without merge key for {_go_kind_name(schema.item())}")
     in_place = _merged_in_place(original, patch, merge_key)
     if in_place is not None:
         item_schema = schema.item()
@@ -234,7 +276,7 @@ def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str
         return merged
     if _only_new_items(original, patch, merge_key):
         return [*patch, *original]
-    original, patch = _apply_list_directives(original, patch, merge_key)
+    original, patch = _apply_list_directives(original, patch, merge_key, alias)
     item_schema = schema.item()
     merged = list(original)
     for element in patch:
@@ -245,6 +287,8 @@ def _merge_list(original: list, patch: list, schema: PatchSchema, merge_key: str
             merged[idx] = merge_map(merged[idx], element, item_schema)
         else:
             merged.append(element)
+            if alias is not None:
+                alias.append(element)
     patch_items, server_only = _partition_maps(merged, patch, merge_key)
     return normalize_order(patch_items, server_only, patch, original, merge_key, scalar=False)
 
@@ -257,7 +301,7 @@ def _merged_in_place(original: list, patch: list, merge_key: str) -> list[int] |
     interleave back into the live order. None: take the general path."""
     positions: dict[Any, int] = {}
     for i, item in enumerate(original):
-        if type(item) is not dict or merge_key not in item or DIRECTIVE in item:
+        if type(item) is not dict or merge_key not in item or DIRECTIVE in item or _uncomparable(item[merge_key]):
             return None
         key = go_key(item[merge_key])
         if key in positions:
@@ -265,7 +309,8 @@ def _merged_in_place(original: list, patch: list, merge_key: str) -> list[int] |
         positions[key] = i
     found: list[int] = []
     for element in patch:
-        if type(element) is not dict or merge_key not in element or DIRECTIVE in element:
+        if (type(element) is not dict or merge_key not in element or DIRECTIVE in element
+                or _uncomparable(element[merge_key])):
             return None
         idx = positions.get(go_key(element[merge_key]), -1)
         if idx < 0 or (found and idx <= found[-1]):
@@ -281,7 +326,7 @@ def _only_new_items(original: list, patch: list, merge_key: str) -> bool:
     order does not know wins every interleaving step, and the live items keep the live order after them."""
     live: set[Any] = set()
     for item in original:
-        if type(item) is not dict or merge_key not in item or DIRECTIVE in item:
+        if type(item) is not dict or merge_key not in item or DIRECTIVE in item or _uncomparable(item[merge_key]):
             return False
         key = go_key(item[merge_key])
         if key in live:
@@ -289,7 +334,8 @@ def _only_new_items(original: list, patch: list, merge_key: str) -> bool:
         live.add(key)
     seen: set[Any] = set()
     for element in patch:
-        if type(element) is not dict or merge_key not in element or DIRECTIVE in element:
+        if (type(element) is not dict or merge_key not in element or DIRECTIVE in element
+                or _uncomparable(element[merge_key])):
             return False
         key = go_key(element[merge_key])
         if key in live or key in seen:
@@ -309,7 +355,8 @@ def _dedupe(values: list) -> list:
     return out
 
 
-def _apply_list_directives(original: list, patch: list, merge_key: str) -> tuple[list, list]:
+def _apply_list_directives(original: list, patch: list, merge_key: str,
+                           alias: _Alias | None = None) -> tuple[list, list]:
     """``$patch`` elements of a merging list: delete by key, replace the list, or reject ``merge``."""
     plain = []
     replace = False
@@ -323,12 +370,14 @@ def _apply_list_directives(original: list, patch: list, merge_key: str) -> tuple
         if directive == "delete":
             if merge_key not in element:
                 raise no_merge_key(element, merge_key)
-            wanted = go_key(element[merge_key])
-            original = [
-                e for e in original
-                if not (isinstance(e, dict) and merge_key in e and go_key(e[merge_key]) == wanted)
-            ]
-            _check_all_maps(original)
+            # deleteMatchingEntries: find the first match (Go's ==), delete it, again until none is left
+            while True:
+                idx = _find_by_key(original, merge_key, element[merge_key])
+                if idx < 0:
+                    break
+                original = original[:idx] + original[idx + 1:]
+                if alias is not None:
+                    alias.delete(idx)
         elif directive == "replace":
             replace = True
         elif directive == "merge":
@@ -336,6 +385,8 @@ def _apply_list_directives(original: list, patch: list, merge_key: str) -> tuple
         else:
             raise SmpError(f"unknown patch type: {go_value(directive)} in map: {go_value(element)}")
     if replace:
+        if alias is not None:
+            alias.live = False
         return plain, []
     return original, plain
 
@@ -346,26 +397,36 @@ def _check_all_maps(values: list) -> None:
             raise SmpError(f"value for key {i} is not a map")
 
 
+def _uncomparable(value: Any) -> bool:
+    return type(value) is dict or type(value) is list
+
+
 def _find_by_key(values: list, merge_key: str, wanted: Any) -> int:
-    key = go_key(wanted)
+    """``findMapInSliceBasedOnKeyValue``: the first map whose merge key == ``wanted`` (Go's ==)."""
     for i, v in enumerate(values):
         if not isinstance(v, dict):
             raise SmpError(f"value for key {i} is not a map")
-        if merge_key in v and go_key(v[merge_key]) == key:
+        if merge_key in v and go_equal(v[merge_key], wanted):
             return i
     return -1
 
 
 def _partition_maps(merged: list, by: list, merge_key: str) -> tuple[list, list]:
-    _check_all_maps(by)
-    keys = {go_key(v[merge_key]) for v in by if merge_key in v}
+    """``partitionMapsByPresentInList``: each merged map, in order, looked up in ``by``."""
     inside, outside = [], []
+    fast = all(type(v) is dict and (merge_key not in v or not _uncomparable(v[merge_key])) for v in by)
+    keys = {go_key(v[merge_key]) for v in by if merge_key in v} if fast else None
     for v in merged:
         if not isinstance(v, dict):
             raise bad_arg_type("map[string]interface {}", v)
         if merge_key not in v:
             raise no_merge_key(v, merge_key)
-        (inside if go_key(v[merge_key]) in keys else outside).append(v)
+        value = v[merge_key]
+        if keys is not None and not _uncomparable(value):
+            found = go_key(value) in keys
+        else:
+            found = _find_by_key(by, merge_key, value) >= 0
+        (inside if found else outside).append(v)
     return inside, outside
 
 
@@ -395,15 +456,19 @@ def _merge_ordered_lists(original: dict, patch: dict, schema: PatchSchema) -> No
         elif found_patch and not found_original:
             merged = patch_list
         elif found_original and found_patch:
-            merged = _merge_list_field(list(original_list), patch_list, sub, False)
+            alias = _Alias(list(original_list))
+            merged = _merge_list_field(list(original_list), patch_list, sub, False, alias)
+            original_list = alias.backing
         else:
             continue
 
         scalar = not merge_key
         if scalar:
-            in_order = {go_key(v) for v in order}
-            patch_items = [v for v in merged if go_key(v) in in_order]
-            server_only = [v for v in merged if go_key(v) not in in_order]
+            # partitionPrimitivesByPresentInList: a map[interface{}]bool of the order's elements
+            in_order = {go_hash(v) for v in order}
+            patch_items, server_only = [], []
+            for v in merged:
+                (patch_items if go_hash(v) in in_order else server_only).append(v)
         else:
             patch_items, server_only = _partition_maps(merged, order, merge_key)
         _element_kind(original_list if found_original else None, patch_list if found_patch else None)

@@ -134,6 +134,10 @@ class ApiHandler(BaseHTTPRequestHandler):
                 self._endpoint(route)
                 return
             self._resource(method, route, Query(query), body, user)
+        except errors.HandlerPanic:
+            # The real handler panicked: its panic filters abort the reply, the client sees the connection close.
+            logger.debug("aborting %s %s as the real server's handler would (a panic)", method, self.path)
+            self.close_connection = True
         except errors.ApiError as exc:
             self._take_warnings()  # a failed write still sends what its decoding warned about
             self._send_error(exc)

@@ -193,9 +193,9 @@ class DeleteVerbs:
         return self._present(rt, new_record)
 
     def _success(self, rt: ResourceType, name: str, uid: str) -> dict[str, Any]:
-        details = {"name": name, "kind": rt.plural, "uid": uid}
-        if rt.group:
-            details["group"] = rt.group
+        # StatusDetails' field order: name, group, kind, uid (group omitted when empty)
+        details = ({"name": name, "group": rt.group, "kind": rt.plural, "uid": uid} if rt.group
+                   else {"name": name, "kind": rt.plural, "uid": uid})
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
     def delete_collection(self, resource: str | ResourceType, namespace: str | None = None, *,

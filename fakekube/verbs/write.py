@@ -288,7 +288,7 @@ class WriteVerbs:
             if subresource == "scale":
                 scale = self._scale_of(rt, record.obj)
                 patched = apply_patch(scale, parsed.doc if parsed is not None else body, kind, schema=None,
-                                      custom=rt.custom)
+                                      custom=rt.custom, raw_body=body)
                 return self._update_scale(rt, namespace, name, patched, entry, dry_run,
                                           self._manager(actor, field_manager))
             patch_doc, problems = decoding.read_patch(body, kind, report, parsed)
@@ -307,7 +307,8 @@ class WriteVerbs:
             # A (strategic) merge patch may even leave what it does not change shared (verbs.shared_patch).
             shared = ((kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource))
                       or custom_may_share(rt, record.obj, subresource, kind))
-            patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared)
+            patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared,
+                                  raw_body=body)
             if shared:
                 # The top-level fields the patch changed; the others are still the stored ones (by identity).
                 touched = {key for key, value in patched.items() if value is not base.get(key)}

@@ -199,6 +199,113 @@ def test_patch_bodies_go_refuses(api: Any, configmap: dict[str, Any]) -> None:
     assert api("GET", f"{CMS}/c").json() == configmap
 
 
+def test_json_patch_as_evanphx_v4_applies_it(api: Any) -> None:
+    """Observed on kube-apiserver v1.37.2 (fakekube.patch.evanphx ports gopkg.in/evanphx/json-patch.v4, which
+    k8s.io/apiserver/pkg/endpoints/handlers/patch.go calls; NewGenericServerResponse drops its words)."""
+    created = api("POST", CMS, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"},
+                                "data": {"a": "1", "h": "<"}})
+    assert created.status == 201
+    patched = api("PATCH", f"{CMS}/j", [{"op": "replace", "path": "/data/zz", "value": "v"},
+                                        {"op": "copy", "from": "/data/nope", "path": "/data/x"},
+                                        {"op": "test", "path": "/data/missing", "value": None}], JSON_PATCH)
+    assert patched.status == 200 and patched.json()["data"] == {"a": "1", "h": "<", "x": "", "zz": "v"}
+    for ops in ([{"op": "remove", "path": "/data/nope"}], [{"op": "test", "path": "/data/h", "value": "<"}],
+                [{"op": "move", "from": "/data/nope", "path": "/data/y"}]):
+        status = _status(api("PATCH", f"{CMS}/j", ops, JSON_PATCH), 422, "Invalid",
+                         "the server rejected our request due to an error in our request")
+        assert status["details"] == {}
+    assert api("PATCH", f"{CMS}/j", '[{"op":"test","path":"/data/h","value":"\\u003c"}]', JSON_PATCH).status == 200
+
+
+@pytest.mark.parametrize("ops", [
+    [{"op": "add", "path": "/data", "value": {"b": "2"}}, {"op": "test", "path": ""}],
+    [{"op": "replace", "path": ""}],
+])
+def test_json_patch_on_which_the_real_handler_panics(kube_server: Any, api: Any, configmap: dict[str, Any],
+                                                     ops: list[dict[str, Any]]) -> None:
+    """A nil pointer dereferenced in evanphx v4: kube-apiserver v1.37.2 closes the connection, no reply."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(kube_server.url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        conn.request("PATCH", f"{CMS}/c", body=json.dumps(ops).encode(), headers=JSON_PATCH)
+        with pytest.raises(http.client.RemoteDisconnected):
+            conn.getresponse()
+    finally:
+        conn.close()
+    assert api("GET", f"{CMS}/c").json() == configmap  # nothing stored
+
+
+def test_strategic_merge_patch_on_which_the_real_handler_panics(kube_server: Any, api: Any) -> None:
+    """strategicpatch compares merge keys with Go's ==: two maps panic ("comparing uncomparable type
+    map[string]interface {}"); kube-apiserver v1.37.2 closes the connection unanswered, nothing stored."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    services = "/api/v1/namespaces/default/services"
+    created = api("POST", services, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+                                     "spec": {"ports": [{"port": 80}]}})
+    assert created.status == 201
+    parts = urlsplit(kube_server.url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        conn.request("PATCH", f"{services}/s", body=b'{"spec":{"ports":[{"port":{}}]}}', headers=SMP)
+        with pytest.raises(http.client.RemoteDisconnected):
+            conn.getresponse()
+    finally:
+        conn.close()
+    assert api("GET", f"{services}/s").json() == created.json()
+
+
+def test_a_null_list_element_is_the_zero_value(api: Any, configmap: dict[str, Any]) -> None:
+    """encoding/json leaves a null element of a slice of values at its zero value (observed on
+    kube-apiserver v1.37.2): [null] of []string is [""], of []OwnerReference [{}], for a body and a patch."""
+    status = _status(api("POST", CMS, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"o",'
+                                      '"ownerReferences":[null]}}', {"Content-Type": "application/json"}),
+                     422, "Invalid")
+    assert [c["field"] for c in status["details"]["causes"]] == [
+        f"metadata.ownerReferences[0].{f}" for f in ("apiVersion", "kind", "name", "uid")]
+    for headers in (MERGE, SMP):
+        status = _status(api("PATCH", f"{CMS}/c", '{"metadata":{"finalizers":[null]}}', headers), 422, "Invalid")
+        causes = status["details"]["causes"]
+        assert causes[0] == {"reason": "FieldValueInvalid", "field": "metadata.finalizers",
+                             "message": 'Invalid value: "": name part must be non-empty'}
+    pods = "/api/v1/namespaces/default/pods"
+    status = _status(api("POST", pods, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                        "spec": {"containers": [{"name": "c", "image": "i", "ports": [None]}],
+                                                 "tolerations": [None]}}), 422, "Invalid")
+    assert [c["field"] for c in status["details"]["causes"]] == [
+        "spec.containers[0].ports[0].containerPort", "spec.tolerations[0].operator"]
+    assert api("GET", f"{CMS}/c").json() == configmap
+
+
+def test_a_null_field_is_the_zero_value_as_go_writes_it(api: Any) -> None:
+    """A null field decodes to Go's zero value, written back as Go writes it (observed on kube-apiserver
+    v1.37.2): an omitempty one not at all, a struct as {}, a non-omitempty string as ""; a nil slice without
+    omitempty stays null (an EndpointSlice's endpoints)."""
+    created = api("POST", CMS, {"apiVersion": "v1", "kind": "ConfigMap",
+                                "metadata": {"name": "n", "labels": None, "finalizers": None},
+                                "data": None, "immutable": None})
+    assert created.status == 201
+    body = created.json()
+    assert "data" not in body and "immutable" not in body and "labels" not in body["metadata"]
+    pods = "/api/v1/namespaces/default/pods"
+    pod = api("POST", pods, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                             "spec": {"containers": [{"name": "c", "image": "i", "args": None, "resources": None,
+                                                      "securityContext": None}], "hostname": None}})
+    assert pod.status == 201
+    container = pod.json()["spec"]["containers"][0]
+    assert "args" not in container and "securityContext" not in container and container["resources"] == {}
+    assert "hostname" not in pod.json()["spec"]
+    status = _status(api("POST", "/api/v1/namespaces/default/services",
+                         {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+                          "spec": {"ports": [{"name": "x", "port": None}]}}), 422, "Invalid")
+    assert status["details"]["causes"][0] == {"reason": "FieldValueInvalid", "field": "spec.ports[0].port",
+                                              "message": "Invalid value: 0: must be between 1 and 65535, inclusive"}
+
+
 # -- 4. what ended in a Python exception --------------------------------------------------------------------------
 
 
