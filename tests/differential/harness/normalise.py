@@ -48,6 +48,10 @@ CREDENTIAL_ID = re.compile(r"\bX509SHA256=[0-9a-f]+")
 # then five random characters of utilrand's alphabet.
 MAX_GENERATED_PREFIX = 58
 RANDOM_SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
+# A Service's ClusterIP is drawn at random from the service CIDR (pkg/registry/core/service/ipallocator's
+# random scan), and quoted in messages ("failed to allocate IP: IPAddress.networking.k8s.io \"10.0.0.124\""):
+# the server's random choice, masked by order of appearance; an address the case wrote is compared as it is.
+IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 WARNING = re.compile(r'^\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"')
 SA_TOKEN_SECRET = "kubernetes.io/service-account-token"
 
@@ -61,12 +65,19 @@ class Context:
     uids: dict[str, str] = field(default_factory=dict)
     rvs: dict[str, str] = field(default_factory=dict)
     generated: dict[str, str] = field(default_factory=dict)  # a generated name -> its masked form
+    ips: dict[str, str] = field(default_factory=dict)
     prefixes: list[re.Pattern[str]] = field(default_factory=list)  # generateNames the case sent
 
     def __post_init__(self) -> None:
         text = "\n".join(self.literals)
         self._literal_uids = set(UUID.findall(text))
         self._literal_times = set(TIME.findall(text))
+        self._literal_ips = set(IPV4.findall(text))
+
+    def ip(self, value: str) -> str:
+        if value in self._literal_ips:
+            return value
+        return self.ips.setdefault(value, f"<ip:{len(self.ips)}>")
 
     def uid(self, value: str) -> str:
         if value in self._literal_uids:
@@ -118,6 +129,7 @@ class Context:
         value = QUOTED_RV.sub(lambda m: m.group(1) + self.rv(m.group(2)), value)
         value = PROSE_RV.sub(lambda m: m.group(1) + self.rv(m.group(2)), value)
         value = CREDENTIAL_ID.sub("X509SHA256=<fingerprint>", value)
+        value = IPV4.sub(lambda m: self.ip(m.group(0)), value)
         # Service-account tokens are signed with each server's own key.
         value = JWT.sub("<jwt>", value)
         # CA bundles (kube-root-ca.crt, token secrets) are each server's own certificate authority.
