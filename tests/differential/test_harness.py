@@ -498,3 +498,24 @@ def test_a_wait_for_a_condition_can_name_its_reason() -> None:
     assert not _reached(pending, wait)
     assert _reached(in_progress, wait)
     assert _reached(pending, {"until": 200, "condition": "Terminating"})
+
+
+def test_drawn_cluster_ips_are_masked_by_order_but_written_ones_are_kept() -> None:
+    context = Context(namespace="", literals={"10.1.2.3"})
+    answer = Answer(201, [], json.dumps({"spec": {"clusterIP": "10.0.0.53", "clusterIPs": ["10.0.0.53"],
+                                                  "externalIPs": ["10.1.2.3"]}}).encode())
+    refusal = Answer(422, [], json.dumps({"message": 'IPAddress.networking.k8s.io "10.0.0.53" is invalid'}).encode())
+    assert comparable(answer, context)["body"]["spec"] == {
+        "clusterIP": "<ip:0>", "clusterIPs": ["<ip:0>"], "externalIPs": ["10.1.2.3"]}
+    assert comparable(refusal, context)["body"]["message"] == 'IPAddress.networking.k8s.io "<ip:0>" is invalid'
+
+
+def test_a_rules_review_is_compared_as_a_set_of_rules() -> None:
+    rules = [{"verbs": ["get"], "nonResourceURLs": ["/b"]}, {"verbs": ["get"], "nonResourceURLs": ["/a"]}]
+    one, other = ({"status": {"incomplete": False, "nonResourceRules": order, "resourceRules": []}}
+                  for order in (rules, rules[::-1]))
+    assert comparable(Answer(201, [], json.dumps(one).encode()), Context(namespace="")) == \
+        comparable(Answer(201, [], json.dumps(other).encode()), Context(namespace=""))
+    # Elsewhere a list's order is compared.
+    assert comparable(Answer(200, [], json.dumps({"rules": rules}).encode()), Context(namespace="")) != \
+        comparable(Answer(200, [], json.dumps({"rules": rules[::-1]}).encode()), Context(namespace=""))

@@ -76,7 +76,10 @@ SPEC_CHANGES: dict[tuple[str, str], Json] = {
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): {
         "spec": {"validationActions": ["Warn"]}},
     ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"): {"spec": {"policyName": "other"}},
-    ("apiextensions.k8s.io", "CustomResourceDefinition"): {"spec": {"names": {"shortNames": ["gd"]}}},
+    # Not a change of names: the naming controller would rewrite status.acceptedNames on its own schedule.
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): {"spec": {"versions": [{
+        "name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+            "type": "object", "description": "changed", "x-kubernetes-preserve-unknown-fields": True}}}]}},
     ("diff.example.com", "Widget"): {"spec": {"replicas": 2}},
     ("diff.example.com", "Gizmo"): {"spec": {"color": "red"}},
 }

@@ -54,6 +54,7 @@ RANDOM_SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
 IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 WARNING = re.compile(r'^\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"')
 SA_TOKEN_SECRET = "kubernetes.io/service-account-token"
+RULE_LISTS = {"resourceRules", "nonResourceRules"}
 
 
 @dataclass
@@ -236,6 +237,10 @@ def _walk(value: Any, context: Context, *, top: bool = False) -> Any:
         item = value[key]
         if key == "metadata" and isinstance(item, dict):
             out[key] = _metadata(item, context, list_meta=is_list)
+        elif key in RULE_LISTS and "incomplete" in value and isinstance(item, list):
+            # A SelfSubjectRulesReview's rules come in the order the authorizer's map walk gives (random
+            # per request: pkg/registry/authorization/selfsubjectrulesreview); a client reads them as a set.
+            out[key] = sorted((_walk(rule, context) for rule in item), key=lambda r: json.dumps(r, sort_keys=True))
         elif key == "resourceVersion" and isinstance(item, str) and item:
             out[key] = context.rv(item)  # an object reference's (an Event's involvedObject)
         elif key == "data" and value.get("type") == SA_TOKEN_SECRET and isinstance(item, dict):
