@@ -2,6 +2,7 @@
 still diverges from its recording (less accepted.yaml), each with where it first differs.
 
     python -m tests.differential.open [--only GLOB ...]
+    python -m tests.differential.open --show --only 'priorityclass*/create/*'   # print, write nothing
 
 With --only, only the matching cases are replayed and the other entries are kept as they were. Run it after
 fixing divergences (the replay then says which listed cases agree) or after re-recording; read the diff before
@@ -24,6 +25,8 @@ JOBS = 8
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append", default=[], metavar="GLOB", help="replay only these cases")
+    parser.add_argument("--show", action="store_true",
+                        help="print each diverging case's differences (oracle vs fakekube); open.txt is left as is")
     args = parser.parse_args(argv)
     cases = corpus.load()
     chosen = corpus.select(cases, args.only) if args.only else cases
@@ -44,6 +47,12 @@ def main(argv: list[str] | None = None) -> int:
             runs = run_all(client, [c for c in chosen if c.name in expected], jobs=JOBS, max_wait=3.0)
         for name, found in verdicts.judge(chosen, expected, runs, accepted, {}).diverging.items():
             diverging.setdefault(name, found)
+            if args.show:
+                case = next(c for c in chosen if c.name == name)
+                print(divergences.report(name, found, case.steps) + "\n")
+    if args.show:
+        print(f"open --show: {len(diverging)} of {len(chosen)} case(s) diverge", file=sys.stderr)
+        return 0
     old = {name: previous[name] for name in kept if name in previous}
     openlist.write_entries({**{n: openlist.category(f) for n, f in diverging.items()}, **old})
     area_of = {c.name: c.area for c in cases}
