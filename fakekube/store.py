@@ -29,7 +29,7 @@ from fakekube.crdcontrollers import CrdControllers
 from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
-from fakekube.identity import Authorizer
+from fakekube.identity import Authorizer, UserInfo
 from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.patch.managed_fields import record_update
@@ -173,11 +173,11 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         return uuid4_text(self.rng)
 
     def _write_context(self, namespace: str | None, subresource: str | None = None,
-                       dry_run: bool = False) -> WriteContext:
+                       dry_run: bool = False, user: UserInfo | None = None) -> WriteContext:
         """What a write's strategy hooks may see of this store (fakekube.kinds.context)."""
         return WriteContext(read=self._read_stored, listing=self._list_stored, allocators=self.allocators,
                             rng=self.admission_rng, now=self._now, namespace=namespace, subresource=subresource,
-                            dry_run=dry_run, disabled_admission=self.disabled_admission_plugins)
+                            dry_run=dry_run, disabled_admission=self.disabled_admission_plugins, user=user)
 
     def _read_stored(self, storage: str, namespace: str, name: str) -> dict[str, Any] | None:
         return self.stored_object(storage, (namespace, name))

@@ -106,6 +106,10 @@ class Strategy:
     # from the one before it only in its status (and resourceVersion) goes through a PUT of itself as that one
     # did (fakekube.verbs.noop.carry).
     main_update_ignores_status = False
+    # Top-level fields the main resource's field manager does not track (the strategy's GetResetFields): the
+    # status of a kind with a status subresource, the spec too where the strategy fills it itself (a CSR's
+    # requester fields). A create records its managedFields without them.
+    main_resets: tuple[str, ...] = ()
     # A create the kind answers instead of storing (upstream: a ``rest.Creater`` with no storage behind it, as
     # SubjectAccessReview and TokenReview are): the store decodes the body, checks its apiVersion and kind and
     # runs ``default``, then returns ``answer(obj, request)`` with 201. Nothing is stored: no resourceVersion,

@@ -30,8 +30,23 @@ _EXCLUSIVE = ('{conditions[{"type": "Approved"}], conditions[{"type": "Denied"}]
 
 class CertificateSigningRequestStrategy(BuiltinStrategy):
     initial_status = {}
+    # csrStrategy.GetResetFields: spec and status, so a create's managedFields hold only its metadata.
+    main_resets = ("spec", "status")
 
-    update_subresources = frozenset({"approval"})
+    update_subresources = frozenset({"approval", "status"})
+
+    def begin_create(self, obj: dict[str, Any], ctx: WriteContext) -> None:
+        # PrepareForCreate: the requester's identity replaces whatever the client wrote, omitempty as Go
+        # writes it (an empty uid, no groups, no extra: left out).
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            spec = obj["spec"] = {}
+        for key in ("username", "uid", "groups", "extra"):
+            spec.pop(key, None)
+        user = ctx.user
+        if user is None:
+            return
+        spec.update(user.to_json())  # the same field names, omitempty alike
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = mapping(obj.get("spec"))
@@ -42,9 +57,24 @@ class CertificateSigningRequestStrategy(BuiltinStrategy):
             errs.append(required("spec.signerName", ""))
         return errs
 
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        # csrStrategy.PrepareForUpdate: the spec is immutable and the status is /status's and /approval's,
+        # so a PUT changes the metadata alone (one that changes only those is a no-op).
+        new["spec"] = old.get("spec")
+        new["status"] = old.get("status")
+
     def prepare_for_subresource_update(self, subresource: str, new: dict[str, Any], old: dict[str, Any],
                                        ctx: WriteContext | None) -> None:
         conditions = _conditions(new)
+        if subresource == "status":
+            # csrStatusStrategy.PrepareForUpdate: the spec stays; Approved and Denied conditions stay as they
+            # were when their number did not change (a change is refused by validation); then the stamps.
+            new["spec"] = old.get("spec")
+            for kind in _APPROVAL:
+                _preserve_instances(conditions, _conditions(old), kind)
+            if ctx is not None:
+                _stamp(conditions, _conditions(old), ctx.now())
+            return
         if ctx is not None:
             _stamp(conditions, _conditions(old), ctx.now())
         new["spec"] = old.get("spec")
@@ -91,6 +121,15 @@ class CertificateSigningRequestStrategy(BuiltinStrategy):
 
 def _conditions(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in seq(mapping(obj.get("status")).get("conditions")) if isinstance(c, dict)]
+
+
+def _preserve_instances(conditions: list[dict[str, Any]], old: list[dict[str, Any]], kind: str) -> None:
+    """preserveConditionInstances: the old conditions of ``kind`` in the places the new ones of it hold."""
+    new_places = [i for i, c in enumerate(conditions) if c.get("type") == kind]
+    old_ones = [c for c in old if c.get("type") == kind]
+    if len(new_places) == len(old_ones):
+        for place, condition in zip(new_places, old_ones, strict=True):
+            conditions[place] = condition
 
 
 def _stamp(conditions: list[dict[str, Any]], old: list[dict[str, Any]], now: str) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fakekube.allocators import ServiceAllocators
+    from fakekube.identity import UserInfo
 
 Reader = Callable[[str, str, str], "dict[str, Any] | None"]
 Lister = Callable[[str, "str | None"], "Iterable[dict[str, Any]]"]
@@ -23,17 +24,20 @@ Lister = Callable[[str, "str | None"], "Iterable[dict[str, Any]]"]
 class WriteContext:
     """One write's view of its store: read-only lookups, allocators, a seeded random stream, undo."""
 
-    __slots__ = ("namespace", "subresource", "dry_run", "disabled_admission", "_allocators", "_rng", "_now", "_read",
-                 "_list", "_undo", "_done", "used")
+    __slots__ = ("namespace", "subresource", "dry_run", "disabled_admission", "user", "_allocators", "_rng", "_now",
+                 "_read", "_list", "_undo", "_done", "used")
 
     def __init__(self, *, read: Reader, listing: Lister, allocators: ServiceAllocators, rng: random.Random,
                  now: Callable[[], str], namespace: str | None = None, subresource: str | None = None,
-                 dry_run: bool = False, disabled_admission: frozenset[str] = frozenset()) -> None:
+                 dry_run: bool = False, disabled_admission: frozenset[str] = frozenset(),
+                 user: UserInfo | None = None) -> None:
         self._now = now
         # kube-apiserver's --disable-admission-plugins: plugins this store does not run (a setting, like
         # namespace, not a read of the store).
         self.disabled_admission = disabled_admission
         self.namespace = namespace
+        # Who asks, where the write knows it (a create): a CSR records its requester.
+        self.user = user
         self.subresource = subresource
         self.dry_run = dry_run
         self._allocators = allocators

@@ -113,7 +113,8 @@ def server_side_apply(
     live_is_stored: bool = False,
     share_live: bool = False,
     zero: dict | None = None,
-    ignored: str | None = None,
+    ignored: tuple[str, ...] | None = None,
+    untracked: tuple[str, ...] = (),
     versions: Collection[str] | None = None,
 ) -> dict:
     """Apply ``config`` for ``manager`` to ``live`` (``None`` creates) and return the new object.
@@ -128,8 +129,9 @@ def server_side_apply(
     so the caller must not change anything in it deeper than that without copying it first.
     ``zero``: the kind's Go zero value (fakekube.patch.zero), for the "before-first-apply" entry of an object
     nobody manages yet (None: no such entry, for a store that does not track other writes); ``ignored``: the
-    top-level field the strategy
-    resets (status on the main resource, spec on /status), which no manager takes. ``versions``: the
+    top-level fields the strategy
+    resets (status on the main resource, spec on /status), which no manager takes; ``untracked``: top-level
+    fields the strategy resets on update but a create keeps (a CSR's spec): applied, never owned. ``versions``: the
     apiVersions the endpoint converts to; managers of others are dropped (see managed_fields.record_update).
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
@@ -141,7 +143,8 @@ def server_side_apply(
             del managers[ident]
     live_body = _without_managed_fields_view(live)  # merge and compare only read it
     if live is not None and not managers and zero is not None:
-        _before_first_apply(managers, live_body, zero, ignored, schema, api_version, subresource, now)
+        _before_first_apply(managers, live_body, zero, (*(ignored or ()), *untracked), schema, api_version,
+                            subresource, now)
     # Until the copy below, the result shares what it keeps of the live object and of the configuration: the
     # merge copies nothing, and the comparison skips every shared subtree by identity.
     merged = typed.merge_shared(live_body, config, schema)
@@ -152,6 +155,8 @@ def server_side_apply(
     previous = managers.get(key)
     previous_tree = previous.canonical_tree() if previous is not None else None  # before .fields decodes it
     applied = typed.applied_fields(config, schema) - fieldpath.STRIPPED
+    if untracked:
+        applied = {p for p in applied if p[0][2:] not in untracked}
     if previous_tree is not None and previous.fields == applied:
         # The same fields as last time: their canonical tree is the one read (to_fields_v1 would rebuild it).
         entry = ManagerEntry(manager, "Apply", api_version, previous.time, tree=previous_tree,
@@ -167,6 +172,8 @@ def server_side_apply(
 
     cmp = typed.compare(live_body, merged, schema)
     changed = cmp.added | cmp.modified
+    if untracked:
+        changed = {p for p in changed if p[0][2:] not in untracked}
     conflicts: dict[str, set[Path]] = {}
     for ident, other in managers.items():
         if ident == key:
@@ -212,12 +219,13 @@ def server_side_apply(
 BEFORE_FIRST_APPLY = "before-first-apply"
 
 
-def _before_first_apply(managers: dict[str, ManagerEntry], live: dict, zero: dict | None, ignored: str | None,
+def _before_first_apply(managers: dict[str, ManagerEntry], live: dict, zero: dict | None,
+                        ignored: tuple[str, ...] | None,
                         schema: PatchSchema, api_version: str, subresource: str | None, now: str) -> None:
     """``skipNonAppliedManager.Apply``: an object nobody manages yet (created before tracking, or whose entries
     were reset) first gets an Update entry "before-first-apply" owning what it holds, compared with the kind's
     zero value as a create is, so an apply that changes those fields conflicts with it."""
-    view = {k: v for k, v in live.items() if k != ignored} if ignored else live
+    view = {k: v for k, v in live.items() if k not in ignored} if ignored else live
     tree = update_fields.create_tree(zero or {}, view, schema)
     if tree:
         entry = ManagerEntry(BEFORE_FIRST_APPLY, "Update", api_version, now, tree=tree,

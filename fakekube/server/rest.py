@@ -275,7 +275,8 @@ def _patch(req: Request, rt: ResourceType) -> Reply:
     body: Any = req.body  # every patch type, apply's YAML or JSON included, is decoded by the store
     obj = req.store.patch(rt, p.name, body, p.namespace, patch_type=patch_type, subresource=p.subresource,
                           actor=req.actor, dry_run=dry_run, field_manager=q.str("fieldManager") or None,
-                          force=q.bool("force", default=None), field_validation=q.str("fieldValidation"))
+                          force=q.bool("force", default=None), field_validation=q.str("fieldValidation"),
+                          user=req.user)
     return Reply(200, obj)  # the handler turns it into 201 when an apply created the object
 
 

@@ -56,7 +56,8 @@ class CreateVerbs:
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
             report = FieldReport(decoding.field_validation(field_validation, "CreateOptions"), entry.warnings)
-            return self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager), report)
+            return self._create(rt, body, namespace, entry, dry_run, self._manager(actor, field_manager), report,
+                                user=user)
 
         return self._run(lambda: self._begin("create", rt, ns, name, None, actor, dry_run=dry_run), serve,
                          request=body)
@@ -90,7 +91,8 @@ class CreateVerbs:
         return answer
 
     def _create(self, rt: ResourceType, body: Any, namespace: str | None, entry: AuditEntry, dry_run: bool,
-                manager: str | None, report: FieldReport | None = None) -> dict[str, Any]:
+                manager: str | None, report: FieldReport | None = None, *,
+                user: UserInfo | None = None) -> dict[str, Any]:
         # A template's repeated spec is decoded and defaulted once (verbs.defaulted); the rest as usual.
         defaulted = decoded_defaulted(rt, body)
         if defaulted is None:
@@ -128,11 +130,12 @@ class CreateVerbs:
         self._prepare_schema(target, obj)
         # The field manager sees the decoded, defaulted request, before admission and the strategy change it
         # (a status the create drops is a reset field, not the manager's).
-        status = obj.pop("status", None) if strategy.has_status else None
+        reset = strategy.main_resets or (("status",) if strategy.has_status else ())
+        untracked = {key: obj.pop(key) for key in reset if key in obj}
         self._record_managed_fields(target, None, obj, manager, None, request=rt)
-        if status is not None:
-            obj["status"] = status
-        ctx = self._write_context(meta.get("namespace") if target.namespaced else None, dry_run=dry_run)
+        obj.update(untracked)
+        ctx = self._write_context(meta.get("namespace") if target.namespaced else None, dry_run=dry_run,
+                                  user=user or ANONYMOUS)
         try:
             return self._create_admitted(rt, target, obj, entry, dry_run, manager, ctx, given_rv)
         except BaseException:

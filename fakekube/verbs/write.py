@@ -8,6 +8,7 @@ from typing import Any
 from fakekube import decoding, errors, gojson
 from fakekube.audit import AuditEntry
 from fakekube.decoding import FieldReport
+from fakekube.identity import UserInfo
 from fakekube.jsonvalues import json_copy, json_equal
 from fakekube.kinds.context import WriteContext
 from fakekube.patch import APPLY_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
@@ -220,10 +221,10 @@ class WriteVerbs:
         old_meta, meta = old["metadata"], obj["metadata"]
         strategy = target.strategy
         strategy.admit(obj, old, ctx)
-        if subresource == "status":
-            strategy.prepare_for_status_update(obj, old)
-        elif subresource is not None and subresource in strategy.update_subresources:
+        if subresource is not None and subresource in strategy.update_subresources:
             strategy.prepare_for_subresource_update(subresource, obj, old, ctx)
+        elif subresource == "status":
+            strategy.prepare_for_status_update(obj, old)
         elif subresource == "finalize":
             strategy.prepare_for_finalize_update(obj, old)
         else:
@@ -265,9 +266,10 @@ class WriteVerbs:
               patch_type: str = "application/merge-patch+json", subresource: str | None = None,
               actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None,
               force: bool | None = None, based_on: str | None = None,
-              field_validation: str | None = None) -> dict[str, Any]:
+              field_validation: str | None = None, user: UserInfo | None = None) -> dict[str, Any]:
         """PATCH with a JSON patch, merge patch, strategic merge patch or apply patch; ``field_validation``
-        as for create (a Strict patch that adds unknown fields is a 422 on ``patch``)."""
+        as for create (a Strict patch that adds unknown fields is a 422 on ``patch``); ``user`` as for create
+        (an apply may create)."""
         rt = self.resolve(resource)
         kind = normalize_patch_type(patch_type)
 
@@ -281,7 +283,7 @@ class WriteVerbs:
                 return self._apply_scale(rt, namespace, name, body, entry, dry_run, field_manager, bool(force))
             if kind == APPLY_PATCH:
                 return self._apply(rt, namespace, name, body, subresource, entry, dry_run, actor,
-                                   field_manager, bool(force))
+                                   field_manager, bool(force), user)
             parsed = decoding.parse_patch(body)  # a body that is not JSON is refused before the lookup
             record = self._lookup(rt, namespace, name)
             entry.rv_before = record.rv
@@ -375,18 +377,19 @@ class WriteVerbs:
         return decoding.custom_would_prune(self.registry.kubernetes_version, rt, patch)
 
     def _apply(self, rt: ResourceType, namespace: str | None, name: str, body: Any, subresource: str | None,
-               entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool) -> dict[str, Any]:
+               entry: AuditEntry, dry_run: bool, actor: str, field_manager: str | None, force: bool,
+               user: UserInfo | None = None) -> dict[str, Any]:
         config = parse_apply_body(body)
         validate_apply_request(config, field_manager=field_manager, api_version=rt.api_version, kind=rt.kind)
         config_decoded = decoding.undeclared_apply_fields(rt, config)
         assert field_manager is not None
-        if rt.has_subresource("status"):
-            # The strategy's reset fields (ResetFieldsStrategy.GetResetFields) are ignored by apply, so the
-            # applier neither changes nor owns them: status on the main resource, spec on /status. (Left out
-            # of a new dict: the configuration may be the caller's own.)
-            ignored = "spec" if subresource == "status" else "status"
-            if ignored in config:
-                config = {key: value for key, value in config.items() if key != ignored}
+        # The strategy's reset fields (ResetFieldsStrategy.GetResetFields) are ignored by apply, so the applier
+        # neither changes nor owns them: status on the main resource (a CSR's spec too), spec on /status. (Left
+        # out of a new dict: the configuration may be the caller's own.)
+        ignored = ("spec",) if subresource == "status" else ("status",) if rt.has_subresource("status") else ()
+        untracked = tuple(k for k in rt.strategy.main_resets if k not in ignored) if subresource is None else ()
+        if any(key in config for key in ignored):
+            config = {key: value for key, value in config.items() if key not in ignored}
         record = self._bucket(rt).get(self._key(rt, namespace, name))
         sent = config.get("metadata")
         if isinstance(sent, dict) and "name" in sent and not sent["name"]:
@@ -395,13 +398,12 @@ class WriteVerbs:
         # kind that allows it, the result keeps the stored subtrees it leaves alone (verbs.shared_patch).
         live = self._view(rt)(record.obj) if record is not None else None
         shared = may_share(rt, record.obj if record is not None else None, subresource)
-        ignored = ("spec" if subresource == "status" else "status") if rt.has_subresource("status") else None
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
                                    live_is_stored=True, share_live=shared,
                                    # Without tracking, every object is untracked: no before-first-apply.
                                    zero=zero_object(rt.api_version, rt.kind) if self.track_managed_fields else None,
-                                   ignored=ignored,
+                                   ignored=ignored or None, untracked=untracked,
                                    versions=self.managed_versions(rt))
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
@@ -432,7 +434,7 @@ class WriteVerbs:
             result.setdefault("metadata", {})["name"] = name
             if rt.namespaced and namespace:
                 result["metadata"]["namespace"] = namespace
-            return self._create(rt, result, namespace, entry, dry_run, None)
+            return self._create(rt, result, namespace, entry, dry_run, None, user=user)
         entry.rv_before = record.rv
         # manager None: the apply has recorded its own managedFields entry.
         return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record)
@@ -474,3 +476,4 @@ def _same_json(obj: dict[str, Any], record: Record) -> bool:
     # The bytes are kept: the no-op's answer is read from them. Keys in another order, or a value orjson cannot
     # write, are compared as JSON.
     return record.same_text(obj) or json_equal(obj, record.obj)
+

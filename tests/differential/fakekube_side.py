@@ -9,28 +9,47 @@ it is the code under test.
 
 from __future__ import annotations
 
+import ssl
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from fakekube.cluster.runner import ClusterRunner
 from fakekube.server.app import ApiServer
 from fakekube.store import Store
 from tests.differential.harness.client import Client
 
+ADMIN_USER, ADMIN_GROUPS = "admin", ("system:masters",)  # the oracle's admin (oracle/cmd/oracle/certs.go)
 ORACLE_CONTROLLERS = ("serviceaccount", "garbagecollector", "root-ca-cert-publisher")
 
 
 @contextmanager
 def running_fakekube(kubernetes_version: str | None = None) -> Iterator[Client]:
-    """A served store with the oracle's controllers; plain HTTP (TLS would only slow the replay: the CA it
-    would publish in kube-root-ca.crt is masked in the comparison anyway)."""
+    """A served store with the oracle's controllers, over TLS with the oracle's admin: a client certificate
+    for ``admin`` in ``system:masters`` (oracle/cmd/oracle/certs.go), so who-am-I answers (SelfSubjectReview,
+    a CSR's requester, the credential id) are compared too."""
     store = Store(kubernetes_version=kubernetes_version)
-    server = ApiServer(store).start()
+    server = ApiServer(store, tls=True).start()
     runner = ClusterRunner(store, nodes=0, controllers=ORACLE_CONTROLLERS).start()
-    client = Client(server.url)
+    client = Client(server.url, context=_admin_context(server))
     try:
         yield client
     finally:
         client.close()
         runner.stop()
         server.stop()
+
+
+def _admin_context(server: ApiServer) -> ssl.SSLContext:
+    certificates = server.certificates
+    assert certificates is not None
+    cert, key = certificates.issue_client(ADMIN_USER, ADMIN_GROUPS)
+    context = ssl.create_default_context(cadata=certificates.ca_pem.decode())
+    with tempfile.TemporaryDirectory(prefix="fakekube-diff-") as directory:
+        # ssl reads a certificate chain only from files.
+        cert_file, key_file = Path(directory) / "admin.crt", Path(directory) / "admin.key"
+        cert_file.write_bytes(cert)
+        key_file.write_bytes(key)
+        context.load_cert_chain(cert_file, key_file)
+    return context
