@@ -21,10 +21,14 @@ from fakekube.strategies import CreateRequest, Strategy
 GROUP = "authorization.k8s.io"
 
 
-def authorize(store: Any, attrs: RequestAttributes) -> bool:
-    """The store's authorizer's decision (``AlwaysAllow`` when it has none)."""
+def authorize(store: Any, attrs: RequestAttributes) -> tuple[bool, str]:
+    """The store's authorizer's decision and its reason (``AlwaysAllow`` when it has none: no reason). An
+    authorizer with a ``decide`` method (fakekube.rbac_authorizer) gives its reason; a plain function none."""
     authorizer = getattr(store, "authorizer", None)
-    return True if authorizer is None else bool(authorizer(attrs))
+    if authorizer is None:
+        return True, ""
+    decide = getattr(authorizer, "decide", None)
+    return decide(attrs) if decide is not None else (bool(authorizer(attrs)), "")
 
 
 def attributes_for(user: UserInfo, spec: dict[str, Any]) -> RequestAttributes:
@@ -49,11 +53,12 @@ def _user_from_spec(spec: dict[str, Any]) -> UserInfo:
 
 def _exactly_one_attributes(spec: dict[str, Any]) -> list[FieldError]:
     resource, other = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
-    if resource is not None and other is not None:
-        return [errors.invalid("spec.nonResourceAttributes", other,
-                               "cannot be specified in combination with resourceAttributes")]
-    if resource is None and other is None:
-        return [errors.invalid("spec.resourceAttributes", None,
+    # v1.37.2 validation.ValidateSubjectAccessReviewSpec: one union error on spec, valued nonResourceAttributes.
+    if (resource is None) == (other is None):
+        # The value is the internal struct, which has no JSON tags: its Go field names, every field.
+        shown = ({"Path": other.get("path") or "", "Verb": other.get("verb") or ""}
+                 if isinstance(other, dict) else other)
+        return [errors.invalid("spec", shown,
                                "exactly one of nonResourceAttributes or resourceAttributes must be specified")]
     return []
 
@@ -121,8 +126,8 @@ class _AccessReview(Strategy):
         if errs:
             raise _invalid(errs)
         self.check_request(obj, request)
-        allowed = authorize(request.store, attributes_for(self.subject(obj, request), spec))
-        return _respond(obj, {"allowed": allowed})
+        allowed, reason = authorize(request.store, attributes_for(self.subject(obj, request), spec))
+        return _respond(obj, {"allowed": allowed, **({"reason": reason} if reason else {})})
 
     def check_request(self, obj: dict[str, Any], request: CreateRequest) -> None:
         """Checks the REST storage makes after validation."""
@@ -177,8 +182,9 @@ class SelfSubjectAccessReviewStrategy(_AccessReview):
 
 class SelfSubjectRulesReviewStrategy(Strategy):
     """``selfsubjectrulesreview/rest.go``: what may the requesting user do in a namespace? ``AlwaysAllow``
-    lists every verb on every resource and URL; a function authorizer cannot list its rules, so the answer is
-    empty and ``incomplete``, as a webhook authorizer's is."""
+    lists every verb on every resource and URL; an authorizer with ``rules_for`` (RBAC) lists the rules of the
+    bindings that name the user; a function authorizer cannot list its rules, so the answer is empty and
+    ``incomplete``, as a webhook authorizer's is."""
 
     answers_create = True
 
@@ -186,8 +192,12 @@ class SelfSubjectRulesReviewStrategy(Strategy):
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         if not spec.get("namespace"):
             raise errors.BadRequest("no namespace on request")
-        if getattr(request.store, "authorizer", None) is None:
-            status: dict[str, Any] = {
+        authorizer = getattr(request.store, "authorizer", None)
+        rules_for = getattr(authorizer, "rules_for", None)
+        if rules_for is not None:
+            status: dict[str, Any] = rules_for(request.user, spec["namespace"]).status()
+        elif authorizer is None:
+            status = {
                 "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
                 "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
                 "incomplete": False,

@@ -88,8 +88,9 @@ def granted_to_every_user(attrs: RequestAttributes) -> bool:
             and "system:authenticated" in attrs.groups)
 
 
-def forbidden(attrs: RequestAttributes) -> errors.Forbidden:
-    """The RBAC denial message of the real server (``<resource> is forbidden: User ... cannot ...``)."""
+def forbidden(attrs: RequestAttributes, reason: str = "") -> errors.Forbidden:
+    """The RBAC denial message of the real server (``<resource> is forbidden: User ... cannot ...``), the
+    authorizer's reason after a colon when it gave one (apiserver ``responsewriters.Forbidden``)."""
     resource = attrs.resource + (f"/{attrs.subresource}" if attrs.subresource else "")
     shown = f"{resource}.{attrs.group}" if attrs.group else resource
     if attrs.name:
@@ -97,5 +98,7 @@ def forbidden(attrs: RequestAttributes) -> errors.Forbidden:
     where = f' in the namespace "{attrs.namespace}"' if attrs.namespace else " at the cluster scope"
     message = (f'{shown} is forbidden: User "{attrs.user}" cannot {attrs.verb} resource "{resource}" '
                f'in API group "{attrs.group}"{where}')
+    if reason:
+        message += f": {reason}"
     details = {"name": attrs.name or "", "group": attrs.group, "kind": attrs.resource}
     return errors.Forbidden(message, details)

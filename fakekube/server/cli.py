@@ -1,7 +1,7 @@
 """``fakekube serve``: run the fake API server until interrupted.
 
     fakekube serve [--host 127.0.0.1] [--port 0] [--crd FILE ...] [--kubeconfig PATH] [--token TOKEN]
-                   [--kubernetes-version 1.30] [--ready-file PATH]
+                   [--tls] [--authorization-mode AlwaysAllow|RBAC] [--kubernetes-version 1.30] [--ready-file PATH]
                    [--audit-log PATH [--audit-level LEVEL | --audit-policy FILE]]
 """
 
@@ -17,7 +17,10 @@ from typing import Any
 
 from fakekube.apimodel import DEFAULT_KUBERNETES_VERSION, supported_versions
 from fakekube.audit.policy import Policy, PolicyError
+from fakekube.identity import UserInfo
+from fakekube.rbac_authorizer import PRIVILEGED_GROUP, RBACAuthorizer
 from fakekube.server.app import ApiServer
+from fakekube.server.tls import ADMIN_GROUPS
 from fakekube.store import Store
 
 DISABLEABLE_ADMISSION = frozenset({"ServiceAccount"})
@@ -36,6 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ready-file", metavar="PATH",
                         help="write PATH once the server listens and the cluster's actors run (its content: the "
                              "kubeconfig path with --kubeconfig, else the URL); removed when serving ends")
+    parser.add_argument("--authorization-mode", choices=("AlwaysAllow", "RBAC"), default="AlwaysAllow",
+                        help="AlwaysAllow (default: every request is allowed) or RBAC: the store's Roles, "
+                             "ClusterRoles and bindings decide, as kube-apiserver's RBAC mode (the admin of --tls "
+                             "and of --token is cluster-admin; anonymous gets what system:unauthenticated is "
+                             "granted; see docs/http/auth.md)")
     parser.add_argument("--tls", action="store_true",
                         help="serve HTTPS with a throwaway CA (needs 'cryptography'); kubectl sends tokens only over TLS")
     parser.add_argument("--max-body-bytes", type=int, default=None, help="request body limit (default 3 MiB)")
@@ -89,7 +97,9 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
         store.load_crds(path)
     for path in args.load:
         store.load(path)
-    options = {"token": args.token, "tls": getattr(args, "tls", False)}
+    options: dict[str, Any] = {"token": args.token, "tls": getattr(args, "tls", False)}
+    if getattr(args, "authorization_mode", "AlwaysAllow") == "RBAC":
+        options.update(rbac_options(store, args.token))
     if getattr(args, "max_body_bytes", None):
         options["max_body_bytes"] = args.max_body_bytes
     try:
@@ -118,6 +128,23 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
             cleanup()
         store.audit.close_writers()
     return 0
+
+
+def rbac_options(store: Store, token: str | None) -> dict[str, Any]:
+    """The server options of RBAC mode: the authorizer, the static token's user in ``system:masters`` (as
+    envtest's admin is), and kubeadm's ``kubeadm:cluster-admins`` binding, which makes the TLS admin
+    certificate's group (fakekube.server.tls) cluster-admin as on a kubeadm or kind cluster
+    (cmd/kubeadm/app/phases/kubeconfig). The ClusterRoles come from the cluster's bootstrap policy."""
+    store.create("clusterrolebindings", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": ADMIN_GROUPS[0]},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": ADMIN_GROUPS[0]}],
+    }, actor="kubeadm", field_manager="kubeadm")
+    options: dict[str, Any] = {"authorizer": RBACAuthorizer(store)}
+    if token:
+        options["tokens"] = {token: UserInfo("admin", groups=(PRIVILEGED_GROUP,))}
+    return options
 
 
 def _write_ready_file(path: str, content: str) -> None:

@@ -163,8 +163,11 @@ class ApiHandler(BaseHTTPRequestHandler):
                            srv.actor_of(self.headers.get("User-Agent")), user)
         if srv.authorizer is not None:
             attrs = rest.attributes(req, rt, verb)
-            if not granted_to_every_user(attrs) and not srv.authorizer(attrs):
-                raise forbidden(attrs)
+            if not granted_to_every_user(attrs):
+                decide = getattr(srv.authorizer, "decide", None)
+                allowed, reason = decide(attrs) if decide is not None else (srv.authorizer(attrs), "")
+                if not allowed:
+                    raise forbidden(attrs, reason)
         # The response's media type (JSON, YAML, protobuf, or a Table for kubectl's human-readable get) is
         # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
         # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.

@@ -45,10 +45,13 @@ class CreateVerbs:
             ns = (namespace or body_namespace) if rt.namespaced else None
             request = CreateRequest(self, ns, name, user or ANONYMOUS, dry_run)
             manager = self._manager(actor, field_manager)
-            return self._run(
-                lambda: self._begin("create", rt, ns, name, subresource, actor, dry_run=dry_run),
-                lambda entry: self._answer(rt, answering, body, request, entry, manager, subresource),
-            )
+
+            def answer(entry: AuditEntry) -> dict[str, Any]:
+                report = FieldReport(decoding.field_validation(field_validation, "CreateOptions"), entry.warnings)
+                return self._answer(rt, answering, body, request, entry, manager, subresource, report)
+
+            return self._run(lambda: self._begin("create", rt, ns, name, subresource, actor, dry_run=dry_run),
+                             answer)
         meta = body.get("metadata") if isinstance(body, dict) else None
         meta = meta if isinstance(meta, dict) else {}
         ns = namespace or meta.get("namespace")
@@ -72,13 +75,21 @@ class CreateVerbs:
         return strategy
 
     def _answer(self, rt: ResourceType, strategy: Strategy, body: Any, request: CreateRequest,
-                entry: AuditEntry, manager: str, subresource: str | None) -> dict[str, Any]:
+                entry: AuditEntry, manager: str, subresource: str | None,
+                report: FieldReport | None = None) -> dict[str, Any]:
         if request.name is not None:
             self._lookup(rt, request.namespace, request.name)  # a subresource of a missing object is a 404
             api_version, kind = strategy.body_api_version, strategy.body_kind
         else:
             api_version, kind = rt.api_version, rt.kind
         obj = _typed_body(body, api_version, kind)
+        if request.name is None and rt.model is not None:
+            # Decoded as any create body is (a review's unknown field is refused under Strict, dropped else).
+            decoded = decoding.decode_body(rt, obj)
+            obj = decoded.value
+            if report is not None:
+                report.body(rt, list(getattr(body, "duplicate_fields", ())), decoded.unknown,
+                            list(getattr(body, "strict_problems", ())))
         strategy.default(obj)
         if self.track_managed_fields:
             # The create handler runs the field manager before the REST storage answers, so an answer that

@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from fakekube.cluster.rbac import bootstrap_rbac
 from fakekube.cluster.runner import ClusterRunner
+from fakekube.rbac_authorizer import RBACAuthorizer
 from fakekube.server.app import ApiServer
 from fakekube.store import Store
 from tests.differential.harness.client import Client
@@ -26,11 +28,13 @@ ORACLE_CONTROLLERS = ("serviceaccount", "garbagecollector", "root-ca-cert-publis
 
 @contextmanager
 def running_fakekube(kubernetes_version: str | None = None) -> Iterator[Client]:
-    """A served store with the oracle's controllers, over TLS with the oracle's admin: a client certificate
+    """A served store with the oracle's controllers, RBAC and bootstrap policy, over TLS with the oracle's admin: a client certificate
     for ``admin`` in ``system:masters`` (oracle/cmd/oracle/certs.go), so who-am-I answers (SelfSubjectReview,
     a CSR's requester, the credential id) are compared too."""
     store = Store(kubernetes_version=kubernetes_version)
-    server = ApiServer(store, tls=True).start()
+    # The oracle's apiserver runs --authorization-mode=Node,RBAC over its bootstrap policy.
+    bootstrap_rbac(store)
+    server = ApiServer(store, tls=True, authorizer=RBACAuthorizer(store)).start()
     runner = ClusterRunner(store, nodes=0, controllers=ORACLE_CONTROLLERS).start()
     client = Client(server.url, context=_admin_context(server))
     try:
