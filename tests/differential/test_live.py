@@ -22,7 +22,7 @@ from tests.differential.harness.runner import run_all
 pytestmark = pytest.mark.oracle
 
 CASES = corpus.load()
-AREAS = sorted({case.area for case in CASES})
+AREAS = corpus.in_run_order({case.area for case in CASES})
 ACCEPTED = divergences.load_accepted()
 OPEN = openlist.read()
 JOBS = 4  # per server, as scripts/record-oracle runs the oracle

@@ -226,6 +226,22 @@ def _load(directory: Path, generators: Path | None, stamp: tuple[tuple[str, int,
     return tuple(cases)
 
 
+# Areas whose cases wait for the real namespace controller (a namespace's deletion): they run before the
+# others, whose cleanups (every case deletes its namespace) would queue hundreds of namespace deletions ahead
+# of theirs on the controller's ten workers (measured: past the cases' 60 s waits in a whole-corpus run).
+FIRST_AREAS = ("namespaces",)
+
+
+def in_run_order(items: Iterable[str]) -> list[str]:
+    """Areas (or anything with the area as its sort key) with FIRST_AREAS first, the rest sorted."""
+    return sorted(items, key=lambda area: (area not in FIRST_AREAS, area))
+
+
+def run_order(cases: Iterable[Case]) -> list[Case]:
+    """The cases with those of FIRST_AREAS first, otherwise in corpus order."""
+    return sorted(cases, key=lambda case: case.area not in FIRST_AREAS)
+
+
 def select(cases: Iterable[Case], patterns: Iterable[str]) -> list[Case]:
     """The cases whose name matches any of the glob patterns (all of them when there is none)."""
     patterns = list(patterns)
