@@ -116,6 +116,12 @@ class Strategy:
     create_subresources: Mapping[str, Strategy] = MappingProxyType({})
     body_api_version = ""
     body_kind = ""
+    # The release that deprecated this kind's version and its replacement, as the Go type's
+    # ``APILifecycleDeprecated``/``APILifecycleReplacement`` say; the registry turns them into ``deprecation``, the
+    # warning every request to the kind's routes carries from that release on.
+    deprecated_since: tuple[int, int] | None = None
+    replacement = ""
+    deprecation: str | None = None
 
     def default(self, obj: dict[str, Any]) -> None:
         """Scheme defaulting (the kind's ``SetDefaults_*`` functions), applied in place."""

@@ -407,11 +407,20 @@ class NodeStrategy(BuiltinStrategy):
 
 
 class EndpointsStrategy(Strategy):
+    # api v0.37.2 core/v1/lifecycle.go: Endpoints APILifecycleDeprecated 1.33, replaced by EndpointSlice.
+    deprecated_since = (1, 33)
+    replacement = "discovery.k8s.io/v1 EndpointSlice"
+
     def default(self, obj: dict[str, Any]) -> None:
         for subset in seq(obj.get("subsets")):
             for port in seq(mapping(subset).get("ports")):
                 if isinstance(port, dict) and not port.get("protocol"):
                     port["protocol"] = "TCP"
+
+
+class ComponentStatusStrategy(Strategy):
+    # api v0.37.2 core/v1/lifecycle.go: ComponentStatus APILifecycleDeprecated 1.19, no replacement.
+    deprecated_since = (1, 19)
 
 
 class LimitRangeStrategy(Strategy):
@@ -459,6 +468,7 @@ STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "PersistentVolume": PersistentVolumeStrategy,
     "Node": NodeStrategy,
     "Endpoints": EndpointsStrategy,
+    "ComponentStatus": ComponentStatusStrategy,
     "LimitRange": LimitRangeStrategy,
     "ResourceQuota": ResourceQuotaStrategy,
 }

@@ -117,7 +117,17 @@ def test_job_defaults_and_generated_selector(kube: Store) -> None:
     assert spec["template"]["metadata"]["labels"] == {
         "app": "web", "controller-uid": uid, "batch.kubernetes.io/controller-uid": uid,
         "job-name": "pi", "batch.kubernetes.io/job-name": "pi"}
-    assert job["metadata"]["labels"] == {"app": "web"}  # the template's labels, as the request had them
+    # Observed on kube-apiserver v1.37.2: SetDefaults_Job hands the Job its template's label map itself, so the
+    # labels generateSelector adds to the template show in the Job's own labels (pkg/apis/batch/v1/defaults.go,
+    # pkg/registry/batch/job/strategy.go generateSelector).
+    assert job["metadata"]["labels"] == spec["template"]["metadata"]["labels"]
+    # A generated name is drawn on a deep copy (apiserver store.go createWithGenerateNameRetry): nothing shared,
+    # the Job keeps the template's labels as the request had them; its pods' job-name is the drawn name.
+    body = _job()
+    body["metadata"] = {"generateName": "pi-"}
+    generated = kube.create("jobs", body, "default")
+    assert generated["metadata"]["labels"] == {"app": "web"}
+    assert generated["spec"]["template"]["metadata"]["labels"]["job-name"] == generated["metadata"]["name"]
 
 
 def test_job_pod_replacement_policy_with_a_pod_failure_policy(kube: Store) -> None:
