@@ -84,7 +84,7 @@ class Strategy:
 
     tracks_generation = False
     # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
-    features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet"})
+    features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet", "VolumeLimitScaling"})
     allow_unconditional_update = True
     graceful_delete = False
     has_status = False

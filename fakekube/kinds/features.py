@@ -14,6 +14,7 @@ from typing import Any
 ON_BY_DEFAULT_SINCE: dict[str, tuple[int, int]] = {
     "HPAGeneration": (1, 37),  # HorizontalPodAutoscaler tracks metadata.generation
     "MaxUnavailableStatefulSet": (1, 37),  # StatefulSet rollingUpdate.maxUnavailable defaults to 1
+    "VolumeLimitScaling": (1, 37),  # CSIDriver spec.preventPodSchedulingIfMissing defaults to false
 }
 ALL = frozenset(ON_BY_DEFAULT_SINCE)
 

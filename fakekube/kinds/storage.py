@@ -59,6 +59,8 @@ class CSIDriverStrategy(Strategy):
                 spec[key] = value
         if not spec.get("volumeLifecycleModes"):
             spec["volumeLifecycleModes"] = ["Persistent"]
+        if "VolumeLimitScaling" in self.features and spec.get("preventPodSchedulingIfMissing") is None:
+            spec["preventPodSchedulingIfMissing"] = False
 
 
 class CSINodeStrategy(Strategy):
