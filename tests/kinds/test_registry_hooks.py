@@ -38,3 +38,18 @@ def test_device_taint_rule_generation_and_time_added() -> None:
     kept = kube.create("devicetaintrules", {**_rule(timeAdded="2020-01-01T00:00:00Z"),
                                             "metadata": {"name": "kept"}})
     assert kept["spec"]["taint"]["timeAdded"] == "2020-01-01T00:00:00Z"
+
+
+def test_a_local_api_service_is_available_on_create(kube: Store) -> None:
+    """kube-aggregator v0.37.2 pkg/registry/apiservice/strategy.go PrepareForCreate, observed on kube-apiserver
+    v1.37.2: no spec.service, an Available/Local condition; one with a service starts with an empty status."""
+    spec = {"group": "example.com", "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10}
+    local = kube.create("apiservices", {"metadata": {"name": "v1.example.com"}, "spec": spec})
+    condition = local["status"]["conditions"][0]
+    assert {k: v for k, v in condition.items() if k != "lastTransitionTime"} == {
+        "type": "Available", "status": "True", "reason": "Local", "message": "Local APIServices are always available"}
+    assert condition["lastTransitionTime"] == local["metadata"]["creationTimestamp"]
+    remote = kube.create("apiservices", {"metadata": {"name": "v1.other.example.com"}, "spec": {
+        **spec, "group": "other.example.com", "service": {"namespace": "default", "name": "api"},
+        "insecureSkipTLSVerify": True}})
+    assert remote["status"] == {}
