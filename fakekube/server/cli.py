@@ -20,7 +20,7 @@ from fakekube.audit.policy import Policy, PolicyError
 from fakekube.server.app import ApiServer
 from fakekube.store import Store
 
-DISABLEABLE_ADMISSION = frozenset({"ServiceAccount"})
+DISABLEABLE_ADMISSION = frozenset({"ServiceAccount", "StorageObjectInUseProtection", "TaintNodesByCondition"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -3,6 +3,9 @@ admission plugins that add finalizers and taints (sources: kubernetes v1.37.2, c
 
 from __future__ import annotations
 
+import pytest
+
+from fakekube import errors
 from fakekube.clock import VirtualClock
 from fakekube.store import Store
 
@@ -53,3 +56,45 @@ def test_a_local_api_service_is_available_on_create(kube: Store) -> None:
         **spec, "group": "other.example.com", "service": {"namespace": "default", "name": "api"},
         "insecureSkipTLSVerify": True}})
     assert remote["status"] == {}
+
+
+def test_storage_objects_get_their_protection_finalizers_on_create(kube: Store) -> None:
+    """plugin/pkg/admission/storage/storageobjectinuseprotection/admission.go, observed on kube-apiserver
+    v1.37.2: appended to what the object has, once, on create only."""
+    claim = kube.create("persistentvolumeclaims", {"metadata": {"name": "c", "finalizers": ["example.com/x"]},
+                                                   "spec": {"accessModes": ["ReadWriteOnce"],
+                                                            "resources": {"requests": {"storage": "1Gi"}}}}, "default")
+    assert claim["metadata"]["finalizers"] == ["example.com/x", "kubernetes.io/pvc-protection"]
+    volume = kube.create("persistentvolumes", {"metadata": {"name": "v", "finalizers": ["kubernetes.io/pv-protection"]},
+                                               "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                                                        "hostPath": {"path": "/tmp"}}})
+    assert volume["metadata"]["finalizers"] == ["kubernetes.io/pv-protection"]
+    vac = kube.create("volumeattributesclasses", {"metadata": {"name": "a"}, "driverName": "d.example.com"})
+    assert vac["metadata"]["finalizers"] == ["kubernetes.io/vac-protection"]
+    # An update may take it off (the protection controller does): admission adds it on create only.
+    kube.patch("volumeattributesclasses", "a", {"metadata": {"finalizers": None}})
+    kube.delete("volumeattributesclasses", "a")
+    with pytest.raises(errors.NotFound):
+        kube.get("volumeattributesclasses", "a")
+    # Held by its finalizer, a deleted claim stays, terminating.
+    kube.delete("persistentvolumeclaims", "c", "default")
+    assert kube.get("persistentvolumeclaims", "c", "default")["metadata"]["deletionTimestamp"]
+
+
+def test_a_new_node_is_tainted_not_ready(kube: Store) -> None:
+    """plugin/pkg/admission/nodetaint/admission.go, observed on kube-apiserver v1.37.2."""
+    node = kube.create("nodes", {"metadata": {"name": "n"}, "spec": {"taints": [
+        {"key": "example.com/gpu", "effect": "NoSchedule"}]}})
+    assert node["spec"]["taints"] == [{"key": "example.com/gpu", "effect": "NoSchedule"},
+                                      {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
+    untainted = kube.update("nodes", {**node, "spec": {}})
+    assert "taints" not in untainted["spec"]
+
+
+def test_the_plugins_can_be_disabled() -> None:
+    kube = Store()
+    kube.disabled_admission_plugins = frozenset({"TaintNodesByCondition", "StorageObjectInUseProtection"})
+    assert "taints" not in kube.create("nodes", {"metadata": {"name": "n"}}).get("spec", {})
+    pv = kube.create("persistentvolumes", {"metadata": {"name": "v"}, "spec": {
+        "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp"}}})
+    assert "finalizers" not in pv["metadata"]
