@@ -29,8 +29,9 @@ class APIServiceStrategy(BuiltinStrategy):
                                              "reason": "Local", "message": LOCAL_AVAILABLE["message"]}]}
 
 
-class StorageVersionMigrationStrategy(APIServiceStrategy):
-    pass
+class StorageVersionMigrationStrategy(BuiltinStrategy):
+    initial_status = {}
+    status_keeps = RESET_META_FOR_STATUS
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {"APIService": APIServiceStrategy}

@@ -98,3 +98,10 @@ def test_the_plugins_can_be_disabled() -> None:
     pv = kube.create("persistentvolumes", {"metadata": {"name": "v"}, "spec": {
         "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp"}}})
     assert "finalizers" not in pv["metadata"]
+
+
+def test_a_storage_version_migration_starts_with_an_empty_status(kube: Store) -> None:
+    """pkg/registry/storagemigration/storagemigration/strategy.go: no APIService condition (v1.37.2)."""
+    created = kube.create("storageversionmigrations", {"metadata": {"name": "m"}, "spec": {
+        "resource": {"group": "", "resource": "configmaps"}}})
+    assert created["status"] == {}
