@@ -21,7 +21,7 @@ from fakekube.resources import ResourceType
 
 class RequestCycle:
     """Serving and auditing of one request; the host (the Store) provides ``clock``, ``audit``, ``faults``,
-    ``delay_hook``, ``gc``, ``gc_mode``, ``crd_controllers`` and ``service_accounts``."""
+    ``delay_hook``, ``gc``, ``gc_mode``, ``crd_controllers``, ``apf_config`` and ``service_accounts``."""
 
     def _init_request_cycle(self) -> None:
         self._seq = 0
@@ -108,11 +108,14 @@ class RequestCycle:
                     if not self._collecting:
                         if self.gc_mode == "sync":
                             self._run_controllers()
-                        elif self.crd_controllers.pending:
-                            # kube-apiserver's own CRD controllers run in every mode (fakekube.crdcontrollers).
+                        elif self.crd_controllers.pending or self.apf_config.pending:
+                            # kube-apiserver's own controllers run in every mode (fakekube.crdcontrollers,
+                            # fakekube.apfconfig).
                             self._collecting = True
                             try:
-                                self.crd_controllers.collect()
+                                while self.crd_controllers.pending or self.apf_config.pending:
+                                    self.crd_controllers.collect()
+                                    self.apf_config.collect()
                             finally:
                                 self._collecting = False
                         if entry is not None:
@@ -124,16 +127,20 @@ class RequestCycle:
         controllers' own requests come back here, so one run at a time."""
         accounts = self.service_accounts
         crds = self.crd_controllers
+        apf = self.apf_config
         garbage = self.collect_garbage and self.gc.pending
-        if not garbage and not crds.pending and (accounts is None or not accounts.pending):
+        if not garbage and not crds.pending and not apf.pending and (accounts is None or not accounts.pending):
             return
         self._collecting = True
         try:
             # Until nothing is left: each controller's writes may give another work (a CRD's cleanup deletes
             # custom resources the garbage collector looks at).
-            while crds.pending or (self.collect_garbage and self.gc.pending) or (accounts is not None and accounts.pending):
+            while crds.pending or apf.pending or (self.collect_garbage and self.gc.pending) or (
+                    accounts is not None and accounts.pending):
                 if crds.pending:
                     crds.collect()
+                if apf.pending:
+                    apf.collect()
                 if accounts is not None and accounts.pending:
                     accounts.collect()
                 if self.collect_garbage and self.gc.pending:

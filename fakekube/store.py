@@ -20,6 +20,7 @@ from typing import Any
 
 from fakekube import decoding, errors, namerules, validation
 from fakekube.allocators import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR, ServiceAllocators
+from fakekube.apfconfig import APF_STORAGES, ApfConfigConsumer
 from fakekube.apimodel import KubernetesVersion
 from fakekube.audit import AuditEntry, AuditLog
 from fakekube.audit.log import NO_BODY  # noqa: F401  (re-exported: tools wrap Store._run with it)
@@ -137,6 +138,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
         self.crd_controllers = CrdControllers(self)
+        self.apf_config = ApfConfigConsumer(self)
         # kube-controller-manager's service-account controller; None when turned off.
         self.service_accounts: ServiceAccountController | None = (
             ServiceAccountController(self) if service_accounts else None)
@@ -246,6 +248,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             self._crd_changed(new, old_obj)
         elif rt.custom and new is None:
             self._custom_resource_gone(rt)
+        elif storage in APF_STORAGES:
+            self.apf_config.observe(storage, new, old_obj)
         return record
 
     def _index(self, rt: ResourceType, key: Key, obj: dict[str, Any]) -> None:

@@ -84,7 +84,7 @@ class Strategy:
 
     tracks_generation = False
     # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
-    features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet"})
+    features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet", "VolumeLimitScaling"})
     allow_unconditional_update = True
     graceful_delete = False
     has_status = False
@@ -120,6 +120,12 @@ class Strategy:
     create_subresources: Mapping[str, Strategy] = MappingProxyType({})
     body_api_version = ""
     body_kind = ""
+    # The release that deprecated this kind's version and its replacement, as the Go type's
+    # ``APILifecycleDeprecated``/``APILifecycleReplacement`` say; the registry turns them into ``deprecation``, the
+    # warning every request to the kind's routes carries from that release on.
+    deprecated_since: tuple[int, int] | None = None
+    replacement = ""
+    deprecation: str | None = None
 
     def default(self, obj: dict[str, Any]) -> None:
         """Scheme defaulting (the kind's ``SetDefaults_*`` functions), applied in place."""

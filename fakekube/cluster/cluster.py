@@ -95,6 +95,18 @@ class Cluster:
             if name in self.enabled:
                 extra = {"ca_pem": ca_pem} if factory is RootCAPublisher else {}
                 self.actors[name] = factory(runtime, self.timing, **extra)
+        # The admission plugins whose marks only a controller this cluster lacks takes off again: the node
+        # lifecycle controller lifts a new node's not-ready taint, the protection controllers remove the
+        # PVC/PV/VolumeAttributesClass finalizers (docs/not-emulated.md). A cluster that would leave them stuck —
+        # with kubelets whose pods must schedule, or a StatefulSet controller that deletes its claims — runs
+        # without them.
+        lacking = set()
+        if self.kubelets_configured():
+            lacking.add("TaintNodesByCondition")
+        if "statefulset" in self.enabled:
+            lacking.add("StorageObjectInUseProtection")
+        if lacking:
+            store.disabled_admission_plugins = frozenset(store.disabled_admission_plugins | lacking)
         if "serviceaccount" not in self.enabled:
             store.service_accounts = None  # a test that plays this controller creates the accounts itself
         if "garbagecollector" in self.enabled:
@@ -104,6 +116,9 @@ class Cluster:
             # Nobody collects (a test plays the garbage collector itself, or a bare API server as envtest's);
             # the synchronous run stays for the service-account controller.
             store.collect_garbage = False
+
+    def kubelets_configured(self) -> bool:
+        return "kubelet" in self.enabled and bool(self.nodes)
 
     @property
     def kubelets(self) -> list[Kubelet]:

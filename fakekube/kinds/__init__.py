@@ -67,6 +67,7 @@ def strategy_for(group: str, kind: str, *, has_status: bool, version: Any = None
     factory = _BY_GROUP.get(group, {}).get(kind)
     strategy = factory() if factory is not None else StatusStrategy() if has_status else Strategy()
     strategy.features = features.enabled(version)
+    strategy.deprecation = features.deprecation_warning(group, kind, strategy, version)
     subresources = _SUBRESOURCES.get((group, kind))
     if subresources:
         strategy.create_subresources = {name: make() for name, make in subresources.items()}

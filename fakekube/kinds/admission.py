@@ -17,6 +17,15 @@ kube-apiserver enables them by default (kubernetes ``pkg/kubeapiserver/options/p
   when one is marked (the newest, if several are).
 - ``RuntimeClass``: a pod naming a RuntimeClass gets its ``overhead`` (403 when the class does not exist).
 
+- ``StorageObjectInUseProtection``: a created PersistentVolumeClaim, PersistentVolume or VolumeAttributesClass gets
+  its protection finalizer (``kubernetes.io/pvc-protection``, ``pv-protection``, ``vac-protection``) unless it has
+  it; the protection controllers remove it once nothing uses the object. Create only, not on subresources.
+- ``TaintNodesByCondition``: a created Node gets the ``node.kubernetes.io/not-ready:NoSchedule`` taint unless it
+  has it; the node lifecycle controller lifts it once the node is Ready.
+
+Both can be turned off (kube-apiserver's ``--disable-admission-plugins``; the simulated cluster does, as it runs
+neither the protection controllers nor the node lifecycle controller).
+
 Errors are ``admission.NewForbidden``'s: ``pods "<name or generateName>" is forbidden: <reason>``.
 """
 
@@ -219,3 +228,41 @@ def default_ingress_class(ingress: dict[str, Any], ctx: WriteContext) -> None:
     default = newest_default(ctx.list("networking.k8s.io/ingressclasses"), (DEFAULT_INGRESS_CLASS_ANNOTATION,))
     if default is not None:
         spec["ingressClassName"] = default["metadata"]["name"]
+
+
+# ----------------------------------------------------------------------------- StorageObjectInUseProtection
+
+PROTECTION_PLUGIN = "StorageObjectInUseProtection"
+PROTECTION_FINALIZERS = {"PersistentVolumeClaim": "kubernetes.io/pvc-protection",
+                         "PersistentVolume": "kubernetes.io/pv-protection",
+                         "VolumeAttributesClass": "kubernetes.io/vac-protection"}
+
+
+def storage_protection(obj: dict[str, Any], kind: str, old: dict[str, Any] | None, ctx: WriteContext) -> None:
+    """plugin/pkg/admission/storage/storageobjectinuseprotection/admission.go: the finalizer, appended."""
+    if old is not None or ctx.subresource is not None or PROTECTION_PLUGIN in ctx.disabled_admission:
+        return
+    meta = obj["metadata"]
+    finalizer = PROTECTION_FINALIZERS[kind]
+    finalizers = meta.get("finalizers")
+    finalizers = list(finalizers) if isinstance(finalizers, list) else []
+    if finalizer not in finalizers:
+        meta["finalizers"] = [*finalizers, finalizer]
+
+
+# ----------------------------------------------------------------------------- TaintNodesByCondition
+
+TAINT_NODES_PLUGIN = "TaintNodesByCondition"
+
+
+def taint_new_node(node: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+    """plugin/pkg/admission/nodetaint/admission.go: a new Node is not ready until the node lifecycle controller says
+    otherwise."""
+    if old is not None or ctx.subresource is not None or TAINT_NODES_PLUGIN in ctx.disabled_admission:
+        return
+    spec = spec_of(node)
+    taints = spec.get("taints")
+    taints = list(taints) if isinstance(taints, list) else []
+    if not any(isinstance(t, dict) and t.get("key") == NOT_READY_TAINT and t.get("effect") == "NoSchedule"
+               for t in taints):
+        spec["taints"] = [*taints, {"key": NOT_READY_TAINT, "effect": "NoSchedule"}]

@@ -3,7 +3,8 @@
 
 Webhooks default to ``failurePolicy: Fail``, ``matchPolicy: Equivalent``, empty namespace and object selectors,
 ``timeoutSeconds: 10`` (mutating ones also ``reinvocationPolicy: Never``), rules to ``scope: "*"`` and service
-references to port 443. Generation moves when the webhooks (or a policy's spec) change."""
+references to port 443; policies' and bindings' match resources as webhooks', their resource rules (and
+exclusions) to ``scope: "*"``. Generation moves when the webhooks (or a policy's spec) change."""
 
 from __future__ import annotations
 
@@ -14,7 +15,15 @@ from fakekube.kinds.checks import mapping, seq
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 
+def _default_rules(rules: Any) -> None:
+    """SetDefaults_Rule: ``scope: "*"``."""
+    for rule in seq(rules):
+        if isinstance(rule, dict) and rule.get("scope") is None:
+            rule["scope"] = "*"
+
+
 def _default_match(match: Any) -> None:
+    """SetDefaults_MatchResources, and SetDefaults_Rule on its resource rules and exclusions."""
     if not isinstance(match, dict):
         return
     match.setdefault("matchPolicy", "Equivalent")
@@ -22,6 +31,8 @@ def _default_match(match: Any) -> None:
         match["namespaceSelector"] = {}
     if match.get("objectSelector") is None:
         match["objectSelector"] = {}
+    _default_rules(match.get("resourceRules"))
+    _default_rules(match.get("excludeResourceRules"))
 
 
 def _default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
@@ -30,9 +41,7 @@ def _default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
     hook.setdefault("timeoutSeconds", 10)
     if mutating:
         hook.setdefault("reinvocationPolicy", "Never")
-    for rule in seq(hook.get("rules")):
-        if isinstance(rule, dict) and rule.get("scope") is None:
-            rule["scope"] = "*"
+    _default_rules(hook.get("rules"))
     service = mapping(hook.get("clientConfig")).get("service")
     if isinstance(service, dict) and service.get("port") is None:
         service["port"] = 443

@@ -19,6 +19,7 @@ from fakekube.quantity import canonicalize
 from fakekube.strategies import BuiltinStrategy, Strategy, bump_generation_if
 
 DEFAULT_CPU_UTILIZATION = 80
+METRICS_ANNOTATION = "autoscaling.alpha.kubernetes.io/metrics"
 SCALE_UP_RULES = {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
     {"type": "Pods", "value": 4, "periodSeconds": 15},
     {"type": "Percent", "value": 100, "periodSeconds": 15},
@@ -46,7 +47,8 @@ def _canonical_targets(metrics: Any) -> None:
 
 
 class HorizontalPodAutoscalerStrategy(BuiltinStrategy):
-    initial_status = {"desiredReplicas": 0}
+    # v2 HorizontalPodAutoscalerStatus: desiredReplicas and currentMetrics have no omitempty.
+    initial_status = {"desiredReplicas": 0, "currentMetrics": None}
 
     def default(self, obj: dict[str, Any]) -> None:
         spec = obj.get("spec")
@@ -55,6 +57,12 @@ class HorizontalPodAutoscalerStrategy(BuiltinStrategy):
         if spec.get("minReplicas") is None:
             spec["minReplicas"] = 1
         if obj.get("apiVersion") == "autoscaling/v1":
+            # The conversion to the internal type gives a v1 HPA without a CPU target and without other metrics
+            # (kept in an annotation) the default CPU metric, which reads back as the target (observed on
+            # kube-apiserver v1.37.2; pkg/apis/autoscaling/v1/conversion.go).
+            annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
+            if spec.get("targetCPUUtilizationPercentage") is None and METRICS_ANNOTATION not in annotations:
+                spec["targetCPUUtilizationPercentage"] = DEFAULT_CPU_UTILIZATION
             return
         if not spec.get("metrics"):
             spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": {

@@ -126,7 +126,18 @@ class JobStrategy(BuiltinStrategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if not mapping(obj.get("spec")).get("manualSelector"):
+            # SetDefaults_Job gives a Job without labels its template's label map itself, not a copy (a Go map
+            # is a reference), so the labels generateSelector adds to the template show in the Job's labels
+            # too (observed on kube-apiserver v1.37.2). Labels equal to the template's stand for that sharing. A
+            # generated name is drawn on a deep copy of the object (store.go createWithGenerateNameRetry), which
+            # shares nothing: such a Job keeps its own labels.
+            meta = obj["metadata"]
+            template_meta = mapping(mapping(mapping(obj.get("spec")).get("template")).get("metadata"))
+            shared = (bool(meta.get("labels")) and meta.get("labels") == template_meta.get("labels")
+                      and not meta.get("generateName"))
             _generate_selector(obj)
+            if shared:
+                meta["labels"] = dict(obj["spec"]["template"]["metadata"]["labels"])
             # The storage decodes what it wrote with defaulting, so every read of the Job (the create's answer
             # too) has SetDefaults_Job's copy of the template labels, generated ones included, when it has no
             # labels of its own (apiserver pkg/storage/etcd3/store.go Create; pkg/apis/batch/v1/defaults.go).

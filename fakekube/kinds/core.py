@@ -296,6 +296,7 @@ class PersistentVolumeClaimStrategy(BuiltinStrategy):
     def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
         if old is None and ctx.subresource is None:
             admission.default_storage_class(obj, ctx)
+        admission.storage_protection(obj, "PersistentVolumeClaim", old, ctx)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return _validate_pvc_spec(obj.get("spec"), "spec")
@@ -349,6 +350,7 @@ class PersistentVolumeStrategy(BuiltinStrategy):
         obj["status"]["lastPhaseTransitionTime"] = obj["metadata"].get("creationTimestamp")
 
     def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+        admission.storage_protection(obj, "PersistentVolume", old, ctx)
         # The status strategy stamps a phase change that does not carry its own transition time.
         if old is None or ctx.subresource != "status":
             return
@@ -395,8 +397,8 @@ class NodeStrategy(BuiltinStrategy):
                 status["allocatable"] = dict(status["capacity"])
             canonicalize_list(status.get("allocatable"))
 
-    # TaintNodesByCondition (the not-ready:NoSchedule taint on a new Node) is left out: nothing here lifts it
-    # again the way the node lifecycle controller does once the node is Ready (docs/not-emulated.md).
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+        admission.taint_new_node(obj, old, ctx)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         # A Node may be registered with its status (the kubelet does); NodeStrategy keeps it.
@@ -407,11 +409,20 @@ class NodeStrategy(BuiltinStrategy):
 
 
 class EndpointsStrategy(Strategy):
+    # api v0.37.2 core/v1/lifecycle.go: Endpoints APILifecycleDeprecated 1.33, replaced by EndpointSlice.
+    deprecated_since = (1, 33)
+    replacement = "discovery.k8s.io/v1 EndpointSlice"
+
     def default(self, obj: dict[str, Any]) -> None:
         for subset in seq(obj.get("subsets")):
             for port in seq(mapping(subset).get("ports")):
                 if isinstance(port, dict) and not port.get("protocol"):
                     port["protocol"] = "TCP"
+
+
+class ComponentStatusStrategy(Strategy):
+    # api v0.37.2 core/v1/lifecycle.go: ComponentStatus APILifecycleDeprecated 1.19, no replacement.
+    deprecated_since = (1, 19)
 
 
 class LimitRangeStrategy(Strategy):
@@ -459,6 +470,7 @@ STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "PersistentVolume": PersistentVolumeStrategy,
     "Node": NodeStrategy,
     "Endpoints": EndpointsStrategy,
+    "ComponentStatus": ComponentStatusStrategy,
     "LimitRange": LimitRangeStrategy,
     "ResourceQuota": ResourceQuotaStrategy,
 }

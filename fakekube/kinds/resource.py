@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.kinds.checks import mapping, seq
+from fakekube.kinds.context import WriteContext
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 
@@ -57,7 +58,40 @@ class ResourceSliceStrategy(BuiltinStrategy):
     returns_deleted_object = True
 
 
+class DeviceTaintRuleStrategy(BuiltinStrategy):
+    """devicetaintrule/strategy.go: generation 1, +1 on a spec change; ``SetDefaults_DeviceTaint`` stamps
+    ``spec.taint.timeAdded`` with the time of decoding, and an update that changes the effect but keeps the old
+    time gets a new one. The v1 storage answers a DELETE with a Status (only the older versions' return the
+    object)."""
+
+    initial_status = {}
+    generation_fields = ("spec",)
+    status_keeps = RESET_META_FOR_STATUS
+    allow_unconditional_update = False
+
+    def default(self, obj: dict[str, Any]) -> None:
+        # A create is decoded in the same second the store stamps creationTimestamp (already set when the create
+        # defaults its body), so that is the decoding time; an update's comes from the clock in ``admit``.
+        created = mapping(obj.get("metadata")).get("creationTimestamp")
+        taint = mapping(mapping(obj.get("spec")).get("taint"))
+        if created and isinstance(mapping(obj.get("spec")).get("taint"), dict) and taint.get("timeAdded") is None:
+            taint["timeAdded"] = created
+
+    def default_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        pass
+
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+        taint = mapping(obj.get("spec")).get("taint")
+        if old is None or ctx.subresource is not None or not isinstance(taint, dict):
+            return
+        old_taint = mapping(mapping(old.get("spec")).get("taint"))
+        if taint.get("timeAdded") is None or (taint.get("effect") != old_taint.get("effect")
+                                              and taint.get("timeAdded") == old_taint.get("timeAdded")):
+            taint["timeAdded"] = ctx.now()
+
+
 STRATEGIES: dict[str, Callable[[], Strategy]] = {
+    "DeviceTaintRule": DeviceTaintRuleStrategy,
     "DeviceClass": DeviceClassStrategy,
     "ResourceClaim": ResourceClaimStrategy,
     "ResourceClaimTemplate": ResourceClaimTemplateStrategy,

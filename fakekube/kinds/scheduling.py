@@ -18,6 +18,9 @@ SYSTEM_PREFIX = "system-"
 
 
 class PriorityClassStrategy(Strategy):
+    # PrepareForCreate sets generation 1 and PrepareForUpdate leaves it: it never moves (priorityclass/strategy.go).
+    tracks_generation = True
+
     def default(self, obj: dict[str, Any]) -> None:
         if not obj.get("preemptionPolicy"):
             obj["preemptionPolicy"] = "PreemptLowerPriority"

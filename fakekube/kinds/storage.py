@@ -9,7 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, forbidden, not_supported, required
+from fakekube.kinds.admission import storage_protection
 from fakekube.kinds.checks import immutable
+from fakekube.kinds.context import WriteContext
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 RECLAIM_POLICIES = ["Delete", "Retain"]
@@ -59,6 +61,8 @@ class CSIDriverStrategy(Strategy):
                 spec[key] = value
         if not spec.get("volumeLifecycleModes"):
             spec["volumeLifecycleModes"] = ["Persistent"]
+        if "VolumeLimitScaling" in self.features and spec.get("preventPodSchedulingIfMissing") is None:
+            spec["preventPodSchedulingIfMissing"] = False
 
 
 class CSINodeStrategy(Strategy):
@@ -67,6 +71,9 @@ class CSINodeStrategy(Strategy):
 
 class VolumeAttributesClassStrategy(Strategy):
     returns_deleted_object = True
+
+    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
+        storage_protection(obj, "VolumeAttributesClass", old, ctx)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:

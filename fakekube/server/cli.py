@@ -23,7 +23,7 @@ from fakekube.server.app import ApiServer
 from fakekube.server.tls import ADMIN_GROUPS
 from fakekube.store import Store
 
-DISABLEABLE_ADMISSION = frozenset({"ServiceAccount"})
+DISABLEABLE_ADMISSION = frozenset({"ServiceAccount", "StorageObjectInUseProtection", "TaintNodesByCondition"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -105,6 +105,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         srv = self.server
         path, _, query = self.path.partition("?")
         self._warnings: list[str] = []
+        self._route_warnings: list[str] = []
         self._previous_request = srv.store.last_request()
         self._encoder = Encoder.JSON  # until a resource request negotiates its media type
         audit = srv.store.audit
@@ -168,6 +169,10 @@ class ApiHandler(BaseHTTPRequestHandler):
                 allowed, reason = decide(attrs) if decide is not None else (srv.authorizer(attrs), "")
                 if not allowed:
                     raise forbidden(attrs, reason)
+        if rt.strategy.deprecation:
+            # The route's own warning (a deprecated kind), added before its handler runs: installer.go
+            # AddWarningsHandler, so it comes first and is sent with errors and watches too.
+            self._route_warnings = self._warnings = [rt.strategy.deprecation]
         # The response's media type (JSON, YAML, protobuf, or a Table for kubectl's human-readable get) is
         # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
         # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.
@@ -250,8 +255,9 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def _stream(self, reply: rest.WatchReply) -> None:
         encoder = self._encoder
+        warnings = "".join(f"Warning: {warning_header(w)}\r\n" for w in self._warnings)
         head = (f"HTTP/1.1 200 OK\r\nAudit-Id: {self._audit_id}\r\nContent-Type: {encoder.watch_content_type}\r\n"
-                "Transfer-Encoding: chunked\r\nCache-Control: no-cache, private\r\n\r\n").encode()
+                f"Transfer-Encoding: chunked\r\nCache-Control: no-cache, private\r\n{warnings}\r\n").encode()
         auditing.stream_started(self, self._audit)
         try:
             self.wfile.write(head)
@@ -337,7 +343,8 @@ class ApiHandler(BaseHTTPRequestHandler):
         """The warnings of the store request this HTTP request made (fieldValidation=Warn), if it made one."""
         entry = self.server.store.last_request()
         if entry is not None and entry is not self._previous_request:
-            self._warnings = list(dict.fromkeys(entry.warnings))  # the apiserver's recorder drops repeats
+            # the apiserver's recorder drops repeats
+            self._warnings = list(dict.fromkeys([*self._route_warnings, *entry.warnings]))
 
     def _send_error(self, exc: errors.ApiError) -> None:
         self._reply_error = exc

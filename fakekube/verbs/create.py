@@ -165,13 +165,15 @@ class CreateVerbs:
         self._check_namespace(target, meta.get("namespace", ""), creating=True,
                               name=str(meta.get("name") or meta.get("generateName") or ""))
         strategy.admit(obj, None, ctx)
-        strategy.begin_create(obj, ctx)
-        strategy.prepare_for_create(obj)
-        self._prepare_schema(target, obj)
+        # The registry draws a generated name after admission, before BeginCreate and PrepareForCreate, which
+        # may use it (a Job's job-name labels): apiserver pkg/registry/generic/registry/store.go create.
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             entry.generate_name = str(meta["generateName"])
             meta["name"] = namerules.generate_name(entry.generate_name, self.name_rng)
+        strategy.begin_create(obj, ctx)
+        strategy.prepare_for_create(obj)
+        self._prepare_schema(target, obj)
         checked = self._validate(target, obj, None)
         entry.namespace = meta.get("namespace") if target.namespaced else None
         if not dry_run and _stored_version(given_rv):

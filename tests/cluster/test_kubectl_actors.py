@@ -89,9 +89,14 @@ spec:
     kubectl("wait", "--for=condition=Available", "deployment/web", "--timeout=60s")
     pod_ips = sorted(kubectl("get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].status.podIP}").split())
     assert len(pod_ips) == 2
-    shown = kubectl.until(lambda out: sorted(out.split()) == pod_ips,
+    deprecated = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n"
+
+    def ips(out: str) -> list[str]:  # kubectl prints the route's deprecation warning (as for a real v1.37 server)
+        return sorted(out.replace(deprecated, "").split())
+
+    shown = kubectl.until(lambda out: ips(out) == pod_ips and deprecated in out,
                           "get", "endpoints", "web", "-o", "jsonpath={.subsets[*].addresses[*].ip}")
-    assert sorted(shown.split()) == pod_ips
+    assert ips(shown) == pod_ips
     table = kubectl("get", "endpoints", "web")
     assert all(f"{ip}:8080" in table for ip in pod_ips)
     slices = json.loads(kubectl("get", "endpointslices", "-l", "kubernetes.io/service-name=web", "-o", "json"))

@@ -100,8 +100,9 @@ def test_no_controllers_is_envtests_bare_server(tmp_path):
         proc.wait(15)
 
 
-def test_only_the_service_account_plugin_can_be_disabled():
+def test_only_the_emulated_plugins_with_a_switch_can_be_disabled():
     done = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--disable-admission-plugins", "Priority"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert "cannot disable Priority (only ServiceAccount)" in done.stderr
+    assert ("cannot disable Priority (only ServiceAccount, StorageObjectInUseProtection, TaintNodesByCondition)"
+            in done.stderr)

@@ -117,7 +117,17 @@ def test_job_defaults_and_generated_selector(kube: Store) -> None:
     assert spec["template"]["metadata"]["labels"] == {
         "app": "web", "controller-uid": uid, "batch.kubernetes.io/controller-uid": uid,
         "job-name": "pi", "batch.kubernetes.io/job-name": "pi"}
-    assert job["metadata"]["labels"] == {"app": "web"}  # the template's labels, as the request had them
+    # Observed on kube-apiserver v1.37.2: SetDefaults_Job hands the Job its template's label map itself, so the
+    # labels generateSelector adds to the template show in the Job's own labels (pkg/apis/batch/v1/defaults.go,
+    # pkg/registry/batch/job/strategy.go generateSelector).
+    assert job["metadata"]["labels"] == spec["template"]["metadata"]["labels"]
+    # A generated name is drawn on a deep copy (apiserver store.go createWithGenerateNameRetry): nothing shared,
+    # the Job keeps the template's labels as the request had them; its pods' job-name is the drawn name.
+    body = _job()
+    body["metadata"] = {"generateName": "pi-"}
+    generated = kube.create("jobs", body, "default")
+    assert generated["metadata"]["labels"] == {"app": "web"}
+    assert generated["spec"]["template"]["metadata"]["labels"]["job-name"] == generated["metadata"]["name"]
 
 
 def test_job_pod_replacement_policy_with_a_pod_failure_policy(kube: Store) -> None:
@@ -279,7 +289,8 @@ def test_storage_and_scheduling_defaults(kube: Store) -> None:
     driver = kube.create("csidrivers", {"metadata": {"name": "d.example.com"}, "spec": {}})["spec"]
     assert driver == {"attachRequired": True, "podInfoOnMount": False, "storageCapacity": False,
                       "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False, "seLinuxMount": False,
-                      "volumeLifecycleModes": ["Persistent"]}
+                      "volumeLifecycleModes": ["Persistent"],
+                      "preventPodSchedulingIfMissing": False}  # VolumeLimitScaling, on from 1.37 (v1.37.2)
     pc = kube.create("priorityclasses", {"metadata": {"name": "high"}, "value": 1000})
     assert pc["preemptionPolicy"] == "PreemptLowerPriority"
 
@@ -311,3 +322,40 @@ def test_pod_templates_and_hpas_track_generation(kube_factory) -> None:
     assert kube.create("horizontalpodautoscalers", hpa, "default")["metadata"]["generation"] == 1
     older = kube_factory(kubernetes_version="1.36").create("horizontalpodautoscalers", hpa, "default")
     assert "generation" not in older["metadata"]
+
+
+def test_admission_policy_rules_default_their_scope(kube: Store) -> None:
+    """pkg/apis/admissionregistration/v1/zz_generated.defaults.go: SetDefaults_Rule on a policy's (and a
+    binding's) resource rules and exclusions; observed on kube-apiserver v1.37.2."""
+    rule = {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}
+    policy = kube.create("validatingadmissionpolicies", {"metadata": {"name": "p"}, "spec": {
+        "matchConstraints": {"resourceRules": [dict(rule)], "excludeResourceRules": [dict(rule, scope="Namespaced")]},
+        "validations": [{"expression": "true"}]}})
+    match = policy["spec"]["matchConstraints"]
+    assert [r["scope"] for r in match["resourceRules"] + match["excludeResourceRules"]] == ["*", "Namespaced"]
+    binding = kube.create("validatingadmissionpolicybindings", {"metadata": {"name": "b"}, "spec": {
+        "policyName": "p", "validationActions": ["Deny"], "matchResources": {"resourceRules": [dict(rule)]}}})
+    assert binding["spec"]["matchResources"]["resourceRules"][0]["scope"] == "*"
+
+
+def test_flowcontrol_defaults(kube: Store) -> None:
+    """pkg/apis/flowcontrol/v1/defaults.go, observed on kube-apiserver v1.37.2."""
+    schema = kube.create("flowschemas", {"metadata": {"name": "f"}, "spec": {
+        "priorityLevelConfiguration": {"name": "global-default"}}})
+    assert schema["spec"]["matchingPrecedence"] == 1000
+    level = kube.create("prioritylevelconfigurations", {"metadata": {"name": "l"}, "spec": {
+        "type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 3}}}}})
+    assert level["spec"]["limited"] == {"nominalConcurrencyShares": 30, "lendablePercent": 0, "limitResponse": {
+        "type": "Queue", "queuing": {"queues": 3, "handSize": 8, "queueLengthLimit": 50}}}
+    exempt = kube.create("prioritylevelconfigurations", {"metadata": {"name": "e"}, "spec": {
+        "type": "Exempt", "exempt": {}}})
+    assert exempt["spec"]["exempt"] == {"nominalConcurrencyShares": 0, "lendablePercent": 0}
+
+
+def test_hpa_v1_reads_back_the_default_cpu_target(kube: Store) -> None:
+    """pkg/apis/autoscaling/v1/conversion.go gives a v1 HPA with no target the default CPU metric, which reads
+    back as targetCPUUtilizationPercentage 80 (observed on kube-apiserver v1.37.2)."""
+    body = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3}}
+    created = kube.create("horizontalpodautoscalers.v1.autoscaling", body, "default")
+    assert created["spec"]["targetCPUUtilizationPercentage"] == 80
