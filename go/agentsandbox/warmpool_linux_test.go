@@ -167,9 +167,10 @@ func TestTheRealControllerClaimsASandboxFromAWarmPool(t *testing.T) {
 	if _, pooled := sandbox.GetLabels()[warmLabel]; pooled {
 		t.Errorf("the adopted sandbox still carries %s: %v", warmLabel, sandbox.GetLabels())
 	}
-	pod, err := core.CoreV1().Pods(namespace).Get(ctx, adopted, metav1.GetOptions{})
-	if err != nil || string(pod.UID) != warmPods[adopted] {
-		t.Errorf("the adopted sandbox's pod changed: %v (uid %v, was %s)", err, pod.UID, warmPods[adopted])
+	if pod, err := core.CoreV1().Pods(namespace).Get(ctx, adopted, metav1.GetOptions{}); err != nil {
+		t.Errorf("the adopted sandbox's pod: %v", err)
+	} else if string(pod.UID) != warmPods[adopted] {
+		t.Errorf("the adopted sandbox's pod was replaced: uid %s, was %s", pod.UID, warmPods[adopted])
 	}
 
 	// The pool orders a replacement and is full again, without the adopted sandbox.
