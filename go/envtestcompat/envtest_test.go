@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 	os.Exit(clusters.Main(m, clusters.Options{Fakekube: fakekubeEnvironment()}))
 }
 
-var widgetGVK = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+// The group is this package's own: scripts/go-tests shares one oracle between the packages, and this suite deletes
+// its CRD at the end (CleanUpAfterUse), which must not take away crbehaviour's widgets.example.com mid-run.
+var widgetGVK = schema.GroupVersionKind{Group: "envtestcompat.example.com", Version: "v1", Kind: "Widget"}
 
 // TestAnEnvtestSuiteRunsUnchangedOnAnExistingCluster is an ordinary envtest suite: the only thing pointing it
 // at the server is the environment (USE_EXISTING_CLUSTER, KUBECONFIG), as a user sets it in a shell.
@@ -50,7 +52,7 @@ func TestAnEnvtestSuiteRunsUnchangedOnAnExistingCluster(t *testing.T) {
 				_ = testEnv.Stop()
 			}
 		}()
-		if len(testEnv.CRDs) != 1 || testEnv.CRDs[0].Name != "widgets.example.com" {
+		if len(testEnv.CRDs) != 1 || testEnv.CRDs[0].Name != "widgets.envtestcompat.example.com" {
 			t.Fatalf("installed %v", testEnv.CRDs)
 		}
 		scheme := runtime.NewScheme()
@@ -64,7 +66,7 @@ func TestAnEnvtestSuiteRunsUnchangedOnAnExistingCluster(t *testing.T) {
 		defer cancel()
 
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := k8sClient.Get(ctx, types.NamespacedName{Name: "widgets.example.com"}, crd); err != nil {
+		if err := k8sClient.Get(ctx, types.NamespacedName{Name: "widgets.envtestcompat.example.com"}, crd); err != nil {
 			t.Fatal(err)
 		}
 		if !established(crd) {
@@ -129,7 +131,7 @@ func TestAnEnvtestSuiteRunsUnchangedOnAnExistingCluster(t *testing.T) {
 		// the custom resources (its customresourcecleanup finalizer), fakekube at once.
 		deadline = time.Now().Add(30 * time.Second)
 		for {
-			err := k8sClient.Get(ctx, types.NamespacedName{Name: "widgets.example.com"}, crd)
+			err := k8sClient.Get(ctx, types.NamespacedName{Name: "widgets.envtestcompat.example.com"}, crd)
 			if apierrors.IsNotFound(err) {
 				break
 			}

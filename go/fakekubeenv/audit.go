@@ -5,16 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 )
 
-// AuditEvent is the part of an audit.k8s.io/v1 Event that Conflicts reads.
+// AuditEvent is the part of an audit.k8s.io/v1 Event that Conflicts and timelines read.
 type AuditEvent struct {
-	Stage string `json:"stage"`
-	Verb  string `json:"verb"`
-	User  struct {
+	Stage      string `json:"stage"`
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	UserAgent  string `json:"userAgent"`
+	User       struct {
 		Username string `json:"username"`
 	} `json:"user"`
-	ObjectRef *struct {
+	// RequestReceivedTimestamp orders a timeline (the PR #508 tables' Delta column).
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+	ObjectRef                *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 		APIGroup    string `json:"apiGroup"`

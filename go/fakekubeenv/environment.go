@@ -24,7 +24,8 @@ import (
 )
 
 // Environment runs one `fakekube serve` for a test suite. The CRD fields mean what they mean in
-// envtest.Environment (CRDs are installed by envtest.InstallCRDs, which waits until they are Established);
+// envtest.Environment (CRDs are installed by envtest.InstallCRDs, then WaitForCRDs waits until they are Established
+// and in the discovery a client reads);
 // the cluster fields choose what acts on the server besides the API (envtest has only the API server).
 //
 // There is no Seed: the cluster's actors run on the wall clock in `fakekube serve`, where ordering comes
@@ -357,6 +358,12 @@ func (e *Environment) installCRDs(cfg *rest.Config) error {
 		return fmt.Errorf("fakekubeenv: unable to install CRDs: %w", err)
 	}
 	e.CRDs = installed
+	if err := WaitForCRDs(cfg, installed, options.PollInterval, options.MaxTime); err != nil {
+		if exit := e.server.exitError(); exit != nil {
+			return fmt.Errorf("fakekubeenv: installing CRDs: %w", exit)
+		}
+		return err
+	}
 	return nil
 }
 

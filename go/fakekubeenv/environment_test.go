@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
 var gadgetCRD = &apiextensionsv1.CustomResourceDefinition{
@@ -101,6 +103,27 @@ func TestStartInstallsCRDsFromPathsAndObjectsThenStopLeavesNothing(t *testing.T)
 	if _, err := widgets.Namespace("default").Create(context.Background(), widget, metav1.CreateOptions{}); err == nil ||
 		!strings.Contains(err.Error(), "spec.size") {
 		t.Errorf("the CRD's schema was not enforced: %v", err)
+	}
+	// A fresh controller-runtime mapper knows both kinds at once (WaitForCRDs waited for the discovery it reads).
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gk := range []schema.GroupKind{{Group: "example.com", Kind: "Widget"}, {Group: "example.com", Kind: "Gadget"}} {
+		if _, err := mapper.RESTMapping(gk); err != nil {
+			t.Errorf("REST mapping of %s: %v", gk, err)
+		}
+	}
+	// A CRD that is not there: WaitForCRDs gives up after maxTime and says what it waited for.
+	absent := gadgetCRD.DeepCopy()
+	absent.Name, absent.Spec.Names.Plural = "sprockets.example.com", "sprockets"
+	err = WaitForCRDs(cfg, []*apiextensionsv1.CustomResourceDefinition{absent}, 20*time.Millisecond, 200*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "sprockets.example.com") || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("WaitForCRDs on a missing CRD: %v", err)
 	}
 	// NoControllers: a bare API server, as envtest's, has no nodes.
 	nodes, err := clients.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})

@@ -171,10 +171,13 @@ func installCRDs(c *Cluster, options Options) error {
 	for _, crd := range options.CRDs {
 		crds = append(crds, crd.DeepCopy())
 	}
-	_, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{
+	installed, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{
 		Paths: options.CRDDirectoryPaths, CRDs: crds, ErrorIfPathMissing: true, Scheme: options.Scheme})
 	if err != nil {
 		return fmt.Errorf("%s cluster: installing CRDs: %w", c.Kind, err)
+	}
+	if err := fakekubeenv.WaitForCRDs(c.Config, installed, 0, 0); err != nil {
+		return fmt.Errorf("%s cluster: %w", c.Kind, err)
 	}
 	return nil
 }
