@@ -16,6 +16,7 @@ from fakekube import errors
 from fakekube.identity import UserInfo
 from fakekube.server import auditing, encoding, negotiation, openapi, partial, rest, routes, routing, tables
 from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
+from fakekube.server.deprecation import route_warnings as deprecation_warnings
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
 from fakekube.server.replies import Encoder
@@ -105,6 +106,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         srv = self.server
         path, _, query = self.path.partition("?")
         self._warnings: list[str] = []
+        self._route_warnings: list[str] = []
         self._previous_request = srv.store.last_request()
         self._encoder = Encoder.JSON  # until a resource request negotiates its media type
         audit = srv.store.audit
@@ -158,13 +160,21 @@ class ApiHandler(BaseHTTPRequestHandler):
         srv = self.server
         store = srv.store
         rt = routes.resolve(store.registry, route)
-        verb = routes.verb(rt, method, route, query)
+        route_warnings = deprecation_warnings(rt, store.registry.kubernetes_version)
+        try:
+            verb = routes.verb(rt, method, route, query)
+        except routes.HandlerRefusal:
+            self._warnings = self._route_warnings = route_warnings
+            raise
         req = rest.Request(store, method, route, query, body, self.headers.get("Content-Type"),
                            srv.actor_of(self.headers.get("User-Agent")), user)
         if srv.authorizer is not None:
             attrs = rest.attributes(req, rt, verb)
             if not granted_to_every_user(attrs) and not srv.authorizer(attrs):
                 raise forbidden(attrs)
+        # The route's own warnings come first: the real handler adds them before it runs (installer.go).
+        self._route_warnings = route_warnings
+        self._warnings = list(route_warnings)
         # The response's media type (JSON, YAML, protobuf, or a Table for kubectl's human-readable get) is
         # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
         # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.
@@ -247,8 +257,9 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def _stream(self, reply: rest.WatchReply) -> None:
         encoder = self._encoder
+        warnings = "".join(f"Warning: {warning_header(w)}\r\n" for w in self._warnings)
         head = (f"HTTP/1.1 200 OK\r\nAudit-Id: {self._audit_id}\r\nContent-Type: {encoder.watch_content_type}\r\n"
-                "Transfer-Encoding: chunked\r\nCache-Control: no-cache, private\r\n\r\n").encode()
+                f"Transfer-Encoding: chunked\r\nCache-Control: no-cache, private\r\n{warnings}\r\n").encode()
         auditing.stream_started(self, self._audit)
         try:
             self.wfile.write(head)
@@ -334,7 +345,8 @@ class ApiHandler(BaseHTTPRequestHandler):
         """The warnings of the store request this HTTP request made (fieldValidation=Warn), if it made one."""
         entry = self.server.store.last_request()
         if entry is not None and entry is not self._previous_request:
-            self._warnings = list(dict.fromkeys(entry.warnings))  # the apiserver's recorder drops repeats
+            # the apiserver's recorder drops repeats
+            self._warnings = list(dict.fromkeys([*self._route_warnings, *entry.warnings]))
 
     def _send_error(self, exc: errors.ApiError) -> None:
         self._reply_error = exc
