@@ -380,6 +380,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if rt.schema is not None:
             schema_errs, whole = rt.schema.check(obj, old, old_checked is rt.schema)
             errs += schema_errs
+            errs += rt.schema.rules_not_checked(errs)
             checked = rt.schema if whole else None
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
