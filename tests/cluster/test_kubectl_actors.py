@@ -89,9 +89,11 @@ spec:
     kubectl("wait", "--for=condition=Available", "deployment/web", "--timeout=60s")
     pod_ips = sorted(kubectl("get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].status.podIP}").split())
     assert len(pod_ips) == 2
-    shown = kubectl.until(lambda out: sorted(out.split()) == pod_ips,
+    # kubectl prints the API's deprecation warning for v1 Endpoints on stderr, as against a real v1.33+ cluster.
+    warned = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n"
+    shown = kubectl.until(lambda out: sorted(out.replace(warned, " ").split()) == pod_ips,
                           "get", "endpoints", "web", "-o", "jsonpath={.subsets[*].addresses[*].ip}")
-    assert sorted(shown.split()) == pod_ips
+    assert warned in shown and sorted(shown.replace(warned, " ").split()) == pod_ips
     table = kubectl("get", "endpoints", "web")
     assert all(f"{ip}:8080" in table for ip in pod_ips)
     slices = json.loads(kubectl("get", "endpointslices", "-l", "kubernetes.io/service-name=web", "-o", "json"))
