@@ -207,13 +207,14 @@ def patch_invalid(shown: Any, detail: str) -> errors.Invalid:
     return errors.Invalid("", "", "", [errors.invalid("patch", shown, detail)])
 
 
-def shown_patch(patch_type: str, patched: Any, patch: Any, schema: PatchSchema | None = None) -> str:
+def shown_patch(patch_type: str, patched: Any, patch: Any, schema: PatchSchema | None = None,
+                custom: bool = False) -> str:
     """What a failed patch's 422 shows as the value: the patched JSON for JSON and merge patches, as the
     server writes it (``fakekube.patch.patched_text``; ``schema``: the kind's patch schema), Go's ``%+v`` of
     the decoded patch for a strategic merge patch."""
     if patch_type.startswith("application/strategic-merge-patch"):
         return go_value(patch)
-    return patched_json(patched, patch, patch_type, schema)
+    return patched_json(patched, patch, patch_type, schema, custom)
 
 
 def loads_checking_duplicates(text: str | bytes, flags: gojson.Flags | None = None) -> tuple[Any, list[str]]:

@@ -186,6 +186,12 @@ class ApiError(Exception):
         return f"{type(self).__name__}({self.code}, {self.reason!r}, {self.message!r})"
 
 
+def _quoted_name(name: str) -> str:
+    # apimachinery formats the name with %q (pkg/api/errors/errors.go); a caller refusing a malformed body
+    # may hold a name that is not a string yet, shown as before.
+    return go_quote(name) if isinstance(name, str) else f'"{name}"'
+
+
 def _details(name: str, group: str, kind: str, **extra: Any) -> dict[str, Any]:
     return {"name": name, "group": group, "kind": kind, **extra}
 
@@ -195,7 +201,7 @@ class NotFound(ApiError):
         super().__init__(
             404,
             "NotFound",
-            message or f'{qualified(resource, group)} "{name}" not found',
+            message or f'{qualified(resource, group)} {_quoted_name(name)} not found',
             _details(name, group, resource),
         )
 
@@ -206,7 +212,7 @@ class AlreadyExists(ApiError):
         super().__init__(
             409,
             "AlreadyExists",
-            f'{prefix}{qualified(resource, group)} "{name}" already exists',
+            f'{prefix}{qualified(resource, group)} {_quoted_name(name)} already exists',
             _details(name, group, resource),
         )
 
@@ -216,7 +222,7 @@ class GenerateNameConflict(ApiError):
         super().__init__(
             409,
             "AlreadyExists",
-            f'{qualified(resource, group)} "{name}" already exists, the server was not able to '
+            f'{qualified(resource, group)} {_quoted_name(name)} already exists, the server was not able to '
             "generate a unique name for the object",
             _details(name, group, resource, retryAfterSeconds=1),
         )
@@ -231,7 +237,7 @@ class Conflict(ApiError):
         super().__init__(
             409,
             "Conflict",
-            f'Operation cannot be fulfilled on {qualified(resource, group)} "{name}": {reason_text}',
+            f'Operation cannot be fulfilled on {qualified(resource, group)} {_quoted_name(name)}: {reason_text}',
             _details(name, group, resource),
         )
 
@@ -248,7 +254,7 @@ class Invalid(ApiError):
         super().__init__(
             422,
             "Invalid",
-            f'{qualified(kind, group)} "{name}" is invalid: {aggregate(errors)}',
+            f'{qualified(kind, group)} {_quoted_name(name)} is invalid: {aggregate(errors)}',
             _details(name, group, kind, causes=[e.cause() for e in errors]),
         )
         self.field_errors = errors

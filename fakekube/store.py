@@ -27,6 +27,7 @@ from fakekube.audit.log import NO_BODY  # noqa: F401  (re-exported: tools wrap S
 from fakekube.builtins import builtin_registry
 from fakekube.clock import Clock, RealClock, rfc3339
 from fakekube.crdcontrollers import CrdControllers
+from fakekube.crscale import scale_errors
 from fakekube.decoding import FieldReport, check_type_meta
 from fakekube.faults import FaultInjector
 from fakekube.gc import GarbageCollector
@@ -384,6 +385,11 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if rt.schema is not None:
             schema_errs, whole = rt.schema.check(obj, old, old_checked is rt.schema)
             errs += schema_errs
+        if rt.custom and rt.scale is not None:
+            errs += scale_errors(obj, rt.scale.spec_replicas_path, rt.scale.status_replicas_path,
+                                 rt.scale.label_selector_path, status_write=subresource == "status")
+        if rt.schema is not None:
+            errs += rt.schema.rules_not_checked(errs)
             checked = rt.schema if whole else None
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)

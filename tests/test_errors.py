@@ -34,3 +34,12 @@ def test_status_round_trip_and_codes() -> None:
     assert errors.error_for_code(503).status["reason"] == "ServiceUnavailable"
     assert errors.UnsupportedMediaType(["application/json-patch+json"]).status["code"] == 415
     assert errors.InternalError("boom").status.get("reason") is None
+
+
+def test_names_in_messages_are_go_quoted() -> None:
+    # apimachinery pkg/api/errors/errors.go formats the name with %q, so a tab is escaped ("de\tmo"); observed
+    # on kube-apiserver v1.37.2 for a Service named "de<TAB>mo".
+    bad = errors.invalid("metadata.name", "x", "y")
+    assert errors.Invalid("Service", "", "de\tmo", [bad]).message.startswith('Service "de\\tmo" is invalid: ')
+    assert errors.NotFound("services", "", 'a"b').message == 'services "a\\"b" not found'
+    assert errors.AlreadyExists("services", "", "a\nb").message == 'services "a\\nb" already exists'

@@ -72,7 +72,7 @@ def test_builtin_scopes_and_subresources() -> None:
     assert registry.resolve("pods").subresources == {"status"}
     assert registry.resolve("deployments").subresources == {"status", "scale"}
     assert registry.resolve("configmaps").subresources == frozenset()
-    assert registry.resolve("services").name_rule == "dns1035"
+    assert registry.resolve("services").name_rule == "label"
     assert "spec.nodeName" in registry.resolve("pods").selectable_fields
     assert registry.for_kind("apps/v1", "Deployment").plural == "deployments"
     assert registry.groups()["apps"] == ["v1"]

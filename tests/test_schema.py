@@ -859,3 +859,22 @@ def test_list_checks_skip_only_subtrees_without_set_or_map_lists(spec: dict, old
     obj, old = {"spec": spec}, {"spec": old_spec}
     for args in ((obj,), (obj, old), (obj, old, True)):
         assert fast.check(*args) == full.check(*args)
+
+
+def test_a_blocking_error_skips_the_cel_rules_with_a_note() -> None:
+    # apiextensions-apiserver pkg/registry/customresource/strategy.go hasBlockingErr (v0.37.2); observed on
+    # kube-apiserver v1.37.2: a type error in a schema with x-kubernetes-validations adds the <nil> note.
+    from fakekube.errors import invalid as invalid_error
+    from fakekube.errors import type_invalid as type_error
+    from fakekube.schema import StructuralSchema
+
+    with_rules = StructuralSchema({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "cel": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 0"}]}}}}})
+    blocking = [type_error("spec.cel", "string", 'spec.cel in body must be of type integer: "string"')]
+    note = with_rules.rules_not_checked(blocking)
+    assert [e.cause() for e in note] == [{
+        "reason": "FieldValueInvalid", "field": "<nil>",
+        "message": "Invalid value: null: some validation rules were not checked because the object was invalid; "
+                   "correct the existing errors to complete validation"}]
+    assert with_rules.rules_not_checked([invalid_error("spec.num", 0, "should be greater than 0")]) == []
+    assert StructuralSchema({"type": "object"}).rules_not_checked(blocking) == []

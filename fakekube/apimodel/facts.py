@@ -109,7 +109,9 @@ DEFAULT_FIELD_LABEL_ERROR = '{quoted} is not a known field selector: only "metad
 # Kinds whose names follow another rule than a DNS-1123 subdomain (apimachinery NameIsDNSSubdomain):
 NAME_RULES: dict[tuple[str, str], str] = {
     ("", "Namespace"): "label",  # core/validation ValidateNamespaceName: NameIsDNSLabel
-    ("", "Service"): "dns1035",  # core/validation ValidateServiceName: NameIsDNS1035Label
+    # core/validation ValidateServiceCreate: with RelaxedServiceNameValidation (on by default in v1.37) a
+    # Service's name is NameIsDNSLabel, no longer ValidateServiceName's NameIsDNS1035Label (KEP-5311).
+    ("", "Service"): "label",
     # rbac/validation ValidateRBACName: path.IsValidPathSegmentName (system:controller:... names)
     ("rbac.authorization.k8s.io", "Role"): "path_segment",
     ("rbac.authorization.k8s.io", "ClusterRole"): "path_segment",

@@ -9,13 +9,15 @@ back with its keys sorted, everything else keeps the bytes it had. So:
 - a merge patch parses (and sorts) every object it merges into, and every object value it adds (to drop
   its nulls); a JSON patch parses the containers on each operation's path, and writes the values it adds
   as the patch spelled them;
-- what neither touched keeps Go's encoding of the stored object: ObjectMeta in its field order, maps sorted,
-  other structs as fakekube holds them (their Go field order is not in the published schemas).
+- what neither touched keeps Go's encoding of the stored object: structs in their fields' declaration order
+  (``go_field_order.json``, generated from the Go types by scripts/generate_go_field_order.py), maps sorted.
 """
 
 from __future__ import annotations
 
 import json
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from fakekube.patch.schema import PatchSchema
@@ -26,14 +28,20 @@ OBJECT_META_ORDER = {name: i for i, name in enumerate((
     "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
     "managedFields"))}
 
+_GO_FIELD_ORDER = Path(__file__).with_name("go_field_order.json")
+
 _SORT = "sort"  # a node evanphx parsed: its keys sorted, its children decided one by one
 _SORT_ALL = "sort-all"  # an object a merge patch added: sorted all the way down
 _RAW = "raw"  # a value a JSON patch wrote as the patch spelled it
 
 
-def patched_json(patched: Any, patch: Any, patch_type: str, schema: PatchSchema | None) -> str:
-    """The patched document's text in the server's 422 (``patch`` is the decoded patch document)."""
-    if patch_type.startswith("application/merge-patch"):
+def patched_json(patched: Any, patch: Any, patch_type: str, schema: PatchSchema | None,
+                 custom: bool = False) -> str:
+    """The patched document's text in the server's 422 (``patch`` is the decoded patch document). A custom
+    resource is stored unstructured, a map all the way down, which Go's encoder writes with its keys sorted."""
+    if custom:
+        touched: Any = _SORT_ALL
+    elif patch_type.startswith("application/merge-patch"):
         touched = _merge_touched(patch)
     else:
         touched = _json_patch_touched(patch)
@@ -73,8 +81,8 @@ def _order(value: Any, schema: PatchSchema | None, touched: Any) -> Any:
             return value
         if touched == _SORT_ALL or isinstance(touched, dict) or (schema is not None and schema.kind == "map"):
             keys = sorted(value)
-        elif schema is not None and schema.name == "ObjectMeta":
-            keys = sorted(value, key=lambda k: OBJECT_META_ORDER.get(k, len(OBJECT_META_ORDER)))
+        elif schema is not None and schema.kind == "object" and (order := _go_order(schema.name, value)):
+            keys = sorted(value, key=lambda k: order.get(k, len(order)))
         else:
             keys = list(value)
         out = {}
@@ -92,3 +100,18 @@ def _order(value: Any, schema: PatchSchema | None, touched: Any) -> Any:
                        (touched.get(str(i)) if isinstance(touched, dict) else None))
                 for i, element in enumerate(value)]
     return value
+
+
+@cache
+def _go_orders() -> dict[str, list[list[str]]]:
+    return json.loads(_GO_FIELD_ORDER.read_text())["structs"]
+
+
+def _go_order(struct: str, value: dict[str, Any]) -> dict[str, int] | None:
+    """The field positions of the Go struct named ``struct`` (of the structs so named, the first that declares
+    every key of ``value``: ``Subject`` is both rbac's and flowcontrol's)."""
+    orders = _go_orders().get(struct)
+    if not orders:
+        return None
+    chosen = next((o for o in orders if set(value) <= set(o)), orders[0])
+    return {name: i for i, name in enumerate(chosen)}

@@ -159,7 +159,13 @@ class ApiHandler(BaseHTTPRequestHandler):
         srv = self.server
         store = srv.store
         rt = routes.resolve(store.registry, route)
-        verb = routes.verb(rt, method, route, query)
+        # A deprecated kind's warning (kinds.features.deprecation_warning), on every request its routes take.
+        route_warnings = [rt.strategy.deprecation] if rt.strategy.deprecation else []
+        try:
+            verb = routes.verb(rt, method, route, query)
+        except routes.HandlerRefusal:
+            self._warnings = self._route_warnings = route_warnings
+            raise
         req = rest.Request(store, method, route, query, body, self.headers.get("Content-Type"),
                            srv.actor_of(self.headers.get("User-Agent")), user)
         if srv.authorizer is not None:
@@ -169,10 +175,9 @@ class ApiHandler(BaseHTTPRequestHandler):
                 allowed, reason = decide(attrs) if decide is not None else (srv.authorizer(attrs), "")
                 if not allowed:
                     raise forbidden(attrs, reason)
-        if rt.strategy.deprecation:
-            # The route's own warning (a deprecated kind), added before its handler runs: installer.go
-            # AddWarningsHandler, so it comes first and is sent with errors and watches too.
-            self._route_warnings = self._warnings = [rt.strategy.deprecation]
+        # The route's own warnings come first: the real handler adds them before it runs (installer.go).
+        self._route_warnings = route_warnings
+        self._warnings = list(route_warnings)
         # The response's media type (JSON, YAML, protobuf, or a Table for kubectl's human-readable get) is
         # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
         # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.

@@ -51,9 +51,13 @@ def method_not_allowed() -> errors.ApiError:
     return errors.ApiError(405, "MethodNotAllowed", NOT_ALLOWED_MESSAGE, {})
 
 
+class HandlerRefusal(errors.ApiError):
+    """A refusal by the resource's own handler (its route exists): it carries the route's warnings."""
+
+
 def not_supported(rt: ResourceType, verb: str) -> errors.ApiError:
     """``NewMethodNotSupported``: a handler that has no such operation."""
-    return errors.ApiError(405, "MethodNotAllowed",
+    return HandlerRefusal(405, "MethodNotAllowed",
                            f'{verb} is not supported on resources of kind "{errors.qualified(rt.plural, rt.group)}"',
                            {"group": rt.group, "kind": rt.plural})
 

@@ -323,7 +323,8 @@ class WriteVerbs:
                 patched_type.keep_type_meta(rt, patched, base)
             elif subresource != "scale":
                 patched_type.check_type_meta(self.registry, rt, patched,
-                                             lambda: decoding.shown_patch(kind, patched, patch_doc, rt.patch_schema),
+                                             lambda: decoding.shown_patch(kind, patched, patch_doc, rt.patch_schema,
+                                                                                 rt.custom),
                                              report, name)
             if rt.custom:
                 patched_type.check_custom_metadata(self.registry, rt, patched)
@@ -356,7 +357,7 @@ class WriteVerbs:
             # the touched fields are decoded, so only they need copies; a custom resource is pruned whole).
             whole = touched is None or rt.model is None
             patched = {key: json_copy(value) if whole or key in touched else value for key, value in patched.items()}
-        shown = (decoding.shown_patch(patch_type, patched, patch, rt.patch_schema)
+        shown = (decoding.shown_patch(patch_type, patched, patch, rt.patch_schema, rt.custom)
                  if report.directive == decoding.STRICT else "")
         if rt.model is not None:
             unknown = decode_patched_fields(rt, patched, touched,

@@ -135,10 +135,16 @@ def test_invalid_names_are_422_with_causes(kube: Store, name: str, field: str) -
     assert kube.count("configmaps") == 0
 
 
-def test_service_names_follow_dns1035(kube: Store) -> None:
+def test_service_names_follow_the_relaxed_dns_label_rule(kube: Store) -> None:
+    # Observed on kube-apiserver v1.37.2: RelaxedServiceNameValidation (KEP-5311, on by default) makes a
+    # Service's name an RFC 1123 label (pkg/apis/core/validation/validation.go ValidateServiceCreate), so a
+    # leading digit passes and a dot is "must not contain dots".
     with pytest.raises(errors.Invalid) as info:
-        kube.create("services", {"metadata": {"name": "1svc"}, "spec": {}}, "default")
-    assert "a DNS-1035 label must consist of lower case alphanumeric" in info.value.message
+        kube.create("services", {"metadata": {"name": "de.mo"}, "spec": {}}, "default")
+    assert 'metadata.name: Invalid value: "de.mo": must not contain dots' in info.value.message
+    with pytest.raises(errors.Invalid) as info:
+        kube.create("services", {"metadata": {"name": "Demo"}, "spec": {}}, "default")
+    assert "a lowercase RFC 1123 label must consist of" in info.value.message
 
 
 def test_invalid_labels_are_rejected(kube: Store) -> None:
