@@ -433,7 +433,8 @@ def undeclared_apply_fields(rt: ResourceType, config: dict[str, Any]) -> bool:
         decoded = model.decoder.in_place(config, prune=False)
     except DecodeError:
         return False
-    return not decoded.locations
+    # a field Go writes otherwise (an empty omitempty value, an absent one without omitempty) needs the decode
+    return not decoded.locations and not decoded.zeroed
 
 
 def check_type_meta(obj: dict[str, Any]) -> None:
