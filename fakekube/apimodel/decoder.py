@@ -53,12 +53,14 @@ class _Walk:
     """What one decode found besides values: the unknown fields, as (the object holding one, its key), and the
     known fields set to null (Go leaves the zero value: the same as no field at all)."""
 
-    __slots__ = ("unknown", "nulls")
+    __slots__ = ("unknown", "nulls", "fills")
 
     def __init__(self) -> None:
         self.unknown: list[tuple[dict[str, Any], str]] = []
-        # (object, key, what Go writes there: DROP or a value): nulls, empty omitempty values, absent fields
+        # (object, key, what Go writes there: DROP or a value): nulls and empty omitempty values; absent fields
+        # without omitempty (fills)
         self.nulls: list[tuple[dict[str, Any], str, Any]] = []
+        self.fills: list[tuple[dict[str, Any], str, Any]] = []
 
 
 class _Node:
@@ -381,7 +383,7 @@ def _struct_walker(copying: bool) -> Any:
                     if copying:
                         out[key] = fresh(zero)
                     else:
-                        w.nulls.append((value, key, zero))
+                        w.fills.append((value, key, zero))
         return out if copying else None
 
     return walk
@@ -471,12 +473,14 @@ class Decoded:
     it had, in document order: ``unknown`` as the strict decoder names them, ``locations`` as paths of
     keys and list indices."""
 
-    __slots__ = ("value", "locations", "zeroed")
+    __slots__ = ("value", "locations", "zeroed", "filled")
 
-    def __init__(self, value: Any, locations: list[tuple[Any, ...]], zeroed: bool = False) -> None:
+    def __init__(self, value: Any, locations: list[tuple[Any, ...]], zeroed: bool = False,
+                 filled: bool = False) -> None:
         self.value = value
         self.locations = locations
         self.zeroed = zeroed  # (in_place) some field is null or empty: Go writes it otherwise, or not at all
+        self.filled = filled  # (in_place) some field without omitempty is absent: Go writes its zero value
 
     @property
     def unknown(self) -> list[str]:
@@ -524,20 +528,22 @@ class Decoder:
                     # []byte goes through encoding/json inside the converter (sliceFromUnstructured)
                     raise DecodeError(f"error decoding from json: {exc}") from None
                 raise
-        zeroed = bool(walk.nulls)
+        zeroed, filled = bool(walk.nulls), bool(walk.fills)
         if prune:
             for container, key, action in walk.nulls:
                 if action is _DROP:
                     container.pop(key, None)
                 else:
                     container[key] = fresh(action)
+            for container, key, action in walk.fills:
+                container[key] = fresh(action)
         if not walk.unknown:
-            return Decoded(obj, [], zeroed)
+            return Decoded(obj, [], zeroed, filled)
         locations = unknown_locations(obj, walk.unknown)
         if prune:
             for container, key in walk.unknown:
                 container.pop(key, None)
-        return Decoded(obj, locations, zeroed)
+        return Decoded(obj, locations, zeroed, filled)
 
 
 def _set_at(doc: Any, location: list[Any], value: Any) -> None:
