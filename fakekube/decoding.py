@@ -147,8 +147,23 @@ def patch_may_need_decoding(rt: ResourceType, patch_type: str, patch: Any) -> bo
         decoded = model.decoder.in_place(patch, prune=False)
     except DecodeError:
         return True
-    # a null or empty field in the patch may leave one in the result, which the server writes as Go does
-    return bool(decoded.locations) or decoded.zeroed
+    # A null or empty field in the patch may leave one in the result, which the server writes as Go does. An
+    # absent field Go writes (a struct's ``conditions: {}``) matters only in an object the patch brings whole,
+    # a list's item: a merged object keeps the stored object's fields, already written as Go writes them.
+    return bool(decoded.locations) or decoded.zeroed or (decoded.filled and _object_in_a_list(patch))
+
+
+def _object_in_a_list(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            stack.extend(v for v in node.values() if type(v) is dict or type(v) is list)
+        elif type(node) is list:
+            if any(type(item) is dict for item in node):
+                return True
+            stack.extend(v for v in node if type(v) is list)
+    return False
 
 
 def _null_in_a_list(value: Any) -> bool:
@@ -434,7 +449,8 @@ def undeclared_apply_fields(rt: ResourceType, config: dict[str, Any]) -> bool:
         decoded = model.decoder.in_place(config, prune=False)
     except DecodeError:
         return False
-    return not decoded.locations
+    # a field Go writes otherwise (an empty omitempty value, an absent one without omitempty) needs the decode
+    return not decoded.locations and not decoded.zeroed and not decoded.filled
 
 
 def check_type_meta(obj: dict[str, Any]) -> None:

@@ -90,6 +90,26 @@ def parse_proto(text: str) -> tuple[str, dict[str, list[tuple[int, str, str, str
     return package.group(1), messages
 
 
+# Group versions beyond the GA ones of the reference protos: served (autoscaling/v2, storagemigration v1) or
+# referred to by a GA type (batch/v1 JobSchedulingConfiguration uses scheduling/v1alpha3 types since v0.37).
+EXTRA_GROUP_VERSIONS = ("autoscaling/v2", "storagemigration/v1", "scheduling/v1alpha3")
+
+
+def module_proto_root(reference: Path, go_api: Path, go_apimachinery: Path, out: Path) -> Path:
+    """A proto root (under ``out``, made of symbolic links) holding the reference's generated.proto files as
+    the Go sources ``go_api`` and ``go_apimachinery`` have them (another tag), plus EXTRA_GROUP_VERSIONS."""
+    paths = [path.relative_to(reference) for path in sorted(reference.rglob("generated.proto"))]
+    paths += [Path("k8s.io/api", gv, "generated.proto") for gv in EXTRA_GROUP_VERSIONS]
+    for rel in paths:
+        parts = rel.parts
+        source = (go_api.joinpath(*parts[2:]) if parts[1] == "api" else go_apimachinery.joinpath(*parts[2:]))
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            target.symlink_to(source)
+    return out
+
+
 def read_protos(root: Path) -> dict[str, dict[str, Any]]:
     """Every message of every generated.proto under root: {short name: {"package": pkg, "fields": [...]}}."""
     out: dict[str, dict[str, Any]] = {}
@@ -133,7 +153,7 @@ def read_go_package(directory: Path) -> tuple[dict[str, dict[int, dict[str, Any]
         for struct in _GO_STRUCT.finditer(text):
             fields: dict[int, dict[str, Any]] = {}
             for field in _GO_FIELD.finditer(struct.group(2)):
-                _, go_type, tags = field.groups()
+                field_name, go_type, tags = field.groups()
                 proto_tag = re.search(r'protobuf:"([^"]*)"', tags)
                 json_tag = re.search(r'json:"([^"]*)"', tags)
                 if proto_tag is None or json_tag is None:
@@ -144,7 +164,8 @@ def read_go_package(directory: Path) -> tuple[dict[str, dict[int, dict[str, Any]
                     "json": json_parts[0],
                     "omitempty": "omitempty" in json_parts[1:],
                     "pointer": go_type.startswith("*"),
-                    "inline": json_parts[0] == "" and "inline" in json_parts[1:],
+                    # an embedded struct is inlined: tagged ``json:",inline"`` up to v0.36, ``json:""`` since
+                    "inline": json_parts[0] == "" and ("inline" in json_parts[1:] or field_name is None),
                 }
             structs[struct.group(1)] = fields
     return structs, slices
@@ -237,6 +258,8 @@ def build(proto_root: Path, discovery: Path, go_api: Path, go_apimachinery: Path
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--proto", type=Path, required=True)
+    parser.add_argument("--protos-from-go", action="store_true",
+                        help="take the --proto tree's files (and EXTRA_GROUP_VERSIONS) from the Go sources instead")
     parser.add_argument("--discovery", type=Path, required=True)
     parser.add_argument("--go-api", type=Path, required=True)
     parser.add_argument("--go-apimachinery", type=Path, required=True)
@@ -245,7 +268,12 @@ def main(argv: list[str] | None = None) -> int:
                         default=Path(__file__).resolve().parent.parent / "fakekube/server/protobuf/schema.json")
     parser.add_argument("--check", action="store_true", help="exit 1 when the output file differs")
     args = parser.parse_args(argv)
-    table = build(args.proto, args.discovery, args.go_api, args.go_apimachinery)
+    proto = args.proto
+    if args.protos_from_go:
+        import tempfile
+
+        proto = module_proto_root(args.proto, args.go_api, args.go_apimachinery, Path(tempfile.mkdtemp()))
+    table = build(proto, args.discovery, args.go_api, args.go_apimachinery)
     if args.sources:
         table["sources"] = args.sources
     text = json.dumps(table, separators=(",", ":"), sort_keys=True) + "\n"

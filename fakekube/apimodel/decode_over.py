@@ -17,6 +17,7 @@ from typing import Any
 
 from fakekube.apimodel.decode_errors import TypeMismatch, unknown_locations
 from fakekube.apimodel.decoder import _DROP, Decoded, Decoder, _Map, _Node, _Scalar, _Struct, _Walk
+from fakekube.apimodel.goform import fresh
 
 
 def flat_fields(decoder: Decoder) -> frozenset[str]:
@@ -45,7 +46,7 @@ def copy_over(decoder: Decoder, obj: Any, kept: Callable[[str, Any], Any]) -> De
     if type(obj) is not dict or not isinstance(root, _Struct):
         return decoder.copy(obj)
     walk = _Walk()
-    flat, plain, ints, steps = _flat_fields(root), root.plain, root.ints, root.copiers
+    flat, plain, ints, steps, empty = _flat_fields(root), root.plain, root.ints, root.copiers, root.empty
     out: dict[str, Any] = {}
     key = ""
     try:
@@ -53,7 +54,7 @@ def copy_over(decoder: Decoder, obj: Any, kept: Callable[[str, Any], Any]) -> De
             if element is None and key in root.nulls:  # (as the struct walk: Go's zero value, as Go writes it)
                 action = root.nulls[key]
                 if action is not _DROP:
-                    out[key] = {} if action == {} else action
+                    out[key] = fresh(action)
                 continue
             accepted = plain.get(key)
             if accepted is not None and type(element) in accepted:
@@ -69,8 +70,13 @@ def copy_over(decoder: Decoder, obj: Any, kept: Callable[[str, Any], Any]) -> De
                     if key not in flat and type(element) in (dict, list):
                         value = kept(key, element)
                     element = value if value is not None else step(element, walk)
+            if not element and key in empty:  # (as the struct walk: omitempty)
+                continue
             out[key] = element
     except TypeMismatch as mismatch:
         mismatch.location.append(key)
         raise mismatch.error(root) from None
+    for key, zero in root.absent:
+        if key not in obj:
+            out[key] = fresh(zero)
     return Decoded(out, unknown_locations(obj, walk.unknown) if walk.unknown else [])

@@ -37,6 +37,7 @@ from fakekube.apimodel.decode_errors import (
     unknown_locations,
 )
 from fakekube.apimodel.definitions import Definitions, PerDefinition, definitions, schema_types
+from fakekube.apimodel.goform import DROP, fresh, struct_form
 from fakekube.apimodel.versions import KubernetesVersion
 from fakekube.gojson import BigNumber
 from fakekube.jsonvalues import json_copy
@@ -52,11 +53,14 @@ class _Walk:
     """What one decode found besides values: the unknown fields, as (the object holding one, its key), and the
     known fields set to null (Go leaves the zero value: the same as no field at all)."""
 
-    __slots__ = ("unknown", "nulls")
+    __slots__ = ("unknown", "nulls", "fills")
 
     def __init__(self) -> None:
         self.unknown: list[tuple[dict[str, Any], str]] = []
+        # (object, key, what Go writes there: DROP or a value): nulls and empty omitempty values; absent fields
+        # without omitempty (fills)
         self.nulls: list[tuple[dict[str, Any], str, Any]] = []
+        self.fills: list[tuple[dict[str, Any], str, Any]] = []
 
 
 class _Node:
@@ -283,7 +287,7 @@ class _Map(_Node):
 
 
 class _Struct(_Node):
-    __slots__ = ("name", "fields", "plain", "ints", "copiers", "checkers", "nulls")
+    __slots__ = ("name", "fields", "plain", "ints", "copiers", "checkers", "nulls", "empty", "absent")
 
     def __init__(self, go_type: str) -> None:
         self.go_type = go_type
@@ -295,7 +299,11 @@ class _Struct(_Node):
         self.ints: dict[str, tuple[int, int]] = {}
         self.copiers: dict[str, Any] = {}
         self.checkers: dict[str, Any] = {}
-        self.nulls: dict[str, Any] = {}  # what a null becomes, by field (_null_actions); absent: kept null
+        # Go's write form (fakekube.apimodel.goform): what a null becomes, by field (absent: kept null); the
+        # fields whose empty value is not written; the fields written when absent, with their zero.
+        self.nulls: dict[str, Any] = {}
+        self.empty: frozenset[str] = frozenset()
+        self.absent: tuple[tuple[str, Any], ...] = ()
 
     def set_fields(self, fields: dict[str, _Node]) -> None:
         self.fields = fields
@@ -328,6 +336,7 @@ def _struct_walker(copying: bool) -> Any:
         plain = self.plain
         ints = self.ints
         nulls = self.nulls
+        empty = self.empty
         steps = self.copiers if copying else self.checkers
         out: dict[str, Any] = {}
         key = ""
@@ -341,7 +350,7 @@ def _struct_walker(copying: bool) -> Any:
                     if not copying:
                         w.nulls.append((value, key, action))
                     elif action is not _DROP:
-                        out[key] = {} if action == {} else action
+                        out[key] = fresh(action)
                     continue
                 accepted = plain.get(key)
                 if accepted is not None and type(element) in accepted:
@@ -357,11 +366,24 @@ def _struct_walker(copying: bool) -> Any:
                             element = step(element, w)
                         else:
                             step(element, w)
+                if not element and key in empty:
+                    # omitempty: Go does not write an empty slice or map, "", 0 or false held by value
+                    if not copying:
+                        w.nulls.append((value, key, _DROP))
+                    continue
                 if copying:
                     out[key] = element
         except TypeMismatch as mismatch:
             mismatch.location.append(key)
             raise
+        if self.absent:
+            # a field without omitempty is written when absent: "", 0, null, a struct with its own such fields
+            for key, zero in self.absent:
+                if key not in value:
+                    if copying:
+                        out[key] = fresh(zero)
+                    else:
+                        w.fills.append((value, key, zero))
         return out if copying else None
 
     return walk
@@ -384,45 +406,7 @@ _SPECIAL: dict[str, _Node] = {
 }
 
 
-_DROP = object()  # a null field the server does not write (omitempty)
-_MESSAGE_PREFIXES = ("io.k8s.api.", "io.k8s.apimachinery.pkg.")
-
-
-def _message(definition: str) -> Any:
-    """The protobuf schema table's message of a definition (its Go facts), or None for a type it lacks."""
-    from fakekube.server.protobuf.schema import default_schema
-
-    name = next((definition[len(p):] for p in _MESSAGE_PREFIXES if definition.startswith(p)), None)
-    return default_schema().messages.get(name) if name else None
-
-
-def _null_actions(definition: str) -> dict[str, Any]:
-    """What a null in each field of a struct becomes, from the Go facts the protobuf schema table keeps
-    (``omitempty``, pointer, slice, map, struct): ``_DROP``, or the zero value the server writes for it; a
-    field left out keeps its null (a nil slice, map or pointer without omitempty is written as null, as is a
-    zero metav1.Time). Types the table does not hold (not served as protobuf) keep every null.
-
-    (An empty value of an omitempty field — ``"selector": {}`` — is not written by the server either, but it
-    is not null in Go's memory: ``managedFields: []`` resets the entries where an absent list does not. The
-    objects here are both the decoded value and what is written, so empty values are kept; see
-    docs/malformed-input.md.)"""
-    message = _message(definition)
-    if message is None:
-        return {}
-    out: dict[str, Any] = {}
-    for f in message.fields:
-        if f.repeated or f.map_key is not None or f.pointer or f.type == "bytes":
-            if f.omit_empty:
-                out[f.name] = _DROP
-        elif f.message is not None:
-            zero = {None: {}, "intorstring": 0, "quantity": "0", "duration": "0s"}.get(f.message.special)
-            if zero is not None:
-                out[f.name] = zero  # (a struct is never omitted; a zero Time, RawExtension is null)
-        elif f.omit_empty:
-            out[f.name] = _DROP
-        else:
-            out[f.name] = "" if f.type == "string" else False if f.type == "bool" else 0
-    return out
+_DROP = DROP
 
 
 def go_type_name(definition: str) -> str:
@@ -443,7 +427,8 @@ class _Compiler(PerDefinition[_Node]):
             struct = _Struct(go_type_name(name))
             self.nodes[name] = struct  # before its fields: recursive types refer back to it
             struct.set_fields({key: self.schema(value) for key, value in props.items() if isinstance(value, dict)})
-            struct.nulls = _null_actions(name)
+            form = struct_form(name)
+            struct.nulls, struct.empty, struct.absent = form.nulls, form.empty, form.absent
             return struct
         node = self.schema(schema, go_type_name(name))
         self.nodes[name] = node
@@ -488,12 +473,14 @@ class Decoded:
     it had, in document order: ``unknown`` as the strict decoder names them, ``locations`` as paths of
     keys and list indices."""
 
-    __slots__ = ("value", "locations", "zeroed")
+    __slots__ = ("value", "locations", "zeroed", "filled")
 
-    def __init__(self, value: Any, locations: list[tuple[Any, ...]], zeroed: bool = False) -> None:
+    def __init__(self, value: Any, locations: list[tuple[Any, ...]], zeroed: bool = False,
+                 filled: bool = False) -> None:
         self.value = value
         self.locations = locations
         self.zeroed = zeroed  # (in_place) some field is null or empty: Go writes it otherwise, or not at all
+        self.filled = filled  # (in_place) some field without omitempty is absent: Go writes its zero value
 
     @property
     def unknown(self) -> list[str]:
@@ -541,20 +528,22 @@ class Decoder:
                     # []byte goes through encoding/json inside the converter (sliceFromUnstructured)
                     raise DecodeError(f"error decoding from json: {exc}") from None
                 raise
-        zeroed = bool(walk.nulls)
+        zeroed, filled = bool(walk.nulls), bool(walk.fills)
         if prune:
             for container, key, action in walk.nulls:
                 if action is _DROP:
                     container.pop(key, None)
                 else:
-                    container[key] = {} if action == {} else action
+                    container[key] = fresh(action)
+            for container, key, action in walk.fills:
+                container[key] = fresh(action)
         if not walk.unknown:
-            return Decoded(obj, [], zeroed)
+            return Decoded(obj, [], zeroed, filled)
         locations = unknown_locations(obj, walk.unknown)
         if prune:
             for container, key in walk.unknown:
                 container.pop(key, None)
-        return Decoded(obj, locations, zeroed)
+        return Decoded(obj, locations, zeroed, filled)
 
 
 def _set_at(doc: Any, location: list[Any], value: Any) -> None:

@@ -28,6 +28,10 @@ _SCALARS = {kind: PatchSchema("scalar", scalar=kind) for kind in ("string", "num
 _ATOMIC_MAP = PatchSchema("map", name="FieldsV1", map_type="atomic")
 _SPECIAL = {
     "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": _ATOMIC_MAP,
+    # A RawExtension (a ControllerRevision's data) is one field to the field manager, whatever it holds:
+    # observed on kube-apiserver v1.37.2, ``f:data: {}`` without members.
+    "io.k8s.apimachinery.pkg.runtime.RawExtension": PatchSchema("untyped", name="RawExtension", map_type="atomic",
+                                                                scalar="map"),
 }
 
 

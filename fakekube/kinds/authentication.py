@@ -148,8 +148,7 @@ class TokenReviewStrategy(Strategy):
             status = {"user": {}}
         if result.error:
             status["error"] = result.error
-        meta = {**obj["metadata"]}
-        meta.setdefault("creationTimestamp", None)
+        meta = {**obj["metadata"]}  # a zero creationTimestamp is not written (omitzero since apimachinery v0.37)
         return {"kind": obj["kind"], "apiVersion": obj["apiVersion"], "metadata": meta, "spec": spec,
                 "status": status}
 

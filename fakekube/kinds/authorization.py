@@ -94,9 +94,9 @@ def _object_meta_json(meta: dict[str, Any]) -> str:
 
 
 def _respond(obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
-    # The request is echoed with its status; ObjectMeta's zero creationTimestamp is written as null.
+    # The request is echoed with its status; ObjectMeta's zero creationTimestamp is not written (omitzero
+    # since apimachinery v0.37).
     meta = {**obj["metadata"]}
-    meta.setdefault("creationTimestamp", None)
     return {"kind": obj["kind"], "apiVersion": obj["apiVersion"], "metadata": meta,
             "spec": obj.get("spec") or {}, "status": status}
 

@@ -2,7 +2,7 @@
 horizontalpodautoscaler/strategy.go``, ``pkg/apis/autoscaling/{v1,v2}/defaults.go``, ``pkg/apis/autoscaling/
 validation/validation.go``; sources and commits in docs/semantics.md).
 
-Generation from 1.37 (HPAGeneration, on by default: 1 on create, + 1 when the spec changes); status reset on create (v2 ``{desiredReplicas: 0}``, v1 ``{currentReplicas: 0,
+Generation from 1.37 (HPAGeneration, on by default: 1 on create, + 1 when the spec changes); status reset on create (v2 ``{desiredReplicas: 0, currentMetrics: null}``, v1 ``{currentReplicas: 0,
 desiredReplicas: 0}``, the fields without omitempty). Defaults: ``minReplicas: 1``; in v2 a CPU utilisation
 target of 80 % when no metric is given, and — only when ``behavior`` is given — the upstream scaling rules
 filled into every part it leaves out.

@@ -2,7 +2,7 @@
 validation.go``; sources and commits in docs/semantics.md).
 
 Defaults: a binding's ``roleRef.apiGroup`` and a User or Group subject's ``apiGroup`` are
-``rbac.authorization.k8s.io``, a ServiceAccount subject's is ``""``. Rules need verbs, and resource rules need
+``rbac.authorization.k8s.io``, a ServiceAccount subject's is ``""`` (not written: omitempty). Rules need verbs, and resource rules need
 API groups and resources; a binding's ``roleRef`` cannot change."""
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ SUBJECT_KINDS = ["ServiceAccount", "User", "Group"]
 
 def _default_subjects(obj: dict[str, Any]) -> None:
     for subject in seq(obj.get("subjects")):
-        if isinstance(subject, dict) and not subject.get("apiGroup"):
-            if subject.get("kind") in ("User", "Group"):
-                subject["apiGroup"] = GROUP
-            elif subject.get("kind") == "ServiceAccount":
-                subject["apiGroup"] = ""
+        # A ServiceAccount subject keeps its empty apiGroup, which Go does not write (omitempty).
+        if isinstance(subject, dict) and not subject.get("apiGroup") and subject.get("kind") in ("User", "Group"):
+            subject["apiGroup"] = GROUP
 
 
 def validate_rules(rules: Any, *, namespaced: bool, path: str = "rules") -> list[FieldError]:

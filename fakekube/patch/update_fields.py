@@ -37,6 +37,8 @@ def create_tree(zero: dict, obj: dict, schema: PatchSchema | None) -> dict:
         value = obj[key]
         child = schema.field(key) or UNTYPED
         before = zero.get(key, ABSENT)
+        if before is None and value is None:
+            continue  # null in the zero value too (a zero Time, a nil slice without omitempty): unchanged
         if key == "metadata":
             sub = _metadata_tree(before, value, child)
         elif before is ABSENT:

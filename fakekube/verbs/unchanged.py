@@ -133,6 +133,9 @@ def decode_patched_fields(rt: ResourceType, patched: dict[str, Any], touched: se
     for key in touched:  # an unknown top-level field was dropped from the part, not from the result
         if key in patched and key not in part:
             del patched[key]
+    for key, value in part.items():  # a field Go writes when absent (eventTime: null) was added to the part
+        if key not in patched:
+            patched[key] = value
     return unknown
 
 

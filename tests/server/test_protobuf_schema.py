@@ -1,6 +1,8 @@
-"""The committed protobuf table (fakekube/server/protobuf/schema.json) against the upstream sources in
-/work/shared: every message of every generated.proto with the same field numbers, types and cardinalities, and
-the kinds the discovery documents name. Skipped when ../shared is not next to the repository.
+"""The committed protobuf table (fakekube/server/protobuf/schema.json) against the upstream sources: every
+message of the generated.proto files with the same field numbers, types and cardinalities, and the kinds the
+discovery documents name. The table is made from k8s.io/api and apimachinery v0.37.2 (the Go module cache):
+the GA protos /work/shared lists, read at that tag, plus the generator's EXTRA_GROUP_VERSIONS (autoscaling/v2).
+Skipped when ../shared or the module cache is absent.
 
 The JSON facts of the table (omitempty, pointers, inline structs) come from the Go struct tags of
 kubernetes/api and kubernetes/apimachinery at the protos' tag, which /work/shared does not hold; the kubectl
@@ -21,7 +23,15 @@ SHARED = ROOT.parent / "shared" / "reference"
 PROTOS = SHARED / "protobuf"
 DISCOVERY = SHARED / "discovery"
 TABLE = json.loads((ROOT / "fakekube/server/protobuf/schema.json").read_text())
-pytestmark = pytest.mark.skipif(not PROTOS.is_dir() or not DISCOVERY.is_dir(), reason="../shared/reference absent")
+GO_API = Path("/root/go/pkg/mod/k8s.io/api@v0.37.2")
+GO_APIMACHINERY = Path("/root/go/pkg/mod/k8s.io/apimachinery@v0.37.2")
+pytestmark = pytest.mark.skipif(not PROTOS.is_dir() or not DISCOVERY.is_dir() or not GO_API.is_dir()
+                                or not GO_APIMACHINERY.is_dir(), reason="../shared/reference or Go sources absent")
+
+
+@pytest.fixture(scope="module")
+def protos(tmp_path_factory: Any) -> Path:
+    return _generator().module_proto_root(PROTOS, GO_API, GO_APIMACHINERY, tmp_path_factory.mktemp("protos"))
 
 
 def _generator() -> Any:
@@ -33,9 +43,9 @@ def _generator() -> Any:
     return module
 
 
-def test_every_message_and_field_matches_the_protos():
+def test_every_message_and_field_matches_the_protos(protos: Path):
     gen = _generator()
-    protos = gen.read_protos(PROTOS)
+    protos = gen.read_protos(protos)
     known = set(protos)
     assert set(TABLE["messages"]) == known
     for name, info in protos.items():
@@ -44,9 +54,9 @@ def test_every_message_and_field_matches_the_protos():
         assert actual == expected, name
 
 
-def test_json_names_are_the_proto_names_or_the_go_tags():
+def test_json_names_are_the_proto_names_or_the_go_tags(protos: Path):
     gen = _generator()
-    protos = gen.read_protos(PROTOS)
+    protos = gen.read_protos(protos)
     renamed = {(name, proto_name, row[1]) for name, info in protos.items()
                for (_, proto_name, _, _), row in zip(sorted(info["fields"]), TABLE["messages"][name], strict=True)
                if proto_name != row[1]}
@@ -69,14 +79,8 @@ def test_kinds_are_the_messages_named_like_a_served_kind():
     assert TABLE["kinds"]["rbac.authorization.k8s.io/v1"]["ClusterRoleList"] == "rbac.v1.ClusterRoleList"
 
 
-def test_the_table_is_what_the_generator_writes_from_these_protos():
-    """Regenerating from /work/shared and the Go sources reproduces the committed bytes (when the Go sources
-    are given in $FAKEKUBE_GO_API / $FAKEKUBE_GO_APIMACHINERY)."""
-    import os
-
-    go_api, go_machinery = os.environ.get("FAKEKUBE_GO_API"), os.environ.get("FAKEKUBE_GO_APIMACHINERY")
-    if not go_api or not go_machinery:
-        pytest.skip("set FAKEKUBE_GO_API and FAKEKUBE_GO_APIMACHINERY to checkouts at v0.36.3")
-    table = _generator().build(PROTOS, DISCOVERY, Path(go_api), Path(go_machinery))
+def test_the_table_is_what_the_generator_writes_from_these_protos(protos: Path):
+    """Regenerating from the Go sources at v0.37.2 reproduces the committed bytes."""
+    table = _generator().build(protos, DISCOVERY, GO_API, GO_APIMACHINERY)
     table["sources"] = TABLE["sources"]
     assert table == TABLE

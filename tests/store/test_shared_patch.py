@@ -202,7 +202,8 @@ def test_an_apply_shares_nothing_with_the_configuration() -> None:
     status["status"]["hostIPs"][0]["ip"] = "changed"
     stored = store.get("pods", "p", "default")
     assert stored["metadata"]["labels"]["x"] == "1" and stored["metadata"]["annotations"]["y"] == "1"
-    assert {"type": "Mine", "status": "True"} in stored["status"]["conditions"]
+    # (Go writes a condition's zero lastProbeTime and lastTransitionTime as null)
+    assert {"type": "Mine", "status": "True", "lastProbeTime": None, "lastTransitionTime": None} in stored["status"]["conditions"]
     assert stored["status"]["hostIPs"] == [{"ip": "1.2.3.4"}]
 
 
