@@ -61,3 +61,23 @@ def test_volume_attributes_class_and_storage_capacity(kube: Store) -> None:
         "parameters: Required value: must contain at least one key/value pair"]
     assert _create_fails(kube, "csistoragecapacities", {"metadata": {"name": "c"}}, "default") == [
         f'storageClassName: Invalid value: "": {_SUBDOMAIN}']
+
+
+def test_admission_policies_without_spec(kube: Store) -> None:
+    # admissionregistration validation: failurePolicy is defaulted even when the spec is absent.
+    assert _create_fails(kube, "validatingadmissionpolicies", {"metadata": {"name": "p"}}) == [
+        "spec.matchConstraints: Required value",
+        "spec.validations: Required value: validations or auditAnnotations must contain at least one item",
+        "spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item"]
+    assert _create_fails(kube, "mutatingadmissionpolicies", {"metadata": {"name": "p"}}) == [
+        "spec.matchConstraints: Required value",
+        "spec.mutations: Required value: mutations must contain at least one item",
+        "spec.reinvocationPolicy: Required value"]
+    assert _create_fails(kube, "validatingadmissionpolicybindings", {"metadata": {"name": "b"}}) == [
+        "spec.policyName: Required value", "spec.validationActions: Required value"]
+    assert _create_fails(kube, "validatingadmissionpolicybindings", {
+        "metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny", "Warn"]}}) == [
+        'spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn (repeating the '
+        "same validation failure information in the API response and headers serves no purpose)"]
+    assert _create_fails(kube, "mutatingadmissionpolicybindings", {"metadata": {"name": "b"}}) == [
+        "spec.policyName: Required value"]
