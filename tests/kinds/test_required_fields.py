@@ -81,3 +81,15 @@ def test_admission_policies_without_spec(kube: Store) -> None:
         "same validation failure information in the API response and headers serves no purpose)"]
     assert _create_fails(kube, "mutatingadmissionpolicybindings", {"metadata": {"name": "b"}}) == [
         "spec.policyName: Required value"]
+
+
+def test_flow_control_without_spec(kube: Store) -> None:
+    # flowcontrol validation; the v1.37.2 declarative mode rules (+k8s:modeDiscriminator) carry no detail.
+    assert _create_fails(kube, "flowschemas", {"metadata": {"name": "f"}}) == [
+        "spec.priorityLevelConfiguration.name: Required value: must reference a priority level"]
+    assert _create_fails(kube, "prioritylevelconfigurations", {"metadata": {"name": "p"}}) == [
+        "spec.type: Required value"]
+    assert _create_fails(kube, "prioritylevelconfigurations", {"metadata": {"name": "p"}, "spec": {
+        "limited": {"nominalConcurrencyShares": 1}}}) == ["spec.limited: Forbidden", "spec.type: Required value"]
+    assert _create_fails(kube, "prioritylevelconfigurations", {"metadata": {"name": "p"}, "spec": {
+        "type": "Limited"}}) == ["spec.limited: Required value"]
