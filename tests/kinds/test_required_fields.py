@@ -93,3 +93,13 @@ def test_flow_control_without_spec(kube: Store) -> None:
         "limited": {"nominalConcurrencyShares": 1}}}) == ["spec.limited: Forbidden", "spec.type: Required value"]
     assert _create_fails(kube, "prioritylevelconfigurations", {"metadata": {"name": "p"}, "spec": {
         "type": "Limited"}}) == ["spec.limited: Required value"]
+
+
+def test_ingress_class_service_cidr_and_controller_revision(kube: Store) -> None:
+    assert _create_fails(kube, "ingressclasses", {"metadata": {"name": "i"}}) == ["spec.controller: Required value"]
+    assert _create_fails(kube, "ingressclasses", {"metadata": {"name": "i"}, "spec": {"controller": "nohost"}}) == [
+        'spec.controller: Invalid value: "nohost": must be a domain-prefixed path (such as "acme.io/foo")']
+    assert _create_fails(kube, "servicecidrs", {"metadata": {"name": "s"}}) == [
+        "spec.cidrs: Required value: at least one CIDR required"]
+    assert _create_fails(kube, "controllerrevisions", {"metadata": {"name": "r"}, "revision": 1}, "default") == [
+        "data: Required value: data is mandatory"]
