@@ -103,3 +103,14 @@ def test_ingress_class_service_cidr_and_controller_revision(kube: Store) -> None
         "spec.cidrs: Required value: at least one CIDR required"]
     assert _create_fails(kube, "controllerrevisions", {"metadata": {"name": "r"}, "revision": 1}, "default") == [
         "data: Required value: data is mandatory"]
+
+
+def test_api_service_without_spec(kube: Store) -> None:
+    # kube-aggregator pkg/apis/apiregistration/validation ValidateAPIService.
+    assert _create_fails(kube, "apiservices", {"metadata": {"name": "v1.example.com"}, "spec": {
+        "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10}}) == [
+        'metadata.name: Invalid value: "v1.example.com": must be `spec.version+"."+spec.group`: "v1."']
+    assert _create_fails(kube, "apiservices", {"metadata": {"name": "v1.example.com"}, "spec": {
+        "version": "v1", "group": "example.com"}}) == [
+        "spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000",
+        "spec.versionPriority: Invalid value: 0: must be positive and less than 1000"]
