@@ -114,3 +114,15 @@ def test_api_service_without_spec(kube: Store) -> None:
         "version": "v1", "group": "example.com"}}) == [
         "spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000",
         "spec.versionPriority: Invalid value: 0: must be positive and less than 1000"]
+
+
+def test_resource_slice_and_device_taint_rule_without_spec(kube: Store) -> None:
+    # resource validation: validateResourceSliceSpec, validateDeviceTaint (an empty key fails both name checks).
+    assert _create_fails(kube, "resourceslices", {"metadata": {"name": "s"}}) == [
+        "spec.driver: Required value", "spec.pool.name: Required value",
+        "spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero",
+        "spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is "
+        "required"]
+    causes = _create_fails(kube, "devicetaintrules", {"metadata": {"name": "t"}})
+    assert causes[0] == 'spec.taint.key: Invalid value: "": name part must be non-empty'
+    assert causes[2:] == ["spec.taint.effect: Required value"]
