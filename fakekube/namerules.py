@@ -121,6 +121,18 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     return _length_and_pattern(value, 253, _DNS1123_SUBDOMAIN_RE, _SUBDOMAIN_REGEX_ERR)
 
 
+_SUBDOMAIN_CASELESS_RE = re.compile(_DNS1123_SUBDOMAIN_FMT, re.IGNORECASE)
+_SUBDOMAIN_CASELESS_ERR = _regex_error(
+    "an RFC 1123 subdomain must consist of alphanumeric characters, '-' or '.', and must start and end with an "
+    "alphanumeric character", _DNS1123_SUBDOMAIN_FMT, "Example.com")
+
+
+def is_dns1123_subdomain_caseless(value: str) -> list[str]:
+    """apimachinery ``content.IsDNS1123SubdomainCaseless`` (declarative ``format=k8s-long-name-caseless``): a
+    subdomain in either case; the message shows the lowercase pattern, as upstream's does."""
+    return _length_and_pattern(value, 253, _SUBDOMAIN_CASELESS_RE, _SUBDOMAIN_CASELESS_ERR)
+
+
 def is_dns1035_label(value: str) -> list[str]:
     """RFC 1035 label (services): must start with a letter."""
     return _length_and_pattern(value, 63, _DNS1035_LABEL_RE, _DNS1035_REGEX_ERR)

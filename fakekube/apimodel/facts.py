@@ -119,6 +119,8 @@ NAME_RULES: dict[tuple[str, str], str] = {
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): "path_segment",
     # certificates/validation ValidateCertificateRequestName: any name
     ("certificates.k8s.io", "CertificateSigningRequest"): "any",
+    # kube-aggregator ValidateAPIService: a path segment; that it is version.group is the kind's own check
+    ("apiregistration.k8s.io", "APIService"): "path_segment",
 }
 
 

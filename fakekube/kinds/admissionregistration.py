@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.errors import FieldError
 from fakekube.kinds.checks import mapping, seq
+from fakekube.kinds.policyvalidation import (
+    validate_mutating_binding,
+    validate_mutating_policy,
+    validate_validating_binding,
+    validate_validating_policy,
+)
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 
@@ -33,6 +40,13 @@ def _default_match(match: Any) -> None:
         match["objectSelector"] = {}
     _default_rules(match.get("resourceRules"))
     _default_rules(match.get("excludeResourceRules"))
+
+
+def _spec(obj: dict[str, Any]) -> Any:
+    """The spec to default: a non-pointer struct, so an absent one is defaulted too (failurePolicy Fail)."""
+    if obj.get("spec") is None:
+        obj["spec"] = {}
+    return obj["spec"]
 
 
 def _default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
@@ -66,20 +80,31 @@ class MutatingWebhookConfigurationStrategy(_WebhookConfigurationStrategy):
     mutating = True
 
 
-class ValidatingAdmissionPolicyStrategy(BuiltinStrategy):
+class _Validated(BuiltinStrategy):
+    """A kind whose create and update run the same checks of the object (``validate``), status writes none."""
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        return [] if subresource == "status" else self.validate(new)
+
+
+class ValidatingAdmissionPolicyStrategy(_Validated):
     initial_status = {}
     generation_fields = ("spec",)
     status_keeps = RESET_META_FOR_STATUS
     allow_unconditional_update = False
 
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_validating_policy(obj)
+
     def default(self, obj: dict[str, Any]) -> None:
-        spec = obj.get("spec")
+        spec = _spec(obj)
         if isinstance(spec, dict):
             spec.setdefault("failurePolicy", "Fail")
             _default_match(spec.get("matchConstraints"))
 
 
-class _PolicyWithoutStatus(BuiltinStrategy):
+class _PolicyWithoutStatus(_Validated):
     generation_fields = ("spec",)
     allow_unconditional_update = False
 
@@ -89,10 +114,23 @@ class _PolicyWithoutStatus(BuiltinStrategy):
             _default_match(spec.get("matchResources") or spec.get("matchConstraints"))
 
 
+class ValidatingAdmissionPolicyBindingStrategy(_PolicyWithoutStatus):
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_validating_binding(obj)
+
+
+class MutatingAdmissionPolicyBindingStrategy(_PolicyWithoutStatus):
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_mutating_binding(obj)
+
+
 class MutatingAdmissionPolicyStrategy(_PolicyWithoutStatus):
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_mutating_policy(obj)
+
     def default(self, obj: dict[str, Any]) -> None:
         super().default(obj)
-        spec = obj.get("spec")
+        spec = _spec(obj)
         if isinstance(spec, dict):
             spec.setdefault("failurePolicy", "Fail")
 
@@ -101,7 +139,7 @@ STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "ValidatingWebhookConfiguration": ValidatingWebhookConfigurationStrategy,
     "MutatingWebhookConfiguration": MutatingWebhookConfigurationStrategy,
     "ValidatingAdmissionPolicy": ValidatingAdmissionPolicyStrategy,
-    "ValidatingAdmissionPolicyBinding": _PolicyWithoutStatus,
+    "ValidatingAdmissionPolicyBinding": ValidatingAdmissionPolicyBindingStrategy,
     "MutatingAdmissionPolicy": MutatingAdmissionPolicyStrategy,
-    "MutatingAdmissionPolicyBinding": _PolicyWithoutStatus,
+    "MutatingAdmissionPolicyBinding": MutatingAdmissionPolicyBindingStrategy,
 }

@@ -5,19 +5,81 @@ strategy.go``; sources and commits in docs/semantics.md): status starts empty (a
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.kinds.checks import mapping
+from fakekube.errors import FieldError, invalid, required
+from fakekube.gotext import go_quote
+from fakekube.kinds.checks import is_int, mapping
+from fakekube.namerules import is_dns1035_label, is_dns1123_subdomain, name_is_path_segment
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 LOCAL_AVAILABLE = {"type": "Available", "status": "True", "reason": "Local",
                    "message": "Local APIServices are always available"}
 
 
+def validate_api_service(obj: dict[str, Any]) -> list[FieldError]:
+    """kube-aggregator ``ValidateAPIService``: the name is ``version.group``, group and version well formed, the
+    priorities in range, a local service has no CA bundle or TLS skip, a remote one names its service."""
+    spec = mapping(obj.get("spec"))
+    group, version = _text(spec.get("group")), _text(spec.get("version"))
+    name = _text(mapping(obj.get("metadata")).get("name"))
+    wanted = f"{version}.{group}"
+    errs: list[FieldError] = []
+    if name and not name_is_path_segment(name, False) and name != wanted:
+        errs.append(invalid("metadata.name", name, f'must be `spec.version+"."+spec.group`: {go_quote(wanted)}'))
+    if not group and version != "v1":
+        errs.append(required("spec.group", "only v1 may have an empty group and it better be legacy kube"))
+    if group:
+        errs.extend(invalid("spec.group", group, m) for m in is_dns1123_subdomain(group))
+    errs.extend(invalid("spec.version", version, m) for m in is_dns1035_label(version))
+    for key, top in (("groupPriorityMinimum", 20000), ("versionPriority", 1000)):
+        value = spec.get(key) if is_int(spec.get(key)) else 0
+        if not 0 < value <= top:
+            errs.append(invalid(f"spec.{key}", value, f"must be positive and less than {top}"))
+    service = spec.get("service")
+    ca_bundle, skip = spec.get("caBundle"), spec.get("insecureSkipTLSVerify") is True
+    if not isinstance(service, dict):
+        if ca_bundle:
+            errs.append(invalid("spec.caBundle", f"{len(base64_bytes(ca_bundle))} bytes",
+                                "local APIServices may not have a caBundle"))
+        if skip:
+            errs.append(invalid("spec.insecureSkipTLSVerify", True, "local APIServices may not have "
+                                                                    "insecureSkipTLSVerify"))
+        return errs
+    for key in ("namespace", "name"):
+        if not service.get(key):
+            errs.append(required(f"spec.service.{key}", ""))
+    port = service.get("port")
+    if is_int(port) and not 1 <= port <= 65535:
+        errs.append(invalid("spec.service.port", port, "port is not valid: must be between 1 and 65535, inclusive"))
+    if skip and ca_bundle:
+        errs.append(invalid("spec.insecureSkipTLSVerify", True, "may not be true if caBundle is present"))
+    return errs
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def base64_bytes(value: Any) -> bytes:
+    try:
+        return base64.b64decode(value) if isinstance(value, str) else b""
+    except ValueError:
+        return b""
+
+
 class APIServiceStrategy(BuiltinStrategy):
     initial_status = {}
     status_keeps = RESET_META_FOR_STATUS
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_api_service(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        return [] if subresource == "status" else validate_api_service(new)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)

@@ -283,11 +283,18 @@ def _template_generation(annotations: dict[str, Any]) -> int:
 
 class ControllerRevisionStrategy(Strategy):
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return non_negative(obj.get("revision"), "revision")
+        # ValidateControllerRevisionCreate: data must be a JSON object (absent or null: "mandatory").
+        errs = non_negative(obj.get("revision"), "revision")
+        data = obj.get("data")
+        if data is None:
+            errs.append(required("data", "data is mandatory"))
+        elif not isinstance(data, dict):
+            errs.append(required("data", "data must be a valid JSON object"))
+        return errs
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
-        errs = self.validate(new)
+        errs = non_negative(new.get("revision"), "revision")
         errs.extend(immutable(new.get("data"), old.get("data"), "data"))
         return errs
 

@@ -19,6 +19,7 @@ from typing import Any
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from fakekube.kinds.checks import mapping, seq
 from fakekube.kinds.context import WriteContext
+from fakekube.kinds.signers import default_pod_certificate_request, validate_pod_certificate_request
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 _TRUE_ONLY = ("Approved", "Denied", "Failed")  # trueConditionTypes
@@ -146,6 +147,12 @@ def _stamp(conditions: list[dict[str, Any]], old: list[dict[str, Any]], now: str
 class PodCertificateRequestStrategy(BuiltinStrategy):
     initial_status = {}
     status_keeps = RESET_META_FOR_STATUS
+
+    def default(self, obj: dict[str, Any]) -> None:
+        default_pod_certificate_request(obj)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_pod_certificate_request(obj)
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {

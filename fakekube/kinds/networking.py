@@ -4,21 +4,27 @@ docs/semantics.md)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
+from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required, too_long
 from fakekube.kinds import admission
 from fakekube.kinds.checks import (
     dns_subdomain,
     go_string_slice,
+    go_struct,
     immutable,
     mapping,
     seq,
     validate_label_selector,
 )
 from fakekube.kinds.context import WriteContext
+from fakekube.namerules import is_dns1123_subdomain
 from fakekube.strategies import BuiltinStrategy, Strategy
+
+_HTTP_PATH = re.compile(r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+")  # httpPathFmt
+_MAX_CONTROLLER = 250  # maxLenIngressClassController
 
 PATH_TYPES = ["Exact", "ImplementationSpecific", "Prefix"]
 POLICY_TYPES = ["Ingress", "Egress"]
@@ -96,8 +102,29 @@ class IngressStrategy(BuiltinStrategy):
         return [] if subresource == "status" else self.validate(new)
 
 
+def domain_prefixed_path(value: Any, path: str) -> list[FieldError]:
+    """apimachinery ``IsDomainPrefixedPath``: ``acme.io/foo``."""
+    if not isinstance(value, str) or not value:
+        return [required(path, "")]
+    host, _, rest = value.partition("/")
+    if not host or not rest:
+        return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [invalid(path, host, m) for m in is_dns1123_subdomain(host)]
+    if not _HTTP_PATH.fullmatch(rest):
+        errs.append(invalid(path, rest, f"Invalid path (regex used for validation is '{_HTTP_PATH.pattern}')"))
+    return errs
+
+
 class IngressClassStrategy(BuiltinStrategy):
     generation_fields = ("spec",)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        # validateIngressClassSpec (the parameters reference is not checked here)
+        controller = mapping(obj.get("spec")).get("controller")
+        errs = []
+        if isinstance(controller, str) and len(controller) > _MAX_CONTROLLER:
+            errs.append(too_long("spec.controller", _MAX_CONTROLLER))
+        return [*errs, *domain_prefixed_path(controller, "spec.controller")]
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
@@ -109,6 +136,15 @@ class IngressClassStrategy(BuiltinStrategy):
 class ServiceCIDRStrategy(BuiltinStrategy):
     initial_status = {}
     status_keeps = ("labels", "annotations", "finalizers", "ownerReferences")
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        # validateServiceCIDRSpec, its presence and count (the CIDRs' syntax is not checked here)
+        cidrs = seq(mapping(obj.get("spec")).get("cidrs"))
+        if not cidrs:
+            return [required("spec.cidrs", "at least one CIDR required")]
+        if len(cidrs) > 2:
+            return [invalid("spec.cidrs", go_struct(("CIDRs", cidrs)), "may only hold up to 2 values")]
+        return []
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {

@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.errors import FieldError
 from fakekube.kinds.checks import mapping, seq
 from fakekube.kinds.context import WriteContext
+from fakekube.kinds.resourcevalidation import validate_device_taint, validate_resource_slice
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 
@@ -57,6 +59,13 @@ class ResourceSliceStrategy(BuiltinStrategy):
     generation_fields = ("spec",)
     returns_deleted_object = True
 
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_resource_slice(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        return validate_resource_slice(new, old)
+
 
 class DeviceTaintRuleStrategy(BuiltinStrategy):
     """devicetaintrule/strategy.go: generation 1, +1 on a spec change; ``SetDefaults_DeviceTaint`` stamps
@@ -79,6 +88,16 @@ class DeviceTaintRuleStrategy(BuiltinStrategy):
 
     def default_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
         pass
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_device_taint(mapping(obj.get("spec")).get("taint"), None, "spec.taint")
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        if subresource == "status":
+            return []
+        return validate_device_taint(mapping(new.get("spec")).get("taint"),
+                                     mapping(old.get("spec")).get("taint"), "spec.taint")
 
     def admit(self, obj: dict[str, Any], old: dict[str, Any] | None, ctx: WriteContext) -> None:
         taint = mapping(obj.get("spec")).get("taint")

@@ -346,10 +346,10 @@ def test_flowcontrol_defaults(kube: Store) -> None:
         "priorityLevelConfiguration": {"name": "global-default"}}})
     assert schema["spec"]["matchingPrecedence"] == 1000
     level = kube.create("prioritylevelconfigurations", {"metadata": {"name": "l"}, "spec": {
-        "type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 3}}}}})
+        "type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 16}}}}})
     assert level["spec"]["limited"] == {"nominalConcurrencyShares": 30, "lendablePercent": 0, "limitResponse": {
-        "type": "Queue", "queuing": {"queues": 3, "handSize": 8, "queueLengthLimit": 50}}}
-    exempt = kube.create("prioritylevelconfigurations", {"metadata": {"name": "e"}, "spec": {
+        "type": "Queue", "queuing": {"queues": 16, "handSize": 8, "queueLengthLimit": 50}}}
+    exempt = kube.create("prioritylevelconfigurations", {"metadata": {"name": "exempt"}, "spec": {
         "type": "Exempt", "exempt": {}}})
     assert exempt["spec"]["exempt"] == {"nominalConcurrencyShares": 0, "lendablePercent": 0}
 

@@ -69,7 +69,8 @@ def test_storage_objects_get_their_protection_finalizers_on_create(kube: Store) 
                                                "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
                                                         "hostPath": {"path": "/tmp"}}})
     assert volume["metadata"]["finalizers"] == ["kubernetes.io/pv-protection"]
-    vac = kube.create("volumeattributesclasses", {"metadata": {"name": "a"}, "driverName": "d.example.com"})
+    vac = kube.create("volumeattributesclasses", {"metadata": {"name": "a"}, "driverName": "d.example.com",
+                                                  "parameters": {"iops": "3000"}})
     assert vac["metadata"]["finalizers"] == ["kubernetes.io/vac-protection"]
     # An update may take it off (the protection controller does): admission adds it on create only.
     kube.patch("volumeattributesclasses", "a", {"metadata": {"finalizers": None}})
