@@ -86,6 +86,8 @@ class Strategy:
     # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
     features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet", "VolumeLimitScaling"})
     allow_unconditional_update = True
+    # A PUT to a missing object creates it (the strategy's AllowCreateOnUpdate; data: fakekube.kinds.updaterules).
+    allow_create_on_update = False
     graceful_delete = False
     has_status = False
     # DELETE answers with the deleted object (the registry's ReturnDeletedObject) instead of a Status.

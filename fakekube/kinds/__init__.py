@@ -34,6 +34,7 @@ from fakekube.kinds import (
     resource,
     scheduling,
     storage,
+    updaterules,
 )
 from fakekube.strategies import StatusStrategy, Strategy
 
@@ -67,6 +68,9 @@ def strategy_for(group: str, kind: str, *, has_status: bool, version: Any = None
     factory = _BY_GROUP.get(group, {}).get(kind)
     strategy = factory() if factory is not None else StatusStrategy() if has_status else Strategy()
     strategy.features = features.enabled(version)
+    strategy.allow_create_on_update = updaterules.allows_create_on_update(group, kind)
+    if updaterules.conditional_update_only(group, kind):
+        strategy.allow_unconditional_update = False
     strategy.deprecation = features.deprecation_warning(group, kind, strategy, version)
     subresources = _SUBRESOURCES.get((group, kind))
     if subresources:

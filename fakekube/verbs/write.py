@@ -21,7 +21,7 @@ from fakekube.records import (
 )
 from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy
-from fakekube.verbs import noop, patched_type
+from fakekube.verbs import noop, patched_type, putcreate
 from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
@@ -46,8 +46,9 @@ class WriteVerbs:
     def update(self, resource: str | ResourceType, body: dict[str, Any], namespace: str | None = None, *,
                name: str | None = None, subresource: str | None = None, actor: str = "fakekube",
                dry_run: bool = False, field_manager: str | None = None, based_on: str | None = None,
-               field_validation: str | None = None) -> dict[str, Any]:
-        """PUT (of the object or of its ``status``/``scale`` subresource); ``field_validation`` as for create."""
+               field_validation: str | None = None, user: UserInfo | None = None) -> dict[str, Any]:
+        """PUT (of the object or of its ``status``/``scale`` subresource); ``field_validation`` as for create;
+        ``user`` as for create (a PUT to a missing object of a kind that allows it creates it)."""
         rt = self.resolve(resource)
         meta = (body.get("metadata") or {}) if isinstance(body, dict) and isinstance(body.get("metadata"), dict) else {}
         name = name or meta.get("name")
@@ -69,6 +70,10 @@ class WriteVerbs:
             if subresource == "scale":
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
             stored = self._bucket(rt).get(self._key(rt, ns, name))
+            if stored is None and subresource is None and self.storage_type(rt.storage).strategy.allow_create_on_update:
+                # AllowCreateOnUpdate: the PUT becomes a create (fakekube.verbs.putcreate).
+                return self._create(rt, body, ns, entry, dry_run, self._manager(actor, field_manager), report,
+                                    user=user, put_name=name)
             noop_key = None
             sends_stored = stored is not None and noop.sends_stored(body, stored)
             if sends_stored:
@@ -157,13 +162,7 @@ class WriteVerbs:
             meta["namespace"] = old_meta.get("namespace")
         uid = meta.get("uid")
         if uid and uid != old_meta["uid"] and uid_precondition:
-            raise errors.Conflict(
-                target.plural, target.group, name,
-                f"StorageError: invalid object, Code: 4, Key: /registry/{target.plural}/"
-                f"{old_meta.get('namespace', '') + '/' if target.namespaced else ''}{name}, ResourceVersion: 0, "
-                f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: "
-                f"{old_meta['uid']}",
-            )
+            raise putcreate.uid_precondition_failed(target, old_meta.get("namespace"), name, uid, old_meta["uid"])
         rv = meta.get("resourceVersion")
         if rv in (None, "", "0", 0):
             if not target.strategy.allow_unconditional_update:
