@@ -23,6 +23,7 @@ from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy
 from fakekube.verbs import noop, patched_type, putcreate
 from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain
+from fakekube.verbs.scale import scale_type_error
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
     put_back,
@@ -68,6 +69,9 @@ class WriteVerbs:
                 raise patched_type.undeterminable(name)
             report = FieldReport(decoding.field_validation(field_validation, "UpdateOptions"), entry.warnings)
             if subresource == "scale":
+                refused = scale_type_error(self.registry, rt, body)
+                if refused is not None:
+                    raise refused
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
             stored = self._bucket(rt).get(self._key(rt, ns, name))
             if stored is None and subresource is None and self.storage_type(rt.storage).strategy.allow_create_on_update:
