@@ -183,6 +183,8 @@ class CreateVerbs:
         strategy.prepare_for_create(obj)
         self._prepare_schema(target, obj)
         checked = self._validate(target, obj, None)
+        if strategy.create_warnings is not None:
+            entry.warnings.extend(strategy.create_warnings(obj))
         entry.namespace = meta.get("namespace") if target.namespaced else None
         if not dry_run and _stored_version(stored_rv):
             # apiserver storage/etcd3 store.Create, before the key is looked at; a dry run stops in

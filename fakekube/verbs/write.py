@@ -238,6 +238,8 @@ class WriteVerbs:
         # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
         self._record_managed_fields(target, old, obj, manager, subresource, request=rt)
         checked = self._validate(target, obj, old, subresource, record.checked)
+        if subresource is None and strategy.update_warnings is not None:
+            entry.warnings.extend(strategy.update_warnings(obj, old))
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds") and not strategy.holds_deleted(obj)):
             # ShouldDeleteDuringUpdate (before storage compares bytes: a namespace finalized by a write that
