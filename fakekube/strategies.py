@@ -135,6 +135,12 @@ class Strategy:
     update_warnings: UpdateWarnings | None = None
     delete_warning: str | None = None
 
+    def manager_annotations(self, obj: dict[str, Any]) -> dict[str, str] | None:
+        """The annotations the conversion of ``obj`` (as decoded from the request) to the versioned type writes,
+        which the field manager, running on that versioned object, sees (None: none). Asked before the strategy's
+        hooks change the object; the field manager's view of the new object then carries them."""
+        return None
+
     def default(self, obj: dict[str, Any]) -> None:
         """Scheme defaulting (the kind's ``SetDefaults_*`` functions), applied in place."""
 

@@ -199,14 +199,16 @@ class WriteVerbs:
         defaulted = strategy.defaulted_fields
         if defaulted is None or any(obj.get(key) != old.get(key) for key in defaulted):
             strategy.default_update(obj, old)
+        # What the field manager sees of the conversion to the versioned type, before the hooks change the object.
+        annotations = strategy.manager_annotations(obj) if manager is not None else None
         if not _hooks_take_context(strategy):
             # Nothing can reach the context (the base hooks ignore it), so there is nothing to undo or finish.
             return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None,
-                                         noop_key)
+                                         noop_key, annotations)
         ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
         try:
             result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx,
-                                           noop_key)
+                                           noop_key, annotations)
         except BaseException:
             ctx.rollback()
             raise
@@ -218,7 +220,8 @@ class WriteVerbs:
 
     def _update_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], record: Record,
                          subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
-                         ctx: WriteContext | None, noop_key: tuple[Any, ...] | None = None) -> dict[str, Any]:
+                         ctx: WriteContext | None, noop_key: tuple[Any, ...] | None = None,
+                         annotations: dict[str, str] | None = None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginUpdate and BeforeUpdate, validation, the commit."""
         old = record.obj
         old_meta, meta = old["metadata"], obj["metadata"]
@@ -236,7 +239,7 @@ class WriteVerbs:
             self._prepare_schema(target, obj)
         # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
         # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
-        self._record_managed_fields(target, old, obj, manager, subresource, request=rt)
+        self._record_managed_fields(target, old, obj, manager, subresource, request=rt, annotations=annotations)
         checked = self._validate(target, obj, old, subresource, record.checked)
         if subresource is None and strategy.update_warnings is not None:
             entry.warnings.extend(strategy.update_warnings(obj, old))
