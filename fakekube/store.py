@@ -455,17 +455,24 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
 
     def _record_managed_fields(self, rt: ResourceType, old: dict[str, Any] | None, new: dict[str, Any],
                                manager: str | None, subresource: str | None,
-                               request: ResourceType | None = None) -> None:
+                               request: ResourceType | None = None,
+                               annotations: dict[str, str] | None = None) -> None:
         """An ``Update`` entry for ``manager``; ``None`` means the write (an apply) has recorded its own.
-        ``rt`` is the storage's type, ``request`` the one the write came through (its version is the entry's)."""
+        ``rt`` is the storage's type, ``request`` the one the write came through (its version is the entry's).
+        ``annotations``: what the conversion to the versioned type writes into the new object
+        (``Strategy.manager_annotations``; a create asks here, its object is as decoded still)."""
         if manager is None or not self.track_managed_fields:
             return
         writer = request if request is not None and request.to_storage is not None else rt
+        to_version = writer.from_storage if writer is not rt else None
+        if old is None and annotations is None:
+            annotations = rt.strategy.manager_annotations(new)
+        if annotations:
+            to_version = _with_annotations(new, annotations, to_version)
         record_update(old, new, manager=manager, api_version=writer.api_version, subresource=subresource,
                       now=self._now(), schema=writer.patch_schema,
                       zero=zero_object(writer.api_version, writer.kind) if old is None else None,
-                      to_version=writer.from_storage if writer is not rt else None,
-                      versions=self.managed_versions(writer))
+                      to_version=to_version, versions=self.managed_versions(writer))
 
     def managed_versions(self, rt: ResourceType) -> frozenset[str]:
         """The apiVersions whose managedFields entries survive a write through ``rt``: what its endpoint's field
@@ -521,6 +528,18 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
 
 
 _OWN_VERSION: dict[str, frozenset[str]] = {}  # a built-in's apiVersion alone, made once (bounded by the kinds)
+
+
+def _with_annotations(new: dict[str, Any], annotations: dict[str, str],
+                      then: Callable[[dict[str, Any]], dict[str, Any]] | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The field manager's view: ``new`` with ``annotations`` written over its own (the live object is seen as
+    stored: the conversion wrote them when it was stored), then ``then``."""
+    def view(obj: dict[str, Any]) -> dict[str, Any]:
+        if obj is new:
+            meta = obj.get("metadata") or {}
+            obj = {**obj, "metadata": {**meta, "annotations": {**(meta.get("annotations") or {}), **annotations}}}
+        return then(obj) if then is not None else obj
+    return view
 
 
 def _index_fields_differ(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> bool:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube.identity import ANONYMOUS, UserInfo
 from fakekube.jsonvalues import json_copy
+from fakekube.strategywarnings import CreateWarnings, UpdateWarnings, custom_finalizer_warnings
 
 if TYPE_CHECKING:
     from fakekube.errors import FieldError
@@ -86,6 +87,8 @@ class Strategy:
     # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
     features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet", "VolumeLimitScaling"})
     allow_unconditional_update = True
+    # A PUT to a missing object creates it (the strategy's AllowCreateOnUpdate; data: fakekube.kinds.updaterules).
+    allow_create_on_update = False
     graceful_delete = False
     has_status = False
     # DELETE answers with the deleted object (the registry's ReturnDeletedObject) instead of a Status.
@@ -126,6 +129,17 @@ class Strategy:
     deprecated_since: tuple[int, int] | None = None
     replacement = ""
     deprecation: str | None = None
+    # WarningsOnCreate / WarningsOnUpdate (main resource), asked once validation passed, and the warning a DELETE
+    # or delete-collection naming no propagation policy gets from the kind's REST storage (fakekube.strategywarnings).
+    create_warnings: CreateWarnings | None = None
+    update_warnings: UpdateWarnings | None = None
+    delete_warning: str | None = None
+
+    def manager_annotations(self, obj: dict[str, Any]) -> dict[str, str] | None:
+        """The annotations the conversion of ``obj`` (as decoded from the request) to the versioned type writes,
+        which the field manager, running on that versioned object, sees (None: none). Asked before the strategy's
+        hooks change the object; the field manager's view of the new object then carries them."""
+        return None
 
     def default(self, obj: dict[str, Any]) -> None:
         """Scheme defaulting (the kind's ``SetDefaults_*`` functions), applied in place."""
@@ -294,6 +308,8 @@ class CustomResourceStrategy(Strategy):
 
     def __init__(self, status_subresource: bool) -> None:
         self.has_status = status_subresource
+        self.create_warnings = _custom_create_warnings
+        self.update_warnings = custom_finalizer_warnings
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if self.has_status:
@@ -306,3 +322,7 @@ class CustomResourceStrategy(Strategy):
         bump_generation_if(new, old, _without_metadata(new) != _without_metadata(old))
 
     # prepare_for_status_update: the default (the whole stored object, only status from the request).
+
+
+def _custom_create_warnings(obj: dict[str, Any]) -> list[str]:
+    return custom_finalizer_warnings(obj, None)

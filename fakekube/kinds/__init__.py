@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fakekube import strategywarnings
 from fakekube.kinds import (
     admissionregistration,
     apiextensions,
@@ -34,6 +35,7 @@ from fakekube.kinds import (
     resource,
     scheduling,
     storage,
+    updaterules,
 )
 from fakekube.strategies import StatusStrategy, Strategy
 
@@ -67,6 +69,13 @@ def strategy_for(group: str, kind: str, *, has_status: bool, version: Any = None
     factory = _BY_GROUP.get(group, {}).get(kind)
     strategy = factory() if factory is not None else StatusStrategy() if has_status else Strategy()
     strategy.features = features.enabled(version)
+    strategy.allow_create_on_update = updaterules.allows_create_on_update(group, kind)
+    if updaterules.conditional_update_only(group, kind):
+        strategy.allow_unconditional_update = False
+    prefix = strategywarnings.NAME_WARNINGS.get((group, kind))
+    if prefix is not None:
+        strategy.create_warnings = strategywarnings.name_warning(prefix)
+    strategy.delete_warning = strategywarnings.DELETE_WARNINGS.get((group, kind))
     strategy.deprecation = features.deprecation_warning(group, kind, strategy, version)
     subresources = _SUBRESOURCES.get((group, kind))
     if subresources:

@@ -229,6 +229,20 @@ class DaemonSetStrategy(_Workload):
         spec.setdefault("revisionHistoryLimit", 10)
         default_pod_template(spec.get("template"))
 
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_status_update(new, old)
+        # daemonSetStatusStrategy keeps the stored spec, templateGeneration included, which the conversion writes
+        # back as the annotation whatever the request's annotations were.
+        stored = mapping(old["metadata"].get("annotations")).get(TEMPLATE_GENERATION)
+        if stored is not None:
+            dict_at(new["metadata"], "annotations")[TEMPLATE_GENERATION] = stored
+
+    def manager_annotations(self, obj: dict[str, Any]) -> dict[str, str] | None:
+        # apps/v1 conversion.go Convert_apps_DaemonSet_To_v1_DaemonSet writes the internal templateGeneration (read
+        # from the body's annotation, 0 without one) back as the annotation: the field manager sees it even when
+        # the body has none, and the request's manager owns it.
+        return {TEMPLATE_GENERATION: str(_template_generation(mapping(obj["metadata"].get("annotations"))))}
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         # apps/v1 carries the internal spec.templateGeneration in this annotation; a create starts it at 1.

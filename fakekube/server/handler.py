@@ -200,8 +200,8 @@ class ApiHandler(BaseHTTPRequestHandler):
         code = result.code
         self._take_warnings()
         entry = store.last_request()
-        if verb == "patch" and entry is not None and entry.code == 201:
-            code = 201  # a server-side apply that created the object
+        if verb in ("patch", "update") and entry is not None and entry.code == 201:
+            code = 201  # a server-side apply, or a PUT of a kind that allows it, that created the object
         if table is not None and code == 200:
             body = table.for_list(result.body) if verb == "list" else table.for_object(result.body)
             self._write_reply(code, encoding.encode(body, pretty=self._pretty()), tables.content_type(table.version))

@@ -253,8 +253,8 @@ def _update(req: Request, rt: ResourceType) -> Reply:
     check_name(p.name)
     obj = req.store.update(rt, body, p.namespace, name=p.name, subresource=p.subresource, actor=req.actor,
                            dry_run=dry_run, field_manager=q.str("fieldManager") or None,
-                           field_validation=q.str("fieldValidation"))
-    return Reply(200, obj)
+                           field_validation=q.str("fieldValidation"), user=req.user)
+    return Reply(200, obj)  # the handler turns it into 201 when the PUT created the object
 
 
 def _patch(req: Request, rt: ResourceType) -> Reply:

@@ -17,6 +17,7 @@ from fakekube.records import (
 )
 from fakekube.resources import ResourceType
 from fakekube.strategies import CreateRequest, Strategy
+from fakekube.verbs import putcreate
 from fakekube.verbs.defaulted import decoded_defaulted, with_placeholders
 
 
@@ -103,7 +104,9 @@ class CreateVerbs:
 
     def _create(self, rt: ResourceType, body: Any, namespace: str | None, entry: AuditEntry, dry_run: bool,
                 manager: str | None, report: FieldReport | None = None, *,
-                user: UserInfo | None = None) -> dict[str, Any]:
+                user: UserInfo | None = None, put_name: str | None = None) -> dict[str, Any]:
+        """``put_name``: the create is a PUT to that missing name (the kind's AllowCreateOnUpdate,
+        fakekube.verbs.putcreate)."""
         # A template's repeated spec is decoded and defaulted once (verbs.defaulted); the rest as usual.
         defaulted = decoded_defaulted(rt, body)
         if defaulted is None:
@@ -113,6 +116,8 @@ class CreateVerbs:
             obj.update(defaulted)
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         meta = obj["metadata"]
+        if put_name is not None:
+            putcreate.check_put_create(target, namespace, put_name, meta)
         if target.namespaced:
             body_ns = meta.get("namespace")
             if namespace and body_ns and body_ns != namespace:
@@ -126,6 +131,7 @@ class CreateVerbs:
         # The storage layer, not the handler, refuses a resourceVersion (after validation), and a dry run never
         # reaches it: its answer keeps the one given. A generation stays unless the kind's strategy sets it.
         given_rv = meta.pop("resourceVersion", None)
+        stored_rv = given_rv if put_name is None else None  # the update path's storage drops it without a word
         for system_field in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(system_field, None)
         meta["uid"] = self._new_uid()
@@ -148,15 +154,17 @@ class CreateVerbs:
         ctx = self._write_context(meta.get("namespace") if target.namespaced else None, dry_run=dry_run,
                                   user=user or ANONYMOUS)
         try:
-            return self._create_admitted(rt, target, obj, entry, dry_run, manager, ctx, given_rv)
+            return self._create_admitted(rt, target, obj, entry, dry_run, manager, ctx, given_rv, stored_rv)
         except BaseException:
             ctx.rollback()
             raise
 
     def _create_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], entry: AuditEntry,
-                         dry_run: bool, manager: str | None, ctx: WriteContext, given_rv: Any = None) -> dict[str, Any]:
+                         dry_run: bool, manager: str | None, ctx: WriteContext, given_rv: Any = None,
+                         stored_rv: Any = None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginCreate and BeforeCreate, validation, the commit. What the
-        write took from the store's allocators (``ctx``) goes back when it fails or is a dry run."""
+        write took from the store's allocators (``ctx``) goes back when it fails or is a dry run. ``given_rv``: the
+        body's resourceVersion (a dry run's answer shows it); ``stored_rv``: the one storage sees (a 500)."""
         meta = obj["metadata"]
         strategy = target.strategy
         if target.custom:
@@ -175,8 +183,10 @@ class CreateVerbs:
         strategy.prepare_for_create(obj)
         self._prepare_schema(target, obj)
         checked = self._validate(target, obj, None)
+        if strategy.create_warnings is not None:
+            entry.warnings.extend(strategy.create_warnings(obj))
         entry.namespace = meta.get("namespace") if target.namespaced else None
-        if not dry_run and _stored_version(given_rv):
+        if not dry_run and _stored_version(stored_rv):
             # apiserver storage/etcd3 store.Create, before the key is looked at; a dry run stops in
             # registry/generic/registry/dryrun.go DryRunnableStorage.Create, which has no such check.
             raise errors.InternalError("resourceVersion should not be set on objects to be created")

@@ -48,6 +48,7 @@ class DeleteVerbs:
                 "propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set")])
         if grace is not None and grace < 0:
             grace = 0
+        self._warn_on_delete(rt, entry, policy, orphan_dependents)
         record = self._lookup(rt, namespace, name)
         obj = record.obj
         meta = obj["metadata"]
@@ -198,6 +199,15 @@ class DeleteVerbs:
                    else {"name": name, "kind": rt.plural, "uid": uid})
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
+    @staticmethod
+    def _warn_on_delete(rt: ResourceType, entry: AuditEntry, policy: str | None,
+                        orphan_dependents: bool | None) -> None:
+        """The warning the kind's REST storage adds to a delete that names no policy, before the lookup
+        (fakekube.strategywarnings.DELETE_WARNINGS)."""
+        warning = rt.strategy.delete_warning
+        if warning is not None and policy is None and orphan_dependents is None:
+            entry.warnings.append(warning)
+
     def delete_collection(self, resource: str | ResourceType, namespace: str | None = None, *,
                           label_selector: str | None = None, field_selector: str | None = None,
                           propagation_policy: str | None = None, grace_period_seconds: int | None = None,
@@ -207,6 +217,7 @@ class DeleteVerbs:
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
             matches = self._matcher(rt, namespace, label_selector, field_selector)
+            self._warn_on_delete(rt, entry, propagation_policy, None)
             keys = sorted((k for k, r in self._bucket(rt).items() if matches(r.obj)), key=sort_key)
             deleted = []
             for key in keys:

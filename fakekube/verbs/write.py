@@ -21,8 +21,9 @@ from fakekube.records import (
 )
 from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy
-from fakekube.verbs import noop, patched_type
+from fakekube.verbs import noop, patched_type, putcreate
 from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain
+from fakekube.verbs.scale import scale_type_error
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
     put_back,
@@ -46,8 +47,9 @@ class WriteVerbs:
     def update(self, resource: str | ResourceType, body: dict[str, Any], namespace: str | None = None, *,
                name: str | None = None, subresource: str | None = None, actor: str = "fakekube",
                dry_run: bool = False, field_manager: str | None = None, based_on: str | None = None,
-               field_validation: str | None = None) -> dict[str, Any]:
-        """PUT (of the object or of its ``status``/``scale`` subresource); ``field_validation`` as for create."""
+               field_validation: str | None = None, user: UserInfo | None = None) -> dict[str, Any]:
+        """PUT (of the object or of its ``status``/``scale`` subresource); ``field_validation`` as for create;
+        ``user`` as for create (a PUT to a missing object of a kind that allows it creates it)."""
         rt = self.resolve(resource)
         meta = (body.get("metadata") or {}) if isinstance(body, dict) and isinstance(body.get("metadata"), dict) else {}
         name = name or meta.get("name")
@@ -67,8 +69,15 @@ class WriteVerbs:
                 raise patched_type.undeterminable(name)
             report = FieldReport(decoding.field_validation(field_validation, "UpdateOptions"), entry.warnings)
             if subresource == "scale":
+                refused = scale_type_error(self.registry, rt, body)
+                if refused is not None:
+                    raise refused
                 return self._update_scale(rt, ns, name, body, entry, dry_run, self._manager(actor, field_manager))
             stored = self._bucket(rt).get(self._key(rt, ns, name))
+            if stored is None and subresource is None and self.storage_type(rt.storage).strategy.allow_create_on_update:
+                # AllowCreateOnUpdate: the PUT becomes a create (fakekube.verbs.putcreate).
+                return self._create(rt, body, ns, entry, dry_run, self._manager(actor, field_manager), report,
+                                    user=user, put_name=name)
             noop_key = None
             sends_stored = stored is not None and noop.sends_stored(body, stored)
             if sends_stored:
@@ -157,13 +166,7 @@ class WriteVerbs:
             meta["namespace"] = old_meta.get("namespace")
         uid = meta.get("uid")
         if uid and uid != old_meta["uid"] and uid_precondition:
-            raise errors.Conflict(
-                target.plural, target.group, name,
-                f"StorageError: invalid object, Code: 4, Key: /registry/{target.plural}/"
-                f"{old_meta.get('namespace', '') + '/' if target.namespaced else ''}{name}, ResourceVersion: 0, "
-                f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: "
-                f"{old_meta['uid']}",
-            )
+            raise putcreate.uid_precondition_failed(target, old_meta.get("namespace"), name, uid, old_meta["uid"])
         rv = meta.get("resourceVersion")
         if rv in (None, "", "0", 0):
             if not target.strategy.allow_unconditional_update:
@@ -196,14 +199,16 @@ class WriteVerbs:
         defaulted = strategy.defaulted_fields
         if defaulted is None or any(obj.get(key) != old.get(key) for key in defaulted):
             strategy.default_update(obj, old)
+        # What the field manager sees of the conversion to the versioned type, before the hooks change the object.
+        annotations = strategy.manager_annotations(obj) if manager is not None else None
         if not _hooks_take_context(strategy):
             # Nothing can reach the context (the base hooks ignore it), so there is nothing to undo or finish.
             return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None,
-                                         noop_key)
+                                         noop_key, annotations)
         ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
         try:
             result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx,
-                                           noop_key)
+                                           noop_key, annotations)
         except BaseException:
             ctx.rollback()
             raise
@@ -215,7 +220,8 @@ class WriteVerbs:
 
     def _update_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], record: Record,
                          subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
-                         ctx: WriteContext | None, noop_key: tuple[Any, ...] | None = None) -> dict[str, Any]:
+                         ctx: WriteContext | None, noop_key: tuple[Any, ...] | None = None,
+                         annotations: dict[str, str] | None = None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginUpdate and BeforeUpdate, validation, the commit."""
         old = record.obj
         old_meta, meta = old["metadata"], obj["metadata"]
@@ -233,8 +239,10 @@ class WriteVerbs:
             self._prepare_schema(target, obj)
         # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
         # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
-        self._record_managed_fields(target, old, obj, manager, subresource, request=rt)
+        self._record_managed_fields(target, old, obj, manager, subresource, request=rt, annotations=annotations)
         checked = self._validate(target, obj, old, subresource, record.checked)
+        if subresource is None and strategy.update_warnings is not None:
+            entry.warnings.extend(strategy.update_warnings(obj, old))
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds") and not strategy.holds_deleted(obj)):
             # ShouldDeleteDuringUpdate (before storage compares bytes: a namespace finalized by a write that

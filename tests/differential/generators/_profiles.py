@@ -383,6 +383,11 @@ def _corpus_fixes(kind: Kind, obj: Json) -> Json:
         # too (managedfieldsupdater.go): the case would depend on timing.
         for endpoint in obj["endpoints"]:
             endpoint.setdefault("conditions", {})
+    if (kind.group, kind.kind) in (("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+                                   ("admissionregistration.k8s.io", "MutatingAdmissionPolicy")):
+        # The same for a defaulted field in an atomic list: resourceRules' scope defaults to "*".
+        for rule in obj["spec"]["matchConstraints"]["resourceRules"]:
+            rule.setdefault("scope", "*")
     return obj
 
 
