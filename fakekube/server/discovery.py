@@ -8,6 +8,8 @@ Aggregated discovery (KEP-3352, ``apidiscovery.k8s.io/v2``) is served only when 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +18,21 @@ from fakekube.resources import Registry, ResourceType
 from fakekube.server import encoding
 
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+# Resources whose objects are encoded in etcd at another version than the one served (kubernetes v1.37.2
+# pkg/kubeapiserver/default_storage_factory_builder.go, a new GA version kept at beta for a release; the CRD's
+# from apiextensions-apiserver): their storageVersionHash is that version's. Releases before 1.37 are given the same.
+_STORAGE_VERSIONS = {
+    ("apiextensions.k8s.io", "customresourcedefinitions"): "v1beta1",
+    ("certificates.k8s.io", "clustertrustbundles"): "v1beta1",
+    ("certificates.k8s.io", "podcertificaterequests"): "v1beta1",
+    ("coordination.k8s.io", "leasecandidates"): "v1beta1",
+    ("resource.k8s.io", "devicetaintrules"): "v1beta2",
+    ("storagemigration.k8s.io", "storageversionmigrations"): "v1beta1",
+}
+# Served without storage behind them (kubernetes pkg/registry/core/{pod/storage BindingREST,componentstatus}).
+_NOT_STORED = frozenset({("", "bindings"), ("", "componentstatuses")})
+
 
 def version_info(minor: str, major: str = "1") -> dict[str, Any]:
     """``/version`` of a kube-apiserver of release major.minor (apimachinery ``version.Info``; 1.33+ also
@@ -137,6 +154,9 @@ class Discovery:
                     entry["shortNames"] = list(rt.short_names)
                 if rt.categories:
                     entry["categories"] = list(rt.categories)
+                hashed = self.storage_version_hash(rt)
+                if hashed is not None:
+                    entry["storageVersionHash"] = hashed
                 resources.append(entry)
                 for sub in rt.discovery_subresources:
                     sub_entry: dict[str, Any] = {"name": f"{rt.plural}/{sub.name}", "singularName": "",
@@ -149,6 +169,20 @@ class Discovery:
                     "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
 
         return self._cached(("gv", group, version), build)
+
+    def storage_version_hash(self, rt: ResourceType) -> str | None:
+        """apiserver ``discovery.StorageVersionHash``: the first 8 bytes of the SHA-256 of the storage version's
+        ``group/version/kind``, base64; none for a resource without storage (reviews, bindings,
+        componentstatuses: ``rest.StorageVersionProvider`` is not implemented)."""
+        if rt.strategy.answers_create or (rt.group, rt.plural) in _NOT_STORED:
+            return None
+        try:
+            stored = self.registry.storage_type(rt.storage)
+        except KeyError:
+            stored = rt
+        version = _STORAGE_VERSIONS.get((stored.group, stored.plural), stored.version)
+        gvk = f"{stored.group}/{version}/{stored.kind}"
+        return base64.b64encode(hashlib.sha256(gvk.encode()).digest()[:8]).decode()
 
     # -- aggregated documents ---------------------------------------------------------------------------
 
