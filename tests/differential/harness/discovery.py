@@ -34,12 +34,14 @@ def fetch(client: Client) -> dict[str, Any]:
     versions, sorted as ``apis/<group>/<version>`` paths are."""
     versions = [v for v in _get(client, "/api")["versions"] if GA.fullmatch(v)]
     # The server's own groups only, not those of the custom resources and aggregated APIs a case may have
-    # registered meanwhile: their APIServices are the ones the aggregator did not make at start ("onstart").
-    # (apiregistration.k8s.io itself has no APIService.)
-    foreign = {s["spec"].get("group") for s in _get(client, "/apis/apiregistration.k8s.io/v1/apiservices")["items"]
-               if (s["metadata"].get("labels") or {}).get("kube-aggregator.kubernetes.io/automanaged") != "onstart"}
+    # registered meanwhile (or is deleting: a group can still be listed after its APIService is gone): its own
+    # are those whose APIService the aggregator made at start ("onstart"), and apiregistration.k8s.io, which
+    # has none.
+    own = {s["spec"].get("group") for s in _get(client, "/apis/apiregistration.k8s.io/v1/apiservices")["items"]
+           if (s["metadata"].get("labels") or {}).get("kube-aggregator.kubernetes.io/automanaged") == "onstart"}
+    own.add("apiregistration.k8s.io")
     group_versions = sorted(gv["groupVersion"] for group in _get(client, "/apis")["groups"]
-                            if group["name"] not in foreign
+                            if group["name"] in own
                             for gv in group["versions"] if GA.fullmatch(gv["version"]))
     out: dict[str, list[dict[str, Any]]] = {}
     for group_version in [*versions, *group_versions]:
