@@ -16,6 +16,14 @@ verb at all, although the generic registry serves watch for every resource it li
 ``watch`` for none of its resources is therefore repaired by adding ``watch`` wherever ``list`` is; a capture
 that lists it for some resources is taken as it is (``componentstatuses`` really has no watch).
 
+The captures are of kubernetes master at various commits, with alpha features on (``pods/checkpoint``, the
+``podautoscalers`` category); the release fakekube emulates by default serves what the real server with its
+default feature gates lists, recorded from the oracle in ``tests/differential/generators/_discovery.json``
+(scripts/record-discovery). That record is the truth for what it says: a resource it lists takes its kind,
+names, scope, verbs, short names and subresources (their names and verbs) from it; the captures still give
+what it leaves out (categories, a subresource's group and version). Categories come from the captures but
+for the rows of ``CATEGORIES`` (each cites the release's registry).
+
 A GA kind that exists in a version's definitions but has no GA entry in the captures (it went GA after
 they were taken) takes its names from the newest pre-GA entry of the aggregated document, or, when there
 is none, from the small table ``SUPPLEMENT`` below (each row cites its upstream source).
@@ -39,6 +47,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DISCOVERY = REPO.parent / "shared" / "reference" / "discovery"
 DEFAULT_OUTPUT = REPO / "fakekube" / "apimodel" / "api_resources.json"
+DEFAULT_SERVED = REPO / "tests" / "differential" / "generators" / "_discovery.json"
 GA_VERSIONS = ("v1", "v2")
 
 # Kinds that are served only as a subresource's body or are not resources at all (meta types).
@@ -54,6 +63,13 @@ SUPPLEMENT: dict[tuple[str, str, str], dict[str, Any]] = {
         "plural": "devicetaintrules", "singular": "devicetaintrule", "namespaced": False,
         "subresources": {"status": {"verbs": ["get", "patch", "update"]}},
     },
+}
+
+# Categories of the emulated release where the captures (master, alpha features on) say otherwise.
+CATEGORIES: dict[tuple[str, str, str], list[str]] = {
+    # kubernetes v1.37.2 pkg/registry/autoscaling/horizontalpodautoscaler/storage/storage.go (Categories:
+    # "all" only; the captures' "podautoscalers" is a later master's)
+    ("autoscaling", "v2", "HorizontalPodAutoscaler"): ["all"],
 }
 
 STANDARD_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -165,6 +181,38 @@ def _from_supplement(group: str, version: str, kind: str, row: dict[str, Any]) -
     }
 
 
+def apply_served(resources: dict[tuple[str, str, str], dict[str, Any]], served: Path) -> None:
+    """Make the resources the real server lists (``_discovery.json``) say what it says."""
+    for group_version, rows in json.loads(served.read_text())["groupVersions"].items():
+        group, _, version = group_version.rpartition("/")
+        by_plural = {r["plural"]: r for (g, v, _), r in resources.items() if (g, v) == (group, version)}
+        for row in rows:
+            if "/" in row["name"]:
+                continue
+            resource = by_plural.get(row["name"])
+            if resource is None:
+                continue  # a group version fakekube's definitions do not have
+            resource.update({
+                "kind": row["kind"], "singular": row.get("singularName") or row["kind"].lower(),
+                "namespaced": row["namespaced"], "verbs": sorted(row["verbs"]),
+                "shortNames": row.get("shortNames") or [],
+            })
+            subresources = {}
+            for sub_row in rows:
+                parent, _, sub = sub_row["name"].partition("/")
+                if parent != row["name"] or not sub:
+                    continue
+                body = {**resource["subresources"].get(sub, {}), "verbs": sorted(sub_row["verbs"])}
+                if sub_row["kind"] != row["kind"]:
+                    body["kind"] = sub_row["kind"]
+                subresources[sub] = dict(sorted(body.items(), key=lambda kv: ("verbs", "kind", "group", "version").index(kv[0])))
+            resource["subresources"] = subresources
+            resource["source"] = f"{resource['source']}; {served.name} (the real server, default feature gates)"
+    for key, categories in CATEGORIES.items():
+        if key in resources:
+            resources[key]["categories"] = categories
+
+
 def group_order(discovery: Path) -> list[str]:
     return [""] + [g["name"] for g in json.loads((discovery / "apis.json").read_text())["groups"]]
 
@@ -174,7 +222,7 @@ def capture_commits(discovery: Path) -> dict[str, str]:
     return dict(re.findall(r"^\| (\S+\.json) \| ([0-9a-f]{40}) \|$", readme, re.MULTILINE))
 
 
-def build_table(discovery: Path, schemas: Path) -> dict[str, Any]:
+def build_table(discovery: Path, schemas: Path, served: Path | None = DEFAULT_SERVED) -> dict[str, Any]:
     versions = kubernetes_versions(schemas)
     kinds_by_version = {v: version_kinds(schemas, v) for v in versions}
     resources: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -193,6 +241,8 @@ def build_table(discovery: Path, schemas: Path) -> dict[str, Any]:
             resources[key] = _from_aggregated(group, version, kind, aggregated[(group, kind)])
         else:
             raise SystemExit(f"{group or 'core'}/{version} {kind}: no discovery entry; add it to SUPPLEMENT")
+    if served is not None:
+        apply_served(resources, served)
     order = group_order(discovery)
     rows = []
     for key, resource in resources.items():
@@ -221,9 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--discovery", type=Path, default=DEFAULT_DISCOVERY)
     parser.add_argument("--schemas", type=Path, default=None, help="kubernetes-validate's kubernetes-json-schema")
+    parser.add_argument("--served", type=Path, default=DEFAULT_SERVED,
+                        help="the real server's discovery (scripts/record-discovery)")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args(argv)
-    table = build_table(args.discovery, args.schemas or schema_root())
+    table = build_table(args.discovery, args.schemas or schema_root(), args.served)
     args.output.write_text(render(table))
     print(f"{len(table['resources'])} resources, Kubernetes {table['kubernetesVersions'][0]}-"
           f"{table['kubernetesVersions'][-1]} → {args.output}", file=sys.stderr)

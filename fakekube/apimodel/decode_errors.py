@@ -28,16 +28,20 @@ class TypeMismatch(Exception):
     step to ``location`` (a ``str`` struct field, a ``MapKey``, an ``int`` list index), so the hot path
     keeps no record of where it is."""
 
-    def __init__(self, value: Any, go_type: str, number_text: bool = False) -> None:
+    def __init__(self, value: Any, go_type: str, number_text: bool = False, base: str | None = None,
+                 own: bool = False) -> None:
         super().__init__(go_type)
         self.value = value
-        self.go_type = go_type
+        self.go_type = go_type  # as Go prints it: a named type by its name (types.UID, v1.ResourceList)
+        self.base = base or go_type  # its underlying type (string, [], map[), what the converter goes by
         self.number_text = number_text
+        self.own = own  # raised inside a type's own UnmarshalJSON (IntOrString's int32, Time's string)
         self.location: list[Any] = []  # innermost step first
 
     def error(self, root: Any) -> DecodeError:
         """Go's ``UnmarshalTypeError`` text: the innermost struct and the struct-field path from the root
-        (map keys and list indices are not in it), found by walking the compiled types down again."""
+        (map keys and list indices are not in it; the Go names of inline embedded structs are), found by
+        walking the compiled types down again."""
         what = go_json_kind(self.value)
         if self.number_text and what == "number":
             what = f"number {self.value!r}"
@@ -50,14 +54,23 @@ class TypeMismatch(Exception):
             elif type(step) is MapKey:
                 node = node.value
             else:
+                via = node.embedded.get(step)
+                if via:
+                    # a field of an inline embedded struct: encoding/json names the embedded field too
+                    fields.extend(via.split("."))
                 fields.append(step)
                 struct = node.name
                 node = node.fields[step]
         if fields:
             return DecodeError(f"json: cannot unmarshal {what} into Go struct field {struct}.{'.'.join(fields)} "
                                f"of type {self.go_type}")
-        return DecodeError(f"json: cannot unmarshal {what} into Go value of type {self.go_type}")
+        return self._bare()
 
+    def _bare(self) -> DecodeError:
+        what = go_json_kind(self.value)
+        if self.number_text and what == "number":
+            what = f"number {self.value!r}"
+        return DecodeError(f"json: cannot unmarshal {what} into Go value of type {self.go_type}")
 
     def converter_error(self) -> DecodeError | None:
         """The same mismatch in the words of apimachinery's unstructured converter (``runtime.
@@ -65,7 +78,10 @@ class TypeMismatch(Exception):
         patch's result: ``cannot convert int64 to string``, ``cannot restore map from slice``, ``cannot
         restore struct from: int64``, ``unrecognized type: int32``. None where the converter accepts the value
         (a whole float for an integer field)."""
-        value, go_type = self.value, self.go_type
+        if self.own:
+            # the converter hands such a type its JSON: the bare error, without a struct field
+            return self._bare()
+        value, go_type = self.value, self.base
         source = _GO_KINDS.get(go_json_kind(value), "")
         if isinstance(value, bool):
             source = "bool"
@@ -80,7 +96,7 @@ class TypeMismatch(Exception):
         if go_type in _GO_SCALARS:
             if go_type == "string":
                 if source == "int64":
-                    return DecodeError(f"cannot convert int64 to {go_type}")
+                    return DecodeError(f"cannot convert int64 to {self.go_type}")
                 return DecodeError("unrecognized type: string")
             if go_type.startswith(("int", "uint")):
                 if source == "int64":
@@ -88,7 +104,7 @@ class TypeMismatch(Exception):
                 if source == "float64":
                     if float(value).is_integer():
                         return None
-                    return DecodeError(f"cannot convert float64 to {go_type}")
+                    return DecodeError(f"cannot convert float64 to {self.go_type}")
             elif go_type.startswith("float") and source in ("int64", "float64"):
                 return None
             return DecodeError(f"unrecognized type: {go_type}")

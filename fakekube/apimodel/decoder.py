@@ -15,8 +15,8 @@ anything else runs:
 
 The decoder of a kind is compiled from its OpenAPI definition on first use (``decoder(version,
 definition)``); Go type names come from the definition names (``io.k8s.api.core.v1.PodSpec`` →
-``v1.PodSpec``). Go's named scalar types (``v1.PodPhase``) are not in the definitions: such fields print as
-their underlying type (``string``).
+``v1.PodSpec``). Go's named non-struct types (``types.UID``, ``v1.PodPhase``, ``v1.ResourceList``) are not in
+the definitions: they come from ``go_field_types.json``, generated from the Go types.
 
 Sources: kubernetes-sigs/json ``internal/golang/encoding/json/decode.go`` (``UnmarshalTypeError``,
 ``errorContext``) and ``kubernetes_patch.go`` (strict errors); apimachinery ``pkg/api/resource/quantity.go``,
@@ -25,9 +25,12 @@ Sources: kubernetes-sigs/json ``internal/golang/encoding/json/decode.go`` (``Unm
 
 from __future__ import annotations
 
+import json
 from functools import cache
+from pathlib import Path
 from typing import Any
 
+from fakekube import gotime
 from fakekube.apimodel.decode_errors import (
     DecodeError,
     MapKey,
@@ -41,7 +44,6 @@ from fakekube.apimodel.goform import DROP, fresh, struct_form
 from fakekube.apimodel.versions import KubernetesVersion
 from fakekube.gojson import BigNumber
 from fakekube.jsonvalues import json_copy
-from fakekube.patch.jsonutil import go_json_kind
 from fakekube.quantity import QUANTITY_RE
 from fakekube.quantity import REGEX_ERROR as QUANTITY_REGEX_ERROR
 
@@ -92,11 +94,12 @@ class _Any(_Node):
 
 
 class _Scalar(_Node):
-    __slots__ = ("types", "bounds", "base64")
+    __slots__ = ("types", "bounds", "base64", "base")
 
     def __init__(self, go_type: str, types: tuple[type, ...], bounds: tuple[int, int] | None = None,
-                 base64: bool = False) -> None:
-        self.go_type = go_type
+                 base64: bool = False, base: str | None = None) -> None:
+        self.go_type = go_type  # as Go prints it: v1.ServiceType for a named string type
+        self.base = base or go_type
         self.types = types
         self.bounds = bounds
         self.base64 = base64
@@ -116,10 +119,12 @@ class _Scalar(_Node):
                 # field, or a float beyond float64, quotes the number's text.
                 if float in self.types and value.finite:
                     return float(value)
-                raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None or float in self.types)
-            raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None and t is float)
+                raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None or float in self.types,
+                                   base=self.base)
+            raise TypeMismatch(value, self.go_type, number_text=self.bounds is not None and t is float,
+                               base=self.base)
         if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
-            raise TypeMismatch(value, self.go_type, number_text=True)
+            raise TypeMismatch(value, self.go_type, number_text=True, base=self.base)
         if self.base64:
             bad = base64_error(value)
             if bad is not None:
@@ -151,18 +156,34 @@ class _IntOrString(_Node):
             return value
         if t is int and _INT_RANGES["int32"][0] <= value <= _INT_RANGES["int32"][1]:
             return value
-        what = f"number {value!r}" if t in (int, float, BigNumber) else go_json_kind(value)
-        raise DecodeError(f"json: cannot unmarshal {what} into Go value of type int32")
+        # UnmarshalJSON decodes into an int32; the outer decoder adds its struct field to that error
+        raise TypeMismatch(value, "int32", number_text=t in (int, float, BigNumber), own=True)
 
 
 class _Time(_Node):
-    """metav1.Time and MicroTime decode a JSON string (the time format is not checked here)."""
+    """metav1.Time (MicroTime) decodes a JSON string with time.Parse(RFC 3339 (to the microsecond)); a string
+    it refuses is Go's ``*time.ParseError`` text, without a field (apimachinery pkg/apis/meta/v1/time.go)."""
 
-    go_type = "v1.Time"
+    __slots__ = ("layout", "_valid")
+
+    def __init__(self, go_type: str, layout: str) -> None:
+        self.go_type = go_type
+        self.layout = layout
+        self._valid: dict[str, bool] = {}  # the times a cluster writes are checked once
 
     def copy(self, value: Any, w: _Walk) -> Any:
-        if value is not None and type(value) is not str:
-            raise DecodeError(f"json: cannot unmarshal {go_json_kind(value)} into Go value of type string")
+        if value is None:
+            return None
+        if type(value) is not str:
+            # UnmarshalJSON decodes into a string; the outer decoder adds its struct field to that error
+            raise TypeMismatch(value, "string", own=True)
+        if value not in self._valid:
+            try:
+                gotime.check(value, self.layout)
+            except gotime.TimeParseError as exc:
+                raise DecodeError(str(exc)) from None
+            if len(self._valid) < 4096:
+                self._valid[value] = True
         return value
 
 
@@ -196,7 +217,7 @@ def _list_walker(copying: bool) -> Any:
         if type(value) is not list and not isinstance(value, list):
             if value is None:
                 return None
-            raise TypeMismatch(value, self.go_type)
+            raise TypeMismatch(value, self.go_type, base="[]")
         item = self.item
         if None in value:
             # Go decodes a null element of a slice of values as the zero value: [null] of []string is [""],
@@ -248,7 +269,7 @@ class _Map(_Node):
         if type(value) is not dict and not isinstance(value, dict):
             if value is None:
                 return False
-            raise TypeMismatch(value, self.go_type)
+            raise TypeMismatch(value, self.go_type, base="map[")
         node = self.value
         if isinstance(node, _Scalar) and node.plain:
             types = node.types
@@ -287,12 +308,14 @@ class _Map(_Node):
 
 
 class _Struct(_Node):
-    __slots__ = ("name", "fields", "plain", "ints", "copiers", "checkers", "nulls", "empty", "absent")
+    __slots__ = ("name", "fields", "embedded", "plain", "ints", "copiers", "checkers", "nulls", "empty", "absent")
 
     def __init__(self, go_type: str) -> None:
         self.go_type = go_type
         self.name = go_type.rsplit(".", 1)[-1]
         self.fields: dict[str, _Node] = {}
+        # the fields of inline embedded structs, with the Go names they are reached through (error paths)
+        self.embedded: dict[str, str] = {}
         # The hot path: fields whose value is decided by its JSON type alone (null included), integer fields
         # with their range, and the bound methods of every other field's node.
         self.plain: dict[str, tuple[type, ...]] = {}
@@ -316,8 +339,6 @@ class _Struct(_Node):
             elif isinstance(node, _Scalar) and node.bounds is not None:
                 self.plain[key] = (none,)
                 self.ints[key] = node.bounds
-            elif isinstance(node, _Time):
-                self.plain[key] = (str, none)
             elif isinstance(node, _IntOrString):
                 self.plain[key] = (str, none)
                 self.ints[key] = _INT_RANGES["int32"]
@@ -399,8 +420,8 @@ _STRING = (str,)
 _SPECIAL: dict[str, _Node] = {
     "io.k8s.apimachinery.pkg.api.resource.Quantity": _Quantity(),
     "io.k8s.apimachinery.pkg.util.intstr.IntOrString": _IntOrString(),
-    "io.k8s.apimachinery.pkg.apis.meta.v1.Time": _Time(),
-    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": _Time(),
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time": _Time("v1.Time", gotime.RFC3339),
+    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": _Time("v1.MicroTime", gotime.RFC3339_MICRO),
     "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": _Any("v1.FieldsV1"),
     "io.k8s.apimachinery.pkg.runtime.RawExtension": _Any("runtime.RawExtension"),
 }
@@ -426,7 +447,10 @@ class _Compiler(PerDefinition[_Node]):
         if isinstance(props, dict):
             struct = _Struct(go_type_name(name))
             self.nodes[name] = struct  # before its fields: recursive types refer back to it
-            struct.set_fields({key: self.schema(value) for key, value in props.items() if isinstance(value, dict)})
+            shown = _go_field_types()["fields"].get(name, {})
+            struct.embedded = _go_field_types()["embedded"].get(name, {})
+            struct.set_fields({key: self.schema(value, shown.get(key)) for key, value in props.items()
+                               if isinstance(value, dict)})
             form = struct_form(name)
             struct.nulls, struct.empty, struct.absent = form.nulls, form.empty, form.absent
             return struct
@@ -435,32 +459,62 @@ class _Compiler(PerDefinition[_Node]):
         return node
 
     def schema(self, schema: dict[str, Any], named: str | None = None) -> _Node:
+        """The node of a schema; ``named``: the Go type as Go prints it, where the schema does not say it
+        (go_field_types.json: ``v1.ServiceType``, ``[]v1.Capability``, ``v1.ResourceList``)."""
         ref = Definitions.ref_name(schema)
         if ref is not None:
             return self.definition(ref)
         types = schema_types(schema)
         if "array" in types:
             items = schema.get("items")
-            item = self.schema(items) if isinstance(items, dict) else _Any("interface {}")
+            item = self.schema(items, _element_type(named)) if isinstance(items, dict) else _Any("interface {}")
             return _List(named or f"[]{item.go_type}", item)
         if "object" in types:
             additional = schema.get("additionalProperties")
             if isinstance(additional, dict):
-                value = self.schema(additional)
+                value = self.schema(additional, _element_type(named))
                 return _Map(named or f"map[string]{value.go_type}", value)
             return _Any(named or "map[string]interface {}")
         if types == {"string"}:
             if schema.get("format") == "byte":
                 return _Scalar("[]uint8", _STRING, base64=True)
-            return _Scalar(named or "string", _STRING)
+            return _Scalar(named or "string", _STRING, base="string")
         if types == {"integer"}:
             go_type = schema.get("format") if schema.get("format") in _INT_RANGES else "int64"
-            return _Scalar(go_type, (int,), _INT_RANGES[go_type])
+            return _Scalar(named or go_type, (int,), _INT_RANGES[go_type], base=go_type)
         if types == {"number"}:
-            return _Scalar("float64", (int, float))
+            return _Scalar(named or "float64", (int, float), base="float64")
         if types == {"boolean"}:
-            return _Scalar("bool", (bool,))
+            return _Scalar(named or "bool", (bool,), base="bool")
         return _Any(named or "interface {}")  # JSON, JSONSchemaPropsOr*: decoded by their own UnmarshalJSON
+
+
+_GO_FIELD_TYPES = Path(__file__).with_name("go_field_types.json")
+
+
+@cache
+def _go_field_types() -> dict[str, Any]:
+    """The Go types of struct fields that the OpenAPI definitions do not name (generated by
+    scripts/generate_go_field_order.py from the Go types)."""
+    with _GO_FIELD_TYPES.open() as f:
+        return json.load(f)
+
+
+def _element_type(named: str | None) -> str | None:
+    """The Go type of the elements of a slice or map type as Go prints it (``[]v1.Capability`` →
+    ``v1.Capability``; a named one by its underlying type); None when there is nothing to say."""
+    if named is None:
+        return None
+    named = _go_field_types()["named"].get(named, named)
+    if named.startswith("[]"):
+        return named[2:]
+    if named.startswith("map["):
+        depth = 0
+        for i, char in enumerate(named):
+            depth += 1 if char == "[" else -1 if char == "]" else 0
+            if depth == 0 and char == "]":
+                return named[i + 1:]
+    return None
 
 
 @cache

@@ -165,8 +165,12 @@ class Discovery:
                     if sub.group is not None:
                         sub_entry.update(group=sub.group, version=sub.version)
                     resources.append(sub_entry)
-            return {"kind": "APIResourceList", "apiVersion": "v1",
-                    "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
+            if not group:
+                # /api/v1 is written by the core group's codec, which sets no apiVersion on this meta type
+                # (observed on kube-apiserver v1.37.2; apiserver pkg/endpoints/discovery/version.go)
+                return {"kind": "APIResourceList", "groupVersion": version, "resources": resources}
+            return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}",
+                    "resources": resources}
 
         return self._cached(("gv", group, version), build)
 

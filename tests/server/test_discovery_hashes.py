@@ -33,3 +33,21 @@ def test_resources_without_storage_have_none(discovery: Discovery) -> None:
     core = _hashes(discovery, "", "v1")
     assert core["bindings"] is None and core["componentstatuses"] is None and core["pods"] is not None
     assert set(_hashes(discovery, "authorization.k8s.io", "v1").values()) == {None}
+
+
+def test_the_core_resource_list_has_no_api_version(discovery: Discovery) -> None:
+    # observed on kube-apiserver v1.37.2: /api/v1 has kind and groupVersion only; /apis/<g>/<v> has apiVersion v1
+    core = json.loads(discovery.resource_list("", "v1"))
+    assert "apiVersion" not in core and core["kind"] == "APIResourceList" and core["groupVersion"] == "v1"
+    assert json.loads(discovery.resource_list("apps", "v1"))["apiVersion"] == "v1"
+
+
+def test_default_feature_gates_decide_the_subresources(discovery: Discovery) -> None:
+    # observed on kube-apiserver v1.37.2: no alpha pods/checkpoint; pods/resize and csinodes/status are listed;
+    # HorizontalPodAutoscaler v2 is in the "all" category only
+    core = {r["name"] for r in json.loads(discovery.resource_list("", "v1"))["resources"]}
+    assert "pods/resize" in core and "pods/checkpoint" not in core
+    storage = {r["name"] for r in json.loads(discovery.resource_list("storage.k8s.io", "v1"))["resources"]}
+    assert "csinodes/status" in storage
+    hpa = json.loads(discovery.resource_list("autoscaling", "v2"))["resources"][0]
+    assert hpa["categories"] == ["all"]

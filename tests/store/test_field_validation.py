@@ -38,8 +38,34 @@ def deployment(name: str = "web", **spec: object) -> dict:
     ({"spec": []}, "json: cannot unmarshal array into Go struct field Pod.spec of type v1.PodSpec"),
     ({"spec": {"containers": [{"name": "a", "resources": {"limits": {"cpu": "lots"}}}]}},
      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    # IntOrString and Time decode inside their own UnmarshalJSON; the outer decoder adds the struct field
     ({"spec": {"containers": [{"name": "a", "livenessProbe": {"httpGet": {"port": True}}}]}},
-     "json: cannot unmarshal bool into Go value of type int32"),
+     "json: cannot unmarshal bool into Go struct field HTTPGetAction.spec.containers.livenessProbe.ProbeHandler."
+     "httpGet.port of type int32"),
+    ({"spec": {"volumes": [{"name": "v", "configMap": {"name": 1}}]}},
+     "json: cannot unmarshal number into Go struct field ConfigMapVolumeSource.spec.volumes.VolumeSource.configMap."
+     "LocalObjectReference.name of type string"),
+    ({"metadata": {"name": "p", "creationTimestamp": 5}},
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string"),
+    # a time string is parsed as RFC 3339: Go's *time.ParseError, without a field
+    ({"metadata": {"name": "p", "creationTimestamp": "not a time"}},
+     'parsing time "not a time" as "2006-01-02T15:04:05Z07:00": cannot parse "not a time" as "2006"'),
+    ({"metadata": {"name": "p", "deletionTimestamp": "2020-13-01T00:00:00Z"}},
+     'parsing time "2020-13-01T00:00:00Z": month out of range'),
+    # Go's named types print by name (go_field_types.json): types.UID, v1.RestartPolicy, []v1.Capability
+    ({"metadata": {"name": "p", "uid": 5}},
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID"),
+    ({"spec": {"restartPolicy": 1}},
+     "json: cannot unmarshal number into Go struct field PodSpec.spec.restartPolicy of type v1.RestartPolicy"),
+    ({"spec": {"containers": [{"name": "a", "securityContext": {"capabilities": {"add": [1]}}}]}},
+     "json: cannot unmarshal number into Go struct field Capabilities.spec.containers.securityContext."
+     "capabilities.add of type v1.Capability"),
+    ({"spec": {"containers": [{"name": "a", "securityContext": {"capabilities": {"add": "x"}}}]}},
+     "json: cannot unmarshal string into Go struct field Capabilities.spec.containers.securityContext."
+     "capabilities.add of type []v1.Capability"),
+    ({"spec": {"containers": [{"name": "a", "resources": {"limits": []}}]}},
+     "json: cannot unmarshal array into Go struct field ResourceRequirements.spec.containers.resources.limits "
+     "of type v1.ResourceList"),
 ])
 def test_wrong_json_types_are_the_decoders_400(kube: Store, body: dict, message: str) -> None:
     full = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, **body}
