@@ -211,7 +211,9 @@ class Registry:
 
     def __init__(self, builtins: _Index | None = None) -> None:
         self._index = builtins.copy() if builtins is not None else _Index()
-        self._lock = threading.Lock()
+        # Held while the index changes and while it is walked: a CRD registered by one request while another
+        # lists the served types would otherwise change the dicts under the walk (a KeyError, a 500).
+        self._lock = threading.RLock()
         self._crds: dict[str, list[ResourceType]] = {}
         self._added = 0  # types registered through register() and CRDs, ranked after the built-ins
         self.generation = 0  # bumped on every change, so discovery caches can tell
@@ -240,7 +242,8 @@ class Registry:
 
     def __iter__(self) -> Iterator[ResourceType]:
         """Every served type, in discovery order."""
-        return iter(self._index.ordered())
+        with self._lock:
+            return iter(self._index.ordered())
 
     def __len__(self) -> int:
         return len(self._index.by_gvr)
@@ -252,7 +255,9 @@ class Registry:
         """group → served versions, preferred first, groups in discovery order (built-ins by priority, then
         custom resource groups in the order their CRDs came)."""
         result: dict[str, list[str]] = {}
-        for rt in self._index.ordered():
+        with self._lock:
+            ordered = self._index.ordered()
+        for rt in ordered:
             versions = result.setdefault(rt.group, [])
             if rt.version not in versions:
                 versions.append(rt.version)

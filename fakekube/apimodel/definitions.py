@@ -94,17 +94,27 @@ class PerDefinition(Generic[Node]):
 
     def __init__(self, defs: Definitions) -> None:
         self.defs = defs
-        self.nodes: dict[str, Node] = {}
+        self.nodes: dict[str, Node] = {}  # the builder's own table: finished nodes and those being built
+        # What other threads read without the lock: finished nodes only. A struct's node enters ``nodes`` before
+        # its fields are built, so a reader of ``nodes`` could get a half-built one while a build runs.
+        self._finished: dict[str, Node] = {}
         self._lock = threading.RLock()
+        self._depth = 0
 
     def definition(self, name: str) -> Node:
-        node = self.nodes.get(name)
+        node = self._finished.get(name)
         if node is not None:
             return node
         with self._lock:
             node = self.nodes.get(name)
             if node is None:
-                node = self._build(name)
+                self._depth += 1
+                try:
+                    node = self._build(name)
+                finally:
+                    self._depth -= 1
+                if self._depth == 0:
+                    self._finished = dict(self.nodes)  # published whole, once the outermost build is done
             return node
 
     def _build(self, name: str) -> Node:  # pragma: no cover - subclasses build
