@@ -85,6 +85,9 @@ class DeleteVerbs:
                 finalizers.append("foregroundDeletion")
         elif policy == "Background":
             finalizers = [f for f in finalizers if f not in GC_FINALIZERS]
+        elif rt.strategy.orphans_dependents_by_default and not any(f in GC_FINALIZERS for f in finalizers):
+            # shouldOrphanDependents (generic/registry/store.go): no policy and no GC finalizer → the default.
+            finalizers.append("orphan")
         already_deleting = bool(meta.get("deletionTimestamp"))
         current_grace = meta.get("deletionGracePeriodSeconds")
         # rest.BeforeDelete (apiserver pkg/registry/rest/delete.go): a graceful kind (pods) is first updated with

@@ -219,3 +219,37 @@ def test_invalid_delete_options(kube: Store) -> None:
     with pytest.raises(errors.Invalid, match="cannot be both set"):
         kube.delete("configmaps", "c", "default", propagation_policy="Orphan", orphan_dependents=True)
     assert kube.get("configmaps", "c", "default")
+
+
+def _job() -> dict:
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+            "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                           "containers": [{"name": "c", "image": "busybox"}]}}}}
+
+
+def test_jobs_and_replication_controllers_orphan_by_default(kube_factory) -> None:
+    # Observed on kube-apiserver v1.37.2: a DELETE naming no policy answers the Job kept by ``orphan``
+    # (kubernetes pkg/registry/batch/job/strategy.go and core/replicationcontroller/strategy.go
+    # DefaultGarbageCollectionPolicy; apiserver generic/registry/store.go shouldOrphanDependents).
+    store = kube_factory(gc="manual")
+    store.create("jobs", _job(), "default")
+    answer = store.delete("jobs", "j", "default")
+    assert answer["metadata"]["finalizers"] == ["orphan"] and answer["metadata"]["deletionTimestamp"]
+    rc = {"metadata": {"name": "rc"}, "spec": {"selector": {"app": "a"}, "template": {
+        "metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}
+    store.create("replicationcontrollers", rc, "default")
+    assert store.delete("replicationcontrollers", "rc", "default")["metadata"]["finalizers"] == ["orphan"]
+    store.gc.collect()
+    with pytest.raises(errors.NotFound):
+        store.get("jobs", "j", "default")
+
+
+def test_an_explicit_policy_or_gc_finalizer_overrides_the_default(kube_factory) -> None:
+    store = kube_factory(gc="manual")
+    store.create("jobs", _job(), "default")
+    answer = store.delete("jobs", "j", "default", propagation_policy="Background")
+    assert answer["kind"] == "Status"
+    body = _job()
+    body["metadata"]["finalizers"] = ["foregroundDeletion"]
+    store.create("jobs", body, "default")
+    assert store.delete("jobs", "j", "default")["metadata"]["finalizers"] == ["foregroundDeletion"]
