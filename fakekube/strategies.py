@@ -90,6 +90,9 @@ class Strategy:
     # A PUT to a missing object creates it (the strategy's AllowCreateOnUpdate; data: fakekube.kinds.updaterules).
     allow_create_on_update = False
     graceful_delete = False
+    # The registry's DefaultGarbageCollectionPolicy is OrphanDependents: a DELETE naming no policy (and finding
+    # no orphan / foregroundDeletion finalizer) adds ``orphan`` (batch/v1 Jobs, v1 ReplicationControllers).
+    orphans_dependents_by_default = False
     has_status = False
     # DELETE answers with the deleted object (the registry's ReturnDeletedObject) instead of a Status.
     returns_deleted_object = False

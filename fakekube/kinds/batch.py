@@ -115,6 +115,7 @@ def validate_job_spec(spec: dict[str, Any], path: str, *, template_of_cronjob: b
 
 
 class JobStrategy(BuiltinStrategy):
+    orphans_dependents_by_default = True  # DefaultGarbageCollectionPolicy, for back compatibility
     initial_status = {}
     generation_fields = ("spec",)
 

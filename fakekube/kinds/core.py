@@ -231,6 +231,7 @@ class PodTemplateStrategy(Strategy):
 
 
 class ReplicationControllerStrategy(BuiltinStrategy):
+    orphans_dependents_by_default = True  # DefaultGarbageCollectionPolicy, for back compatibility
     initial_status = {"replicas": 0}
     generation_fields = ("spec",)
 

@@ -86,3 +86,29 @@ def check_delete_options(options: dict[str, Any]) -> None:
     errs += dry_run_errors(options.get("dryRun") or [])
     if errs:
         raise errors.Invalid("DeleteOptions", META_GROUP, "", errs)
+
+
+# The kinds the meta scheme decodes a DELETE body as (apimachinery pkg/apis/meta/internalversion/register.go,
+# pkg/apis/meta/v1/register.go): unversioned ones in any apiVersion, the others in meta.k8s.io's versions.
+_META_UNVERSIONED_KINDS = frozenset({"DeleteOptions", "CreateOptions", "UpdateOptions", "Status", "APIVersions",
+                                     "APIGroupList", "APIGroup", "APIResourceList"})
+_META_VERSIONED_KINDS = frozenset({"ListOptions", "GetOptions", "PatchOptions", "WatchEvent", "Table", "TableOptions",
+                                   "PartialObjectMetadata", "PartialObjectMetadataList"})
+_META_VERSIONS = ("meta.k8s.io/v1", "meta.k8s.io/v1beta1")
+# The name Go gives the meta scheme (runtime.NewScheme names a scheme after its caller's file and line).
+_META_SCHEME_NAME = "pkg/runtime/scheme.go:111"
+
+
+def check_delete_body_kind(body: dict[str, Any]) -> None:
+    """A DELETE body is decoded by the meta scheme into ``metav1.DeleteOptions`` with meta.k8s.io/v1
+    DeleteOptions as the default (apiserver pkg/endpoints/handlers/delete.go): a kind that scheme does not
+    know is the 400 naming the scheme; one it knows as another type cannot be converted (observed on
+    kube-apiserver v1.37.2)."""
+    api_version = body.get("apiVersion") or "meta.k8s.io/v1"
+    kind = body.get("kind") or "DeleteOptions"
+    if not isinstance(api_version, str) or not isinstance(kind, str) or kind == "DeleteOptions":
+        return
+    if kind in _META_UNVERSIONED_KINDS or (kind in _META_VERSIONED_KINDS and api_version in _META_VERSIONS):
+        raise errors.BadRequest("decoded object cannot be converted to DeleteOptions")
+    raise errors.BadRequest(f"no kind {go_quote(kind)} is registered for version {go_quote(api_version)} in scheme "
+                            f"{go_quote(_META_SCHEME_NAME)}")

@@ -290,6 +290,7 @@ def delete_options(req: Request) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise errors.BadRequest(f"json: cannot unmarshal {go_json_kind(body)} into Go value of type "
                                     "v1.DeleteOptions")
+        options_.check_delete_body_kind(body)  # the serializer reads the type before the fields
         _decode_delete_options(req.store.registry.kubernetes_version, body)
         preconditions = body.get("preconditions") or {}
         options = {

@@ -7,7 +7,7 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.audit import AuditEntry
-from fakekube.clock import rfc3339
+from fakekube.clock import parse_rfc3339, rfc3339
 from fakekube.crdcontrollers import CLEANUP_FINALIZER, set_condition
 from fakekube.jsonvalues import json_copy
 from fakekube.records import (
@@ -47,7 +47,7 @@ class DeleteVerbs:
             raise errors.Invalid("DeleteOptions", "meta.k8s.io", "", [errors.invalid(
                 "propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set")])
         if grace is not None and grace < 0:
-            grace = 0
+            grace = 1  # BeforeDelete: a negative period is read as 1s
         self._warn_on_delete(rt, entry, policy, orphan_dependents)
         record = self._lookup(rt, namespace, name)
         obj = record.obj
@@ -85,18 +85,29 @@ class DeleteVerbs:
                 finalizers.append("foregroundDeletion")
         elif policy == "Background":
             finalizers = [f for f in finalizers if f not in GC_FINALIZERS]
-        graceful = rt.strategy.graceful_delete
-        grace_seconds = rt.strategy.grace_period(obj, grace) if graceful else 0
+        elif rt.strategy.orphans_dependents_by_default and not any(f in GC_FINALIZERS for f in finalizers):
+            # shouldOrphanDependents (generic/registry/store.go): no policy and no GC finalizer → the default.
+            finalizers.append("orphan")
         already_deleting = bool(meta.get("deletionTimestamp"))
-        keep = bool(finalizers) or grace_seconds > 0
-        if not keep:
+        current_grace = meta.get("deletionGracePeriodSeconds")
+        # rest.BeforeDelete (apiserver pkg/registry/rest/delete.go): a graceful kind (pods) is first updated with
+        # its deletion (timestamp, grace period, generation) even when the period is 0; an already-deleting
+        # object may only have its period shortened, and one whose period is 0 is deleted outright.
+        graceful = False
+        grace_seconds = 0
+        if rt.strategy.graceful_delete:
+            if not already_deleting:
+                graceful, grace_seconds = True, rt.strategy.grace_period(obj, grace)
+            elif current_grace:
+                if grace is None or grace >= current_grace:
+                    return self._present(rt, record)  # a pending graceful deletion: the object unchanged
+                graceful, grace_seconds = True, grace
+        if not graceful and not finalizers:
             entry.code = 200
             if not dry_run:
                 self._commit(rt, record_key(rt, obj), None, record, entry)
-            if rt.strategy.returns_deleted_object:
-                return self._present(rt, record)
-            return self._success(rt, name, meta["uid"])
-        # The object stays: a copy of it carries the deletion (only now is one worth making).
+            return self._deleted_answer(rt, record, entry, dry_run)
+        # The object stays (or, graceful with period 0, is updated before it goes): a copy carries the deletion.
         new = json_copy(obj)
         new_meta = new["metadata"]
         if finalizers:
@@ -104,26 +115,53 @@ class DeleteVerbs:
         else:
             new_meta.pop("finalizers", None)
         now = self.clock.now()
-        if graceful and grace_seconds > 0:
-            deadline = rfc3339(now + timedelta(seconds=grace_seconds))
-            current_grace = meta.get("deletionGracePeriodSeconds")
-            if already_deleting and current_grace is not None and current_grace <= grace_seconds:
-                return self._present(rt, record)  # a repeated graceful delete that does not shorten it
-            new_meta["deletionTimestamp"] = deadline
+        if graceful:
+            if already_deleting:
+                # Shortened: the old deadline moved back by the old period and forward by the new one,
+                # never into the past.
+                old_deadline = parse_rfc3339(meta["deletionTimestamp"])
+                deadline = old_deadline - timedelta(seconds=current_grace) + timedelta(seconds=grace_seconds)
+                if deadline < now:
+                    deadline = now
+                    if grace_seconds != 0:
+                        grace_seconds = 1
+            else:
+                deadline = now + timedelta(seconds=grace_seconds)
+            new_meta["deletionTimestamp"] = rfc3339(deadline)
             new_meta["deletionGracePeriodSeconds"] = grace_seconds
         else:
-            if not already_deleting:
+            # markAsDeleting (generic/registry/store.go): deleting now, at the latest.
+            if not already_deleting or parse_rfc3339(meta["deletionTimestamp"]) > now:
                 new_meta["deletionTimestamp"] = rfc3339(now)
             new_meta["deletionGracePeriodSeconds"] = 0
         if not already_deleting and "generation" in new_meta and new_meta["generation"] > 0:
             new_meta["generation"] += 1
-        if new == obj:
-            return self._present(rt, record)
+        delete_now = graceful and grace_seconds == 0 and not finalizers
         if dry_run:
             return self._convert_out(rt, new)
-        new_record = self._commit(rt, record_key(rt, obj), new, record, entry)
-        assert new_record is not None
-        return self._present(rt, new_record)
+        if new == obj:
+            if not delete_now:
+                return self._present(rt, record)
+            new_record = record
+        else:
+            new_record = self._commit(rt, record_key(rt, obj), new, record, entry)
+            assert new_record is not None
+        if not delete_now:
+            return self._present(rt, new_record)
+        entry.code = 200
+        self._commit(rt, record_key(rt, obj), None, new_record, entry)
+        return self._deleted_answer(rt, new_record, entry, dry_run)
+
+    def _deleted_answer(self, rt: ResourceType, record: Record, entry: AuditEntry, dry_run: bool) -> dict[str, Any]:
+        """The answer to a DELETE that removed the object: the object itself where the registry returns it
+        (decoded by the etcd3 store's conditionalDelete at the delete's own revision, apiserver
+        pkg/storage/etcd3/store.go: the new resourceVersion), else a Success Status."""
+        if not rt.strategy.returns_deleted_object:
+            return self._success(rt, record.obj["metadata"]["name"], record.obj["metadata"]["uid"])
+        shown = self._present(rt, record)
+        if not dry_run:
+            shown["metadata"]["resourceVersion"] = entry.rv_after
+        return shown
 
     def _delete_namespace(self, rt: ResourceType, record: Record, entry: AuditEntry, policy: str | None,
                           preconditions: dict[str, str], orphan_dependents: bool | None,

@@ -89,8 +89,9 @@ def test_delete_answer_through_the_store(kube: Store, resource: str, body: dict,
         assert answer["status"] == "Success" and answer["details"]["uid"] == created["metadata"]["uid"]
     else:
         assert answer["metadata"]["uid"] == created["metadata"]["uid"]
-        if not created["metadata"].get("finalizers"):  # a claim's protection finalizer holds it: marked, rv moves
-            assert answer["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+        # Removed or marked, the answer is at a newer revision (observed on kube-apiserver v1.37.2: the etcd3
+        # store decodes a deleted object at the delete's revision, pkg/storage/etcd3/store.go).
+        assert int(answer["metadata"]["resourceVersion"]) > int(created["metadata"]["resourceVersion"])
 
 
 def test_a_graceful_pod_delete_answers_the_pod_with_its_deletion_timestamp(kube: Store) -> None:

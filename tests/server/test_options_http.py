@@ -179,3 +179,20 @@ def test_delete_options_are_checked_together(api):
     assert api("DELETE", f"{CMS}/nothing?gracePeriodSeconds=abc").json()["message"] == (
         'strconv.ParseInt: parsing "abc": invalid syntax')
     assert api("DELETE", f"{CMS}/nothing?orphanDependents=maybe&dryRun=All").status == 404  # "maybe" is true
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}},
+     'no kind "ConfigMap" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111"'),
+    ({"kind": "Wrong"}, 'no kind "Wrong" is registered for version "meta.k8s.io/v1" in scheme '
+                        '"pkg/runtime/scheme.go:111"'),
+    ({"apiVersion": "v1", "kind": "CreateOptions"}, "decoded object cannot be converted to DeleteOptions"),
+])
+def test_a_delete_body_of_another_kind_is_refused_before_the_delete(api, body, message):
+    # Observed on kube-apiserver v1.37.2: the meta scheme decodes the body (apiserver
+    # pkg/endpoints/handlers/delete.go); the object stays.
+    api("POST", CMS, {"metadata": {"name": "c"}})
+    resp = api("DELETE", f"{CMS}/c", body)
+    assert (resp.status, resp.json()["reason"], resp.json()["message"]) == (400, "BadRequest", message)
+    assert api("GET", f"{CMS}/c").status == 200
+    api("DELETE", f"{CMS}/c")

@@ -136,9 +136,49 @@ def test_pods_on_a_node_are_deleted_gracefully(kube: Store) -> None:
 
 def test_unscheduled_pods_go_at_once(kube: Store) -> None:
     created = kube.create("pods", pod(), "default")
-    # The pod registry answers with the deleted pod (ReturnDeletedObject), not a Status.
+    watch = kube.watch("pods", "default", resource_version=kube.resource_version)
+    # The pod registry answers with the deleted pod (ReturnDeletedObject), not a Status. Observed on
+    # kube-apiserver v1.37.2: a graceful kind is first updated with its deletion even at period 0 (apiserver
+    # pkg/registry/rest/delete.go BeforeDelete, generic/registry/store.go Delete), then deleted; the answer
+    # carries the delete's own resourceVersion (pkg/storage/etcd3/store.go conditionalDelete).
     answer = kube.delete("pods", "p1", "default")
     assert answer["kind"] == "Pod" and answer["metadata"]["uid"] == created["metadata"]["uid"]
+    meta = answer["metadata"]
+    assert meta["deletionGracePeriodSeconds"] == 0 and meta["deletionTimestamp"] and meta["generation"] == 2
+    events = watch.drain()
+    assert [e.type for e in events] == ["MODIFIED", "DELETED"]
+    assert meta["resourceVersion"] == kube.resource_version == events[1].raw["metadata"]["resourceVersion"]
+    assert int(events[0].raw["metadata"]["resourceVersion"]) == int(meta["resourceVersion"]) - 1
+
+
+def test_a_dry_run_delete_of_an_unscheduled_pod_shows_its_deletion(kube: Store) -> None:
+    created = kube.create("pods", pod(), "default")
+    answer = kube.delete("pods", "p1", "default", dry_run=True)
+    assert answer["metadata"]["deletionGracePeriodSeconds"] == 0
+    assert answer["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    assert kube.get("pods", "p1", "default") == created
+
+
+def test_a_deleted_object_is_answered_at_the_deletes_revision(kube: Store) -> None:
+    # Observed on kube-apiserver v1.37.2 (services, storage classes, ...: registries that return the object).
+    created = kube.create("services", {"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}}, "default")
+    answer = kube.delete("services", "s", "default")
+    assert answer["metadata"]["resourceVersion"] == kube.resource_version != created["metadata"]["resourceVersion"]
+
+
+def test_a_shortened_grace_period_moves_the_deadline_back(kube: Store) -> None:
+    clock = VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))
+    kube.clock = clock
+    body = pod()
+    body["spec"]["nodeName"] = "node-1"
+    kube.create("pods", body, "default")
+    first = kube.delete("pods", "p1", "default")
+    assert first["metadata"]["deletionTimestamp"] == "2026-01-01T00:00:30Z"
+    assert kube.delete("pods", "p1", "default", grace_period_seconds=40) == first  # only shorter counts
+    clock.advance(5)
+    second = kube.delete("pods", "p1", "default", grace_period_seconds=10)
+    assert second["metadata"]["deletionTimestamp"] == "2026-01-01T00:00:10Z"
+    assert second["metadata"]["deletionGracePeriodSeconds"] == 10 and second["metadata"]["generation"] == 2
 
 
 def test_deleting_a_namespace_removes_what_it_holds(kube: Store) -> None:
@@ -179,3 +219,37 @@ def test_invalid_delete_options(kube: Store) -> None:
     with pytest.raises(errors.Invalid, match="cannot be both set"):
         kube.delete("configmaps", "c", "default", propagation_policy="Orphan", orphan_dependents=True)
     assert kube.get("configmaps", "c", "default")
+
+
+def _job() -> dict:
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+            "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                           "containers": [{"name": "c", "image": "busybox"}]}}}}
+
+
+def test_jobs_and_replication_controllers_orphan_by_default(kube_factory) -> None:
+    # Observed on kube-apiserver v1.37.2: a DELETE naming no policy answers the Job kept by ``orphan``
+    # (kubernetes pkg/registry/batch/job/strategy.go and core/replicationcontroller/strategy.go
+    # DefaultGarbageCollectionPolicy; apiserver generic/registry/store.go shouldOrphanDependents).
+    store = kube_factory(gc="manual")
+    store.create("jobs", _job(), "default")
+    answer = store.delete("jobs", "j", "default")
+    assert answer["metadata"]["finalizers"] == ["orphan"] and answer["metadata"]["deletionTimestamp"]
+    rc = {"metadata": {"name": "rc"}, "spec": {"selector": {"app": "a"}, "template": {
+        "metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}
+    store.create("replicationcontrollers", rc, "default")
+    assert store.delete("replicationcontrollers", "rc", "default")["metadata"]["finalizers"] == ["orphan"]
+    store.gc.collect()
+    with pytest.raises(errors.NotFound):
+        store.get("jobs", "j", "default")
+
+
+def test_an_explicit_policy_or_gc_finalizer_overrides_the_default(kube_factory) -> None:
+    store = kube_factory(gc="manual")
+    store.create("jobs", _job(), "default")
+    answer = store.delete("jobs", "j", "default", propagation_policy="Background")
+    assert answer["kind"] == "Status"
+    body = _job()
+    body["metadata"]["finalizers"] = ["foregroundDeletion"]
+    store.create("jobs", body, "default")
+    assert store.delete("jobs", "j", "default")["metadata"]["finalizers"] == ["foregroundDeletion"]
