@@ -182,6 +182,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
         # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.
         printable = verb in ("get", "list", "watch") and route.subresource is None
+        if not rt.custom:
+            # Built-in routes are go-restful's, which check Accept against what they produce first.
+            negotiation.check_route_produces(self.headers.get("Accept"), Encoder.offered(rt))
         choice = negotiation.negotiate(self.headers.get("Accept"), Encoder.offered(rt), watch=verb == "watch",
                                        tables=printable, standard=Encoder.standard(rt))
         self._encoder = Encoder.for_media_type(choice.media_type)

@@ -167,5 +167,20 @@ def _first(accept: str | None, offered: tuple[str, ...], *, tables: bool, standa
     return None
 
 
+def check_route_produces(accept: str | None, produces: tuple[str, ...]) -> None:
+    """go-restful's check of a built-in resource route, before apiserver's own negotiation: some Accept
+    clause, its parameters cut off, must be ``*/*`` or exactly one of the route's types (no ``application/*``),
+    else the router's 406 (emicklei/go-restful v3 ``Route.matchesAccept``, written as a Status by apiserver's
+    ``ServiceErrorHandler`` with ``NewGenericServerResponse``: empty details)."""
+    if not accept or not accept.strip():
+        return
+    for clause in accept.split(","):
+        media = clause.split(";", 1)[0].strip()
+        if media == "*/*" or media in produces:
+            return
+    raise errors.ApiError(406, "NotAcceptable",
+                          "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces), {})
+
+
 def not_acceptable(accepted: list[str]) -> errors.ApiError:
     return errors.ApiError(406, "NotAcceptable", "only the following media types are accepted: " + ", ".join(accepted))

@@ -65,7 +65,8 @@ class Encoder:
                     logger.warning("answering in JSON: %s %s has no protobuf form: %s",
                                    document.get("kind"), (document.get("metadata") or {}).get("name"), exc)
         elif self.media_type == YAML:
-            return yaml.safe_dump(document, sort_keys=False).encode(), YAML
+            # sigs.k8s.io/yaml JSONToYAML: the JSON read into a map and written with its keys sorted.
+            return yaml.safe_dump(document, sort_keys=True).encode(), YAML
         return encoding.encode(document, pretty=pretty), JSON
 
     def watch_event(self, event: WatchEvent, render: Render = None) -> bytes:
