@@ -1,8 +1,8 @@
 """``fakekube fit SOURCE``: a cluster model's timing, estimated from a PR-style table or an audit log.
 
-SOURCE is a file: kube-apiserver's audit log (JSON lines, or a JSON list / EventList), or text with Markdown
-or tab-separated tables in PR #508's layout (Delta since step 1) — ``--table N`` picks the N-th table (the
-first by default). A table's rows are described by the agent-sandbox story roles
+SOURCE is a file: kube-apiserver's audit log (JSON lines, or a JSON list / EventList; gzipped when it ends in
+.gz), or text with Markdown or tab-separated tables in PR #508's layout (Delta since step 1) — ``--table N``
+picks the N-th table (the first by default). A table's rows are described by the agent-sandbox story roles
 (``reconcilers.roles.describe_steps``); an audit log needs nothing but itself. The method is
 ``fakekube.sim.fit``'s (docs/simulation.md, "Fitting a model"). The model is written as JSON (stdout, or
 ``-o FILE``) for ``fakekube simulate --model FILE``.
@@ -11,6 +11,7 @@ first by default). A table's rows are described by the agent-sandbox story roles
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 from pathlib import Path
 
@@ -58,7 +59,8 @@ def fit_source(path: str | Path, *, table: int = 1, commit_at: float = DEFAULT_C
                ) -> tuple[ClusterModel, list[str]]:
     """The model ``fakekube fit`` writes for ``path``, and warnings about lines it skipped."""
     path = Path(path)
-    text = path.read_text()
+    # A gzipped audit log, as `fakekube audit` reads them (real clusters' logs are kept rotated and compressed).
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
     if is_audit_log(text):
         return fit_audit_log(text, commit_at=commit_at, source=f"{path.name} (audit log)")
     found = tables(text)

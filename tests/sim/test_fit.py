@@ -143,3 +143,12 @@ def test_a_real_audit_log_is_read_and_fitted():
     assert problems == []
     assert model.derivation["requests"] > 50
     assert model.latency.round_trip("get", "namespaces").mean > 0
+
+
+def test_an_actors_request_seconds_after_a_write_is_a_requeue_not_a_reaction():
+    cm = {"resource": "configmaps", "namespace": "d", "name": "a"}
+    # alice writes again at 1.5 s; ctl's next request on the object comes 1.5 s later: a timer, not the watch
+    late = [*AUDIT, event("8", "update", "alice", 1.500, 1.512, **cm), event("9", "get", "ctl", 3.012, 3.013, **cm)]
+    model, _ = fit_audit_log("\n".join(json.dumps(e) for e in late))
+    assert model.derivation["reaction_ms"] == [8.0]
+    assert model.cache_lag == Lag.fixed(0.008)

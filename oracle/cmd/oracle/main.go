@@ -32,6 +32,7 @@ type options struct {
 	auditLogPath    string
 	auditPolicyFile string
 	emulatedVersion string
+	scheduler       bool
 	apiserverArgs   multiFlag
 	startTimeout    time.Duration
 }
@@ -51,6 +52,7 @@ func main() {
 	flag.StringVar(&o.auditLogPath, "audit-log-path", "", "kube-apiserver --audit-log-path")
 	flag.StringVar(&o.auditPolicyFile, "audit-policy-file", "", "kube-apiserver --audit-policy-file (default: Metadata for every request when --audit-log-path is set)")
 	flag.StringVar(&o.emulatedVersion, "emulated-version", "", "kube-apiserver --emulated-version (an earlier minor release's API)")
+	flag.BoolVar(&o.scheduler, "scheduler", false, "also run kube-scheduler (it binds pods to nodes; the oracle has no nodes of its own: add them, e.g. kwok's)")
 	flag.Var(&o.apiserverArgs, "apiserver-arg", "one more kube-apiserver flag, as --name=value (repeatable)")
 	flag.DurationVar(&o.startTimeout, "start-timeout", 2*time.Minute, "how long to wait for the control plane to be ready")
 	flag.Parse()
@@ -137,6 +139,14 @@ func run(o options) error {
 			}
 		}
 	}
+	if o.scheduler {
+		sched, err := startChild(filepath.Join(binDir, "kube-scheduler"), schedulerFlags(o),
+			filepath.Join(o.dir, "kube-scheduler.log"))
+		if err != nil {
+			return err
+		}
+		children = append(children, sched)
+	}
 	fmt.Printf("oracle: ready in %.1fs at %s; kubeconfig %s\n", time.Since(started).Seconds(), server, o.kubeconfig)
 	if o.readyFile != "" {
 		if err := os.WriteFile(o.readyFile, []byte(o.kubeconfig+"\n"), 0o600); err != nil {
@@ -203,6 +213,20 @@ func controllerManagerFlags(o options, p *pki) []string {
 		"--use-service-account-credentials=false",
 		// The garbage collector and namespace controller act within a second, as on a lightly loaded cluster.
 		"--concurrent-gc-syncs=20",
+		"--v=1",
+	}
+}
+
+// schedulerFlags run kube-scheduler with its default profile as the admin: one replica, so no leader election,
+// and no serving port (nothing here scrapes its metrics or probes its health).
+func schedulerFlags(o options) []string {
+	return []string{
+		"--kubeconfig=" + o.kubeconfig,
+		"--authentication-kubeconfig=" + o.kubeconfig,
+		"--authorization-kubeconfig=" + o.kubeconfig,
+		"--leader-elect=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=0",
 		"--v=1",
 	}
 }

@@ -1,0 +1,88 @@
+"""PR #508's small test, run with the real agent-sandbox controllers by ``scripts/pr508-run`` on the real
+kube-apiserver (the oracle, kube-scheduler, kwok) and on ``fakekube serve``: the audit logs are committed in
+``pr508_real_runs/`` (docs/reproducing-pr-508.md, "Real runs"). These tests read them — no Go, no server: the
+counts the doc's table gives are what ``fakekube audit conflicts`` finds in them, the write each build uses for the
+claim's status shows in its 409s, and ``fakekube fit`` makes a model of the real apiserver's log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fakekube.cli import main
+from fakekube.sim.model import ClusterModel
+
+RUNS = Path(__file__).with_name("pr508_real_runs")
+SERVERS = ("oracle", "fakekube")
+# The served release that brackets each change (docs/reproducing-pr-508.md, "Which builds"): the claim's status
+# with Update (before #508), a merge patch (#508), a merge patch with an optimistic lock (#1256).
+CLAIM_STATUS_WRITE = {"v0.4.5": "update", "v0.4.6": "update", "v0.5.0": "patch", "v1.0.1": "patch"}
+RUN_DIRS = sorted(p for p in RUNS.iterdir() if p.is_dir()) if RUNS.is_dir() else []
+
+
+def conflicts(capsys, log: Path, *names: str) -> dict:
+    args = ["audit", "conflicts", "--json", str(log)]
+    for n in names:
+        args += ["--resource-name", n]
+    assert main(args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_every_server_and_build_has_its_run():
+    assert {p.name for p in RUN_DIRS} == {f"{s}-{b}" for s in SERVERS for b in CLAIM_STATUS_WRITE}
+
+
+@pytest.mark.parametrize("run", RUN_DIRS, ids=lambda p: p.name)
+def test_the_recorded_counts_are_what_the_audit_log_holds(run, capsys):
+    result = json.loads((run / "result.json").read_text())
+    assert result["status"] == "ok"
+    assert result["claims_ready"] == 10
+    log = run / "audit.log.gz"
+    pr = conflicts(capsys, log, "pods/sandboxclaim-", "sandboxclaims/")
+    assert pr["conflicts"]["total"] == result["pr_filter_409s"]
+    every = conflicts(capsys, log)["conflicts"]
+    assert every.get("Conflict", {}).get("by_resource", {}) == result["by_resource"]
+
+
+@pytest.mark.parametrize("run", RUN_DIRS, ids=lambda p: p.name)
+def test_the_claim_status_409s_come_from_the_builds_own_write(run, capsys):
+    build = run.name.split("-", 1)[1]
+    requests = conflicts(capsys, run / "audit.log.gz", "sandboxclaims/")["requests"]
+    claim_status = [r for r in requests if r["resource"] == "sandboxclaims" and r["subresource"] == "status"]
+    assert {r["verb"] for r in claim_status} <= {CLAIM_STATUS_WRITE[build]}
+    if build == "v0.5.0":
+        # #508's merge patch carries no resourceVersion: nothing for the server to refuse.
+        assert claim_status == []
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_before_508_the_claim_collides_with_itself_and_after_it_does_not(server, capsys):
+    def claim_status_409s(build: str) -> int:
+        by = conflicts(capsys, RUNS / f"{server}-{build}" / "audit.log.gz")["conflicts"]
+        return by.get("Conflict", {}).get("by_resource", {}).get("sandboxclaims/status", 0)
+
+    assert claim_status_409s("v0.4.6") > 0
+    assert claim_status_409s("v0.5.0") == 0
+
+
+def test_fakekube_fit_makes_a_model_of_the_real_apiservers_log(tmp_path):
+    out = tmp_path / "model.json"
+    assert main(["fit", str(RUNS / "oracle-v0.4.6" / "audit.log.gz"), "-o", str(out)]) == 0
+    model = ClusterModel.load(out)  # what `fakekube simulate --model` loads
+    data = json.loads(out.read_text())
+    classes = data["latency"]["classes"]
+    # The claim's status PUT, the sandbox's and the pod's writes were each timed from the log.
+    for cls in ("update sandboxclaims/status", "create pods", "create pods/binding", "patch pods/status"):
+        assert cls in classes, cls
+    rt = data["derivation"]["round_trip_ms"]["update sandboxclaims/status"]
+    assert all(0 <= ms < 1000 for ms in rt)
+    # The scheduler's binding and kwok's status patch (as system:node:kwok-node-0) are the pod's phases.
+    assert "pod_scheduled" in data and "pod_running" in data
+    # Other actors' reactions to a write: the controller, kwok and the load test are told apart by identity.
+    # ... within a second of the write: later requests are the controller's timers (re-queues), not the watch.
+    reactions = data["derivation"]["reaction_ms"]
+    assert reactions and max(reactions) < 1000
+    assert model.cache_lag.mean < 0.050
+    assert model.pod_running is not None
