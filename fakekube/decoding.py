@@ -154,30 +154,26 @@ def patch_may_need_decoding(rt: ResourceType, patch_type: str, patch: Any) -> bo
 
 
 def _object_in_a_list(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if type(node) is dict:
-            stack.extend(v for v in node.values() if type(v) is dict or type(v) is list)
-        elif type(node) is list:
-            if any(type(item) is dict for item in node):
-                return True
-            stack.extend(v for v in node if type(v) is list)
-    return False
+    return _in_a_list(value, lambda item: type(item) is dict)
 
 
 def _null_in_a_list(value: Any) -> bool:
+    return _in_a_list(value, lambda item: item is None)
+
+
+def _in_a_list(value: Any, wanted: Callable[[Any], bool]) -> bool:
+    """Whether some list anywhere in ``value`` holds an item ``wanted`` accepts (a walk without recursion)."""
     stack = [value]
     while stack:
         node = stack.pop()
         if type(node) is dict:
             stack.extend(v for v in node.values() if type(v) is dict or type(v) is list)
         elif type(node) is list:
-            for v in node:
-                if v is None:
+            for item in node:
+                if wanted(item):
                     return True
-                if type(v) is dict or type(v) is list:
-                    stack.append(v)
+                if type(item) is dict or type(item) is list:
+                    stack.append(item)
     return False
 
 
