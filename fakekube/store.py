@@ -364,21 +364,25 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
     # -- validation ------------------------------------------------------------------------------------
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None,
-                  subresource: str | None = None, old_checked: Any = None) -> Any:
+                  subresource: str | None = None, old_checked: Any = None,
+                  request: ResourceType | None = None) -> Any:
         """Raise the write's 422, if any; return the custom resource schema the whole of ``obj`` is now known
-        to pass (``Record.checked``), or None. ``old_checked``: the old version's ``Record.checked``."""
+        to pass (``Record.checked``), or None. ``old_checked``: the old version's ``Record.checked``.
+        ``request``: the type a create came through; one stored in another shape (events.k8s.io Events) has
+        its own name rule and create validation (upstream: the strategy sees the request's version)."""
         meta = obj["metadata"]
+        shape = request if request is not None and request.to_storage is not None else rt
         if rt.custom:
             custom_type_meta(rt, obj)
         if old is None:
-            name_rule = _NAME_VALIDATORS[rt.name_rule]
+            name_rule = _NAME_VALIDATORS[shape.name_rule]
             errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])
         if meta.get("finalizers") and validation.checks_kube_finalizer_names(rt.group, rt.custom):
             errs += validation.validate_kube_finalizer_names(meta["finalizers"])
         if old is None:
-            errs += rt.strategy.validate(obj)
+            errs += shape.strategy.validate(obj)
         else:
             errs += rt.strategy.validate_update(obj, old, subresource)
         checked = None

@@ -112,6 +112,9 @@ NAME_RULES: dict[tuple[str, str], str] = {
     # core/validation ValidateServiceCreate: with RelaxedServiceNameValidation (on by default in v1.37) a
     # Service's name is NameIsDNSLabel, no longer ValidateServiceName's NameIsDNS1035Label (KEP-5311).
     ("", "Service"): "label",
+    # core/validation ValidateEventCreate: a core/v1 Event's metadata is not validated (legacyValidateEvent
+    # only); events.k8s.io/v1 keeps NameIsDNSSubdomain
+    ("", "Event"): "any",
     # rbac/validation ValidateRBACName: path.IsValidPathSegmentName (system:controller:... names)
     ("rbac.authorization.k8s.io", "Role"): "path_segment",
     ("rbac.authorization.k8s.io", "ClusterRole"): "path_segment",

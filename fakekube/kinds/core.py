@@ -14,6 +14,7 @@ from fakekube.errors import FieldError, forbidden, invalid, not_supported, requi
 from fakekube.kinds import admission
 from fakekube.kinds.checks import config_key, immutable, mapping, non_negative, seq, spec_of
 from fakekube.kinds.context import WriteContext
+from fakekube.kinds.events import CoreEventStrategy
 from fakekube.kinds.pod import PodStrategy
 from fakekube.kinds.podspec import default_pod_template, default_pvc_spec, default_volume_source
 from fakekube.kinds.podvalidation import validate_pod_template
@@ -474,4 +475,5 @@ STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "ComponentStatus": ComponentStatusStrategy,
     "LimitRange": LimitRangeStrategy,
     "ResourceQuota": ResourceQuotaStrategy,
+    "Event": CoreEventStrategy,
 }

@@ -182,7 +182,7 @@ class CreateVerbs:
         strategy.begin_create(obj, ctx)
         strategy.prepare_for_create(obj)
         self._prepare_schema(target, obj)
-        checked = self._validate(target, obj, None)
+        checked = self._validate(target, obj, None, request=rt)
         if strategy.create_warnings is not None:
             entry.warnings.extend(strategy.create_warnings(obj))
         entry.namespace = meta.get("namespace") if target.namespaced else None

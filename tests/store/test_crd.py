@@ -96,7 +96,8 @@ def test_crd_update_needs_a_resource_version(crd_kube: Store) -> None:
 def test_events_are_served_in_both_groups(kube: Store) -> None:
     kube.create("events.events.k8s.io", {
         "metadata": {"name": "e1"}, "regarding": {"kind": "Pod", "name": "p"}, "note": "hello",
-        "reason": "Started", "type": "Normal", "reportingController": "kubelet", "eventTime": None,
+        "reason": "Started", "type": "Normal", "reportingController": "kubelet",
+        "eventTime": "2026-01-01T00:00:00.000000Z", "action": "Started", "reportingInstance": "n1",
     }, "default")
     core = kube.get("events", "e1", "default")
     assert core["apiVersion"] == "v1" and core["involvedObject"]["name"] == "p" and core["message"] == "hello"

@@ -181,9 +181,14 @@ def test_server_side_apply_refuses_fields_the_schema_does_not_declare(kube: Stor
                                     '.spec.template.spec.containers[name="app"].imagee: field not declared in schema')
 
 
+# What events.k8s.io/v1 validation requires besides reason (pkg/apis/core/validation/events.go).
+VALID_EVENT = {"eventTime": "2026-01-01T00:00:00.000000Z", "type": "Normal", "action": "Started",
+               "reportingController": "kubelet", "reportingInstance": "n1"}
+
+
 def test_events_k8s_io_bodies_decode_with_their_own_schema(kube: Store) -> None:
     kube.create("events.events.k8s.io", {"metadata": {"name": "e"}, "note": "hi", "regarding": {"kind": "Pod"},
-                                         "reason": "R", "bogus": 1}, "default")
+                                         "reason": "R", "bogus": 1, **VALID_EVENT}, "default")
     assert kube.last_request().warnings == ['unknown field "bogus"']
     assert kube.get("events", "e", "default")["message"] == "hi"
 
