@@ -46,6 +46,16 @@ def _canonical_targets(metrics: Any) -> None:
                     target[key] = canonicalize(target[key])
 
 
+def _api_version_problem(api_version: Any) -> str:
+    """``ValidateAPIVersion`` on create: a parseable group/version naming a group (schema.ParseGroupVersion)."""
+    text = api_version if isinstance(api_version, str) else ""
+    if text.count("/") > 1:
+        return f"unexpected GroupVersion string: {text}"
+    if "/" not in text or not text.split("/")[0]:
+        return "apiVersion must specify API group"
+    return ""
+
+
 class HorizontalPodAutoscalerStrategy(BuiltinStrategy):
     # v2 HorizontalPodAutoscalerStatus: desiredReplicas and currentMetrics have no omitempty.
     initial_status = {"desiredReplicas": 0, "currentMetrics": None}
@@ -81,19 +91,28 @@ class HorizontalPodAutoscalerStrategy(BuiltinStrategy):
             obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        # validateHorizontalPodAutoscalerSpec's own checks, then (v1.37 beta declarative validation of
+        # api/autoscaling/v2/types.go, which replaces the handwritten errors it covers) the minimum and
+        # required tags of minReplicas and maxReplicas, reported last.
         spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
+        minimum, maximum = spec.get("minReplicas"), spec.get("maxReplicas")
+        maximum_value = maximum if isinstance(maximum, int) else 0
+        if isinstance(minimum, int) and maximum_value < minimum:
+            errs.append(invalid("spec.maxReplicas", maximum_value, "must be greater than or equal to `minReplicas`"))
         ref = mapping(spec.get("scaleTargetRef"))
         for key in ("kind", "name"):
             if not ref.get(key):
                 errs.append(required(f"spec.scaleTargetRef.{key}", ""))
-        minimum, maximum = spec.get("minReplicas"), spec.get("maxReplicas")
+        problem = _api_version_problem(ref.get("apiVersion"))
+        if problem:
+            errs.append(invalid("spec.scaleTargetRef.apiVersion", ref.get("apiVersion") or "", problem))
         if isinstance(minimum, int) and minimum < 1:
             errs.append(invalid("spec.minReplicas", minimum, "must be greater than or equal to 1"))
-        if not isinstance(maximum, int) or maximum < 1:
-            errs.append(invalid("spec.maxReplicas", maximum or 0, "must be greater than 0"))
-        elif isinstance(minimum, int) and maximum < minimum:
-            errs.append(invalid("spec.maxReplicas", maximum, "must be greater than or equal to `minReplicas`"))
+        if not maximum_value:
+            errs.append(required("spec.maxReplicas", ""))
+        elif maximum_value < 0:
+            errs.append(invalid("spec.maxReplicas", maximum_value, "must be greater than or equal to 1"))
         return errs
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:

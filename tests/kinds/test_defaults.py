@@ -319,7 +319,7 @@ def test_pod_templates_and_hpas_track_generation(kube_factory) -> None:
     assert template["metadata"]["generation"] == 1
     changed = kube.patch("podtemplates", "t", {"template": {"metadata": {"labels": {"a": "b"}}}}, "default")
     assert changed["metadata"]["generation"] == 2
-    hpa = {"metadata": {"name": "h"}, "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"},
+    hpa = {"metadata": {"name": "h"}, "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
                                                "maxReplicas": 3}}
     assert kube.create("horizontalpodautoscalers", hpa, "default")["metadata"]["generation"] == 1
     older = kube_factory(kubernetes_version="1.36").create("horizontalpodautoscalers", hpa, "default")
@@ -358,6 +358,6 @@ def test_hpa_v1_reads_back_the_default_cpu_target(kube: Store) -> None:
     """pkg/apis/autoscaling/v1/conversion.go gives a v1 HPA with no target the default CPU metric, which reads
     back as targetCPUUtilizationPercentage 80 (observed on kube-apiserver v1.37.2)."""
     body = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
-            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3}}
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3}}
     created = kube.create("horizontalpodautoscalers.v1.autoscaling", body, "default")
     assert created["spec"]["targetCPUUtilizationPercentage"] == 80

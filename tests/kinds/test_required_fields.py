@@ -126,3 +126,27 @@ def test_resource_slice_and_device_taint_rule_without_spec(kube: Store) -> None:
     causes = _create_fails(kube, "devicetaintrules", {"metadata": {"name": "t"}})
     assert causes[0] == 'spec.taint.key: Invalid value: "": name part must be non-empty'
     assert causes[2:] == ["spec.taint.effect: Required value"]
+
+
+@pytest.mark.parametrize("version", ["autoscaling/v1", "autoscaling/v2"])
+def test_hpa_without_spec(kube: Store, version: str) -> None:
+    # pkg/apis/autoscaling/validation validateHorizontalPodAutoscalerSpec, then the v1.37 beta declarative
+    # required/minimum tags of maxReplicas (api/autoscaling/v2/types.go), reported last; observed on
+    # kube-apiserver v1.37.2 (minReplicas defaults to 1).
+    body = {"apiVersion": version, "kind": "HorizontalPodAutoscaler", "metadata": {"name": "demo"}}
+    assert _create_fails(kube, "horizontalpodautoscalers", body, "default") == [
+        "spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`",
+        "spec.scaleTargetRef.kind: Required value", "spec.scaleTargetRef.name: Required value",
+        'spec.scaleTargetRef.apiVersion: Invalid value: "": apiVersion must specify API group',
+        "spec.maxReplicas: Required value"]
+
+
+def test_hpa_negative_max_replicas_is_a_declarative_minimum(kube: Store) -> None:
+    spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": -1,
+            "minReplicas": 0}
+    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "demo"},
+            "spec": spec}
+    assert _create_fails(kube, "horizontalpodautoscalers", body, "default") == [
+        "spec.maxReplicas: Invalid value: -1: must be greater than or equal to `minReplicas`",
+        "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
+        "spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1"]

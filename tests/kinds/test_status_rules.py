@@ -33,7 +33,7 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     "cronjobs": ("V1CronJob", {"metadata": {"name": "x"}, "spec": {"schedule": "@daily", "jobTemplate": {
         "spec": {"template": pod_template(restartPolicy="Never")}}}}, {}),
     "horizontalpodautoscalers": ("V2HorizontalPodAutoscaler", {"metadata": {"name": "x"}, "spec": {
-        "scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3}}, {"desiredReplicas": 0, "currentMetrics": None}),  # neither omitempty (v1.37.2)
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3}}, {"desiredReplicas": 0, "currentMetrics": None}),  # neither omitempty (v1.37.2)
     "poddisruptionbudgets": ("V1PodDisruptionBudget", {"metadata": {"name": "x"}, "spec": {"minAvailable": 1}},
                              {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}),
     "services": ("V1Service", {"metadata": {"name": "x"}, "spec": {"ports": [{"port": 80}]}}, {"loadBalancer": {}}),
