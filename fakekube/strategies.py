@@ -96,6 +96,8 @@ class Strategy:
     # apiequality.Semantic): there an empty list the request sent (a non-nil empty slice) differs from the stored
     # object's, which storage wrote without it and so decodes as nil (see :meth:`sent_empty_list`).
     raw_deep_equal_fields: tuple[str, ...] = ()
+    # Immutable raw JSON members (runtime.RawExtension) compared byte for byte (fakekube.verbs.rawdata).
+    raw_extension_fields: tuple[str, ...] = ()
     # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
     features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet", "VolumeLimitScaling"})
     allow_unconditional_update = True
