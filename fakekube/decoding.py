@@ -254,12 +254,15 @@ def loads_checking_duplicates(text: str | bytes, flags: gojson.Flags | None = No
 class RequestBody(dict):  # type: ignore[type-arg]
     """A decoded create or update body that remembers the duplicate fields its JSON had (the store reads
     ``duplicate_fields`` for fieldValidation; a plain dict has none), and whether it holds numbers Go's
-    unstructured decoding would hold differently (``number_flags``: a float, or a number beyond 64 bits)."""
+    unstructured decoding would hold differently (``number_flags``: a float, or a number beyond 64 bits), and
+    its ``text`` (raw members keep their very bytes: fakekube.verbs.rawdata)."""
 
-    def __init__(self, obj: dict[str, Any], duplicate_fields: list[str], number_flags: bool = True) -> None:
+    def __init__(self, obj: dict[str, Any], duplicate_fields: list[str], number_flags: bool = True,
+                 text: str | bytes | None = None) -> None:
         super().__init__(obj)
         self.duplicate_fields = duplicate_fields
         self.number_flags = number_flags
+        self.text = text
 
 
 def json_body(text: str | bytes) -> Any:
@@ -267,7 +270,7 @@ def json_body(text: str | bytes) -> Any:
     flags = gojson.Flags()
     value, duplicates = loads_checking_duplicates(text, flags)
     if isinstance(value, dict):
-        return RequestBody(value, duplicates, flags.floats or flags.big)
+        return RequestBody(value, duplicates, flags.floats or flags.big, text)
     return value
 
 

@@ -130,6 +130,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self.tokens = TokenAuthority(self, seed)
         self.delay_hook: Callable[[float], None] = time.sleep
         self._data: dict[str, dict[Key, Record]] = {}
+        # uid -> the raw members stored in other than compact spelling (fakekube.verbs.rawdata)
+        self.raw_spellings: dict[str, dict[str, str]] = {}
         self._order: dict[str, list[Key]] = {}  # sorted keys per storage, dropped when keys come or go
         self._labels: dict[str, dict[tuple[str, str], set[Key]]] = {}  # storage -> (label, value) -> keys
         self._by_uid: dict[str, tuple[str, Key]] = {}
@@ -364,12 +366,13 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
     # -- validation ------------------------------------------------------------------------------------
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None,
-                  subresource: str | None = None, old_checked: Any = None,
-                  request: ResourceType | None = None) -> Any:
+                  subresource: str | None = None, old_checked: Any = None, *,
+                  request: ResourceType | None = None, extra: list[Any] | None = None) -> Any:
         """Raise the write's 422, if any; return the custom resource schema the whole of ``obj`` is now known
         to pass (``Record.checked``), or None. ``old_checked``: the old version's ``Record.checked``.
         ``request``: the type a create came through; one stored in another shape (events.k8s.io Events) has
-        its own name rule and create validation (upstream: the strategy sees the request's version)."""
+        its own name rule and create validation (upstream: the strategy sees the request's version).
+        ``extra``: field errors found before, reported after the strategy's."""
         meta = obj["metadata"]
         shape = request if request is not None and request.to_storage is not None else rt
         if rt.custom:
@@ -385,6 +388,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             errs += shape.strategy.validate(obj)
         else:
             errs += rt.strategy.validate_update(obj, old, subresource)
+        if extra:
+            errs += extra
         checked = None
         if rt.schema is not None:
             schema_errs, whole = rt.schema.check(obj, old, old_checked is rt.schema)

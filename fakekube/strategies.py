@@ -52,6 +52,14 @@ def reset_status(new: dict[str, Any], old: dict[str, Any]) -> None:
     _keep_stored(new, old, "status")
 
 
+def _holds_empty_list(value: Any) -> bool:
+    if isinstance(value, list):
+        return not value or any(_holds_empty_list(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_empty_list(item) for item in value.values())
+    return False
+
+
 def bump_generation_if(new: dict[str, Any], old: dict[str, Any], changed: bool) -> None:
     generation = old["metadata"].get("generation")
     if generation is None:
@@ -84,6 +92,12 @@ class Strategy:
     """
 
     tracks_generation = False
+    # The fields PrepareForUpdate compares with Go's reflect.DeepEqual on the decoded structs (not
+    # apiequality.Semantic): there an empty list the request sent (a non-nil empty slice) differs from the stored
+    # object's, which storage wrote without it and so decodes as nil (see :meth:`sent_empty_list`).
+    raw_deep_equal_fields: tuple[str, ...] = ()
+    # Immutable raw JSON members (runtime.RawExtension) compared byte for byte (fakekube.verbs.rawdata).
+    raw_extension_fields: tuple[str, ...] = ()
     # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
     features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet", "VolumeLimitScaling"})
     allow_unconditional_update = True
@@ -178,6 +192,15 @@ class Strategy:
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if self.tracks_generation:
             obj["metadata"]["generation"] = 1
+
+    def sent_empty_list(self, doc: Any) -> bool:
+        """Whether the document an update decodes (a PUT's body, a patch's or an apply's result, before the
+        decoder drops empty lists as Go's storage does) holds an empty list under :attr:`raw_deep_equal_fields`:
+        then the strategy's reflect.DeepEqual finds the object changed although the stored bytes may be the same
+        (the store bumps generation for it, fakekube.verbs.write)."""
+        if not self.raw_deep_equal_fields or not isinstance(doc, dict):
+            return False
+        return any(_holds_empty_list(doc.get(name)) for name in self.raw_deep_equal_fields)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         """A write to the main resource."""

@@ -63,6 +63,8 @@ def _default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
 
 class _WebhookConfigurationStrategy(BuiltinStrategy):
     generation_fields = ("webhooks",)
+    # validatingwebhookconfiguration/strategy.go and mutatingwebhookconfiguration/strategy.go PrepareForUpdate
+    raw_deep_equal_fields = ("webhooks",)
     allow_unconditional_update = False
     mutating = False
 

@@ -296,6 +296,8 @@ def _template_generation(annotations: dict[str, Any]) -> int:
 # ----------------------------------------------------------------------------------- ControllerRevision
 
 class ControllerRevisionStrategy(Strategy):
+    raw_extension_fields = ("data",)  # immutable, compared as the bytes stored (fakekube.verbs.rawdata)
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         # ValidateControllerRevisionCreate: data must be a JSON object (absent or null: "mandatory").
         errs = non_negative(obj.get("revision"), "revision")

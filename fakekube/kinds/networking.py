@@ -35,6 +35,7 @@ class NetworkPolicyStrategy(BuiltinStrategy):
     rules), rule ports to TCP; ``podSelector`` is always present (a non-pointer struct)."""
 
     generation_fields = ("spec",)
+    raw_deep_equal_fields = ("spec",)  # networkpolicy/strategy.go PrepareForUpdate: reflect.DeepEqual
 
     def default(self, obj: dict[str, Any]) -> None:
         spec = obj.get("spec")

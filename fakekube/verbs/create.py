@@ -19,6 +19,7 @@ from fakekube.resources import ResourceType
 from fakekube.strategies import CreateRequest, Strategy
 from fakekube.verbs import putcreate
 from fakekube.verbs.defaulted import decoded_defaulted, with_placeholders
+from fakekube.verbs.rawdata import remember_spelling, spelled
 
 
 class CreateVerbs:
@@ -154,17 +155,19 @@ class CreateVerbs:
         ctx = self._write_context(meta.get("namespace") if target.namespaced else None, dry_run=dry_run,
                                   user=user or ANONYMOUS)
         try:
-            return self._create_admitted(rt, target, obj, entry, dry_run, manager, ctx, given_rv, stored_rv)
+            return self._create_admitted(rt, target, obj, entry, dry_run, manager, ctx, given_rv, stored_rv,
+                                         spelled(strategy.raw_extension_fields, body))
         except BaseException:
             ctx.rollback()
             raise
 
     def _create_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], entry: AuditEntry,
                          dry_run: bool, manager: str | None, ctx: WriteContext, given_rv: Any = None,
-                         stored_rv: Any = None) -> dict[str, Any]:
+                         stored_rv: Any = None, raw_spelled: dict[str, str] | None = None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginCreate and BeforeCreate, validation, the commit. What the
         write took from the store's allocators (``ctx``) goes back when it fails or is a dry run. ``given_rv``: the
-        body's resourceVersion (a dry run's answer shows it); ``stored_rv``: the one storage sees (a 500)."""
+        body's resourceVersion (a dry run's answer shows it); ``stored_rv``: the one storage sees (a 500);
+        ``raw_spelled``: the raw members the body spelled in other than compact form (fakekube.verbs.rawdata)."""
         meta = obj["metadata"]
         strategy = target.strategy
         if target.custom:
@@ -216,6 +219,8 @@ class CreateVerbs:
         record = self._commit(target, key, obj, None, entry, checked)
         ctx.commit()
         assert record is not None
+        if raw_spelled is not None:
+            remember_spelling(self.raw_spellings, meta["uid"], raw_spelled)
         return self._present(rt, record)
 
 

@@ -20,8 +20,8 @@ from fakekube.records import (
     record_key,
 )
 from fakekube.resources import ResourceType
-from fakekube.strategies import Strategy
-from fakekube.verbs import noop, patched_type, putcreate
+from fakekube.strategies import Strategy, bump_generation_if
+from fakekube.verbs import noop, patched_type, putcreate, rawdata
 from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain
 from fakekube.verbs.scale import scale_type_error
 from fakekube.verbs.shared_fields import (
@@ -82,13 +82,16 @@ class WriteVerbs:
             sends_stored = stored is not None and noop.sends_stored(body, stored)
             if sends_stored:
                 noop_key = noop.key(rt, subresource, report.directive, self.track_managed_fields, dry_run)
-                if noop_key is not None and noop.repeats(stored, noop_key):
+                # (a raw member's spelling, not in the key, may differ: fakekube.verbs.rawdata)
+                if noop_key is not None and noop.repeats(stored, noop_key) and not rt.strategy.raw_extension_fields:
                     return self._repeat_noop(rt, stored, entry)
             elif stored is not None:  # (a body that is the stored version names its resourceVersion)
                 self._refuse_stale_put(rt, stored, name, body, entry, report)
             obj = self._check_body(rt, body, report, stored, sends_stored=sends_stored)
             return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager),
-                                current=stored, noop_key=noop_key)
+                                current=stored, noop_key=noop_key,
+                                sent_empty=rt.strategy.sent_empty_list(body),
+                                spelled=rawdata.spelled(rt.strategy.raw_extension_fields, body))
 
         rv = meta.get("resourceVersion")
         return self._run(
@@ -139,11 +142,15 @@ class WriteVerbs:
     def _update(self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any],
                 subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
                 *, current: Record | None = None, noop_key: tuple[Any, ...] | None = None,
-                uid_precondition: bool = True) -> dict[str, Any]:
+                uid_precondition: bool = True, sent_empty: bool = False,
+                spelled: dict[str, str] | None = None) -> dict[str, Any]:
         """The shared write path of PUT and PATCH: preconditions, strategy, validation, commit. ``noop_key``: the
         request is a PUT of ``current``'s version itself (verbs.noop), which is to remember a no-op.
         ``uid_precondition``: a PUT's uid is a precondition (a 409); a patch's is a field, which validation
-        refuses to change (handlers ``patch.go`` passes no object to the update, so no preconditions)."""
+        refuses to change (handlers ``patch.go`` passes no object to the update, so no preconditions).
+        ``sent_empty``: the decoded document held an empty list the strategy's reflect.DeepEqual sees
+        (``Strategy.sent_empty_list``). ``spelled``: the raw members the new object holds in other than compact
+        spelling (fakekube.verbs.rawdata; a patch re-encodes, so none); None keeps the stored ones (an apply)."""
         target = self.storage_type(rt.storage) if rt.to_storage else rt
         if rt.to_storage is not None:
             obj = rt.to_storage(obj)
@@ -204,11 +211,11 @@ class WriteVerbs:
         if not _hooks_take_context(strategy):
             # Nothing can reach the context (the base hooks ignore it), so there is nothing to undo or finish.
             return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None,
-                                         noop_key, annotations)
+                                         noop_key, annotations, sent_empty, spelled)
         ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
         try:
             result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx,
-                                           noop_key, annotations)
+                                           noop_key, annotations, sent_empty, spelled)
         except BaseException:
             ctx.rollback()
             raise
@@ -221,7 +228,8 @@ class WriteVerbs:
     def _update_admitted(self, rt: ResourceType, target: ResourceType, obj: dict[str, Any], record: Record,
                          subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
                          ctx: WriteContext | None, noop_key: tuple[Any, ...] | None = None,
-                         annotations: dict[str, str] | None = None) -> dict[str, Any]:
+                         annotations: dict[str, str] | None = None, sent_empty: bool = False,
+                         spelled: dict[str, str] | None = None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginUpdate and BeforeUpdate, validation, the commit."""
         old = record.obj
         old_meta, meta = old["metadata"], obj["metadata"]
@@ -236,11 +244,18 @@ class WriteVerbs:
         else:
             strategy.begin_update(obj, old, ctx)
             strategy.prepare_for_update(obj, old)
+            if sent_empty and strategy.tracks_generation and meta.get("generation") == old_meta.get("generation"):
+                # The decoded object held an empty (non-nil) slice where the stored one, written without it,
+                # decodes as nil: reflect.DeepEqual sees a change the JSON forms do not show.
+                bump_generation_if(obj, old, True)
             self._prepare_schema(target, obj)
         # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
         # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
         self._record_managed_fields(target, old, obj, manager, subresource, request=rt, annotations=annotations)
-        checked = self._validate(target, obj, old, subresource, record.checked)
+        raw_fields = strategy.raw_extension_fields if subresource is None and spelled is not None else ()
+        raw_errors = (rawdata.immutable_errors(raw_fields, obj, old, spelled or {},
+                                               self.raw_spellings.get(old_meta["uid"], {})) if raw_fields else None)
+        checked = self._validate(target, obj, old, subresource, record.checked, extra=raw_errors)
         if subresource is None and strategy.update_warnings is not None:
             entry.warnings.extend(strategy.update_warnings(obj, old))
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
@@ -264,6 +279,8 @@ class WriteVerbs:
             return self._convert_out(rt, json_copy(obj))
         new_record = self._commit(target, record_key(target, old), obj, record, entry, checked)
         assert new_record is not None
+        if raw_fields:
+            rawdata.remember_spelling(self.raw_spellings, old_meta["uid"], spelled or {})
         if record.noop is not None:
             noop.carry(target, record, new_record)
         return self._present(rt, new_record)
@@ -338,10 +355,12 @@ class WriteVerbs:
                 patched_type.check_custom_metadata(self.registry, rt, patched)
             if patched.get("metadata") is not None and not isinstance(patched["metadata"], dict) and rt.model is None:
                 raise errors.BadRequest("metadata must be an object")
+            sent_empty = rt.strategy.sent_empty_list(patched)  # (before decoding drops the empty lists)
             patched = self._decode_patched(rt, patched, kind, patch_doc, report, problems, touched, shared=shared)
             patched_type.check_name(patched, name)
             return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
-                                self._manager(actor, field_manager), current=record, uid_precondition=False)
+                                self._manager(actor, field_manager), current=record, uid_precondition=False,
+                                sent_empty=sent_empty, spelled={})
 
         return self._run(
             lambda: self._begin("patch", rt, namespace, name, subresource, actor, dry_run=dry_run,
@@ -414,6 +433,7 @@ class WriteVerbs:
                                    zero=zero_object(rt.api_version, rt.kind) if self.track_managed_fields else None,
                                    ignored=ignored or None, untracked=untracked,
                                    versions=self.managed_versions(rt))
+        sent_empty = rt.strategy.sent_empty_list(result)  # (before decoding drops the empty lists)
         if rt.model is not None:
             # What the configuration does not name comes from the live object, already decoded.
             same = record is not None and same_as_stored(rt, record.obj)
@@ -446,7 +466,8 @@ class WriteVerbs:
             return self._create(rt, result, namespace, entry, dry_run, None, user=user)
         entry.rv_before = record.rv
         # manager None: the apply has recorded its own managedFields entry.
-        return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record)
+        return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record,
+                            sent_empty=sent_empty)
 
 
 def _conversion_error(rt: ResourceType, config: dict[str, Any], exc: errors.Invalid) -> errors.InternalError:
