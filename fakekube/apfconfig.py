@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.clock import rfc3339
+from fakekube.syncqueue import NameQueue
 
 if TYPE_CHECKING:
     from fakekube.store import Store
@@ -50,17 +51,13 @@ def _stored_condition(schema: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-class ApfConfigConsumer:
+class ApfConfigConsumer(NameQueue):
     """Queues the FlowSchemas a write may have left with a wrong ``Dangling`` condition, and fixes them."""
 
     def __init__(self, store: Store) -> None:
+        super().__init__()
         self._store = store
-        self._queue: set[str] = set()
         self.enabled = True
-
-    @property
-    def pending(self) -> bool:
-        return bool(self._queue)
 
     def observe(self, storage: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         """A FlowSchema written (not deleted) is looked at again; a priority level created or deleted makes every
@@ -79,14 +76,7 @@ class ApfConfigConsumer:
                 self._queue.add(key[1])
 
     def collect(self, max_rounds: int = 10) -> int:
-        made = 0
-        for _ in range(max_rounds):
-            if not self._queue:
-                break
-            names, self._queue = sorted(self._queue), set()
-            for name in names:
-                made += self._sync(name)
-        return made
+        return super().collect(max_rounds)
 
     def _sync(self, name: str) -> int:
         schema = self._store.stored_object(FLOW_SCHEMAS, ("", name))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from fakekube import errors
 from fakekube.clock import rfc3339
 from fakekube.records import CRD_STORAGE
+from fakekube.syncqueue import NameQueue
 
 if TYPE_CHECKING:
     from fakekube.store import Store
@@ -66,27 +67,16 @@ def _names(value: Any) -> dict[str, Any]:
             for k in _NAME_ORDER if k in ("plural", "kind") or value.get(k)}
 
 
-class CrdControllers:
+class CrdControllers(NameQueue):
     def __init__(self, store: Store) -> None:
+        super().__init__()
         self._store = store
-        self._queue: set[str] = set()
-
-    @property
-    def pending(self) -> bool:
-        return bool(self._queue)
 
     def observe(self, name: str) -> None:
         self._queue.add(name)
 
     def collect(self, max_rounds: int = 100) -> int:
-        made = 0
-        for _ in range(max_rounds):
-            if not self._queue:
-                break
-            names, self._queue = sorted(self._queue), set()
-            for name in names:
-                made += self._sync(name)
-        return made
+        return super().collect(max_rounds)
 
     def _current(self, name: str) -> dict[str, Any] | None:
         return self._store.stored_object(CRD_STORAGE, ("", name))

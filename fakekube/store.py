@@ -223,6 +223,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             self._order.pop(storage, None)
             change_type = DELETED
             self._unindex(rt, key, old_obj)
+            if self.raw_spellings and old_obj is not None:
+                # The object's raw-member spellings (verbs.rawdata) go with it.
+                self.raw_spellings.pop((old_obj.get("metadata") or {}).get("uid"), None)
         else:
             new["metadata"]["resourceVersion"] = text
             record = Record(new, checked)

@@ -108,12 +108,8 @@ class DeleteVerbs:
                 self._commit(rt, record_key(rt, obj), None, record, entry)
             return self._deleted_answer(rt, record, entry, dry_run)
         # The object stays (or, graceful with period 0, is updated before it goes): a copy carries the deletion.
-        new = json_copy(obj)
+        new = _with_finalizers(obj, finalizers)
         new_meta = new["metadata"]
-        if finalizers:
-            new_meta["finalizers"] = finalizers
-        else:
-            new_meta.pop("finalizers", None)
         now = self.clock.now()
         if graceful:
             if already_deleting:
@@ -190,12 +186,8 @@ class DeleteVerbs:
                 finalizers.append(finalizer)
             elif not present and finalizer in finalizers:
                 finalizers.remove(finalizer)
-        new = json_copy(obj)
+        new = _with_finalizers(obj, finalizers)
         new_meta = new["metadata"]
-        if finalizers:
-            new_meta["finalizers"] = finalizers
-        else:
-            new_meta.pop("finalizers", None)
         new_meta["deletionTimestamp"] = rfc3339(self.clock.now())
         new.setdefault("status", {})["phase"] = "Terminating"
         if dry_run:
@@ -286,3 +278,13 @@ def _check_registry_preconditions(rt: ResourceType, record: Record, precondition
     if rv and rv != record.rv:
         raise errors.Conflict(rt.plural, rt.group, meta["name"], f"{word} failed: ResourceVersion in precondition: "
                                                                  f"{rv}, ResourceVersion in object meta: {record.rv}")
+
+
+def _with_finalizers(obj: dict[str, Any], finalizers: list[str]) -> dict[str, Any]:
+    """A copy of ``obj`` holding ``finalizers`` (none: the field left out, as Go's omitempty writes it)."""
+    new = json_copy(obj)
+    if finalizers:
+        new["metadata"]["finalizers"] = finalizers
+    else:
+        new["metadata"].pop("finalizers", None)
+    return new

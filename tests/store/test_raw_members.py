@@ -76,3 +76,10 @@ def test_a_python_callers_body_is_compact(kube: Store) -> None:
     kube.create(_CR, {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "cr"},
                       "revision": 1, "data": {"spec": {}}}, "default")
     assert kube.patch(_CR, "cr", {"metadata": {"labels": {"a": "b"}}}, "default")["metadata"]["labels"]
+
+
+def test_a_deleted_objects_spellings_go_with_it(kube: Store) -> None:
+    created = kube.create(_CR, _body('{"spec": {}}'), "default")
+    assert created["metadata"]["uid"] in kube.raw_spellings
+    kube.delete(_CR, "cr", "default")
+    assert created["metadata"]["uid"] not in kube.raw_spellings
