@@ -510,6 +510,19 @@ def test_drawn_cluster_ips_are_masked_by_order_but_written_ones_are_kept() -> No
     assert comparable(refusal, context)["body"]["message"] == 'IPAddress.networking.k8s.io "<ip:0>" is invalid'
 
 
+def test_a_typed_conversions_error_list_is_compared_in_any_order() -> None:
+    head = "failed to create typed patch object (/d1; apps/v1, Kind=Deployment): errors:\n"
+    lines = ["  .spec.template.spec.containers: element 0: not a map", "  .spec.selector: expected map"]
+
+    def message(order: list[str], tail: str = "") -> str:
+        answer = Answer(500, [], json.dumps({"message": head + "\n".join(order) + tail}).encode())
+        return comparable(answer, Context(namespace=""))["body"]["message"]
+
+    assert message(lines) == message(lines[::-1])
+    assert message(lines, "\nmore") != message(lines[::-1], "\nother")
+    assert message(lines[:1]) != message(lines[1:])
+
+
 def test_a_rules_review_is_compared_as_a_set_of_rules() -> None:
     rules = [{"verbs": ["get"], "nonResourceURLs": ["/b"]}, {"verbs": ["get"], "nonResourceURLs": ["/a"]}]
     one, other = ({"status": {"incomplete": False, "nonResourceRules": order, "resourceRules": []}}

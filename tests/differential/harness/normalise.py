@@ -53,6 +53,10 @@ RANDOM_SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
 # the server's random choice, masked by order of appearance; an address the case wrote is compared as it is.
 IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 WARNING = re.compile(r'^\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"')
+# structured-merge-diff lists a typed conversion's errors ("errors:\n  .spec.a: ...\n  .spec.b: ...") in the
+# order it walked the object's Go maps (typed/validate.go ranges over map[string]interface{}), which Go
+# randomises per run: the list is compared as a set, in sorted order.
+SMD_ERRORS = re.compile(r"(errors:\n)((?:  [^\n]*(?:\n|$))+)")
 SA_TOKEN_SECRET = "kubernetes.io/service-account-token"
 RULE_LISTS = {"resourceRules", "nonResourceRules"}
 
@@ -135,7 +139,14 @@ class Context:
         value = JWT.sub("<jwt>", value)
         # CA bundles (kube-root-ca.crt, token secrets) are each server's own certificate authority.
         value = PEM.sub(lambda m: f"<pem:{m.group(1)}>", value)
+        value = SMD_ERRORS.sub(_sorted_errors, value)
         return TOO_OLD.sub(r"\1 (<oldest>)", value)
+
+
+def _sorted_errors(match: re.Match[str]) -> str:
+    block = match.group(2)
+    ending = "\n" if block.endswith("\n") else ""
+    return match.group(1) + "\n".join(sorted(block.rstrip("\n").split("\n"))) + ending
 
 
 def comparable(answer: Answer, context: Context) -> dict[str, Any]:
