@@ -10,15 +10,16 @@ counts above 1,000 (alone or multiplied by nesting, ``repeatIsValid``), unknown 
 misses scripts whose name has an underscore) and POSIX classes, nesting beyond 1,000. It agreed with Go 1.26's
 ``regexp.Compile`` on 20,000 patterns generated from the constructs above.
 
-:func:`python_pattern` rewrites what Python spells differently (``\\z``, ``\\Q...\\E``, ``(?<name>``,
-``\\x{...}``, POSIX classes, ``$`` as the end of the text); a pattern Python cannot express (Unicode classes,
-``(?U)``) comes back as None and is not checked (docs/not-emulated.md).
+:func:`go_pattern` matches with RE2 (google-re2), whose syntax and semantics Go's ``regexp`` implements, in time
+linear in the input: a CRD ``pattern`` such as ``^(a+)+$`` cannot hold the server the way a backtracking
+``re`` did (docs/dependencies.md, "google-re2").
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
+
+import re2
 
 # unicode.Categories, unicode.CategoryAliases (then Any, Assigned, ASCII) and unicode.Scripts, Go 1.26 (the
 # release kube-apiserver v1.37.2 is built with).
@@ -47,9 +48,8 @@ _SCRIPT_NAMES = (
     "Syriac Tagalog Tagbanwa Tai_Le Tai_Tham Tai_Viet Takri Tamil Tangsa Tangut Telugu Thaana Thai Tibetan "
     "Tifinagh Tirhuta Toto Ugaritic Vai Vithkuqi Wancho Warang_Citi Yezidi Yi Zanabazar_Square")
 
-_POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ", "cntrl": "\\x00-\\x1f\\x7f",
-          "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@[-`{-~",
-          "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f"}
+_POSIX = frozenset(["alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print", "punct",
+                    "space", "upper", "word", "xdigit"])
 _PERL_CLASSES = frozenset("dDsSwW")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _CONTROL = {"a": 7, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
@@ -368,27 +368,18 @@ def _parse_int(s: str) -> tuple[int | None, str]:
     return int(digits), s
 
 
-_TRANSLATIONS = (
-    (re.compile(r"\\Q(.*?)(?:\\E|$)", re.S), lambda m: re.escape(m.group(1))),
-    (re.compile(r"\(\?<(?![=!])"), lambda m: "(?P<"),
-    (re.compile(r"\\x\{([0-9a-fA-F]+)\}"), lambda m: f"\\U{int(m.group(1), 16):08x}"),
-    (re.compile(r"\[:(\w+):\]"), lambda m: _POSIX.get(m.group(1), m.group(0))),
-    (re.compile(r"\\z"), lambda m: "\\Z"),
-)
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a refused pattern is reported by syntax_error, not on stderr
 
 
 @lru_cache(maxsize=512)
-def python_pattern(pattern: str) -> re.Pattern[str] | None:
-    """A Python ``re`` pattern that matches as Go's does (ASCII classes, ``$`` at the end of the text), or None
-    when the pattern uses what Python cannot express or Go would not compile."""
-    if syntax_error(pattern) is not None or re.search(r"\\[pP]|\(\?[a-zA-Z-]*U|\[:\^", pattern):
+def go_pattern(pattern: str) -> re2._Regexp | None:
+    """The pattern compiled by RE2 (Go's ``regexp`` follows RE2's syntax and semantics: leftmost-first, ``$``
+    the end of the text, ASCII ``\\d``/``\\w``/``\\s``, and matching in time linear in the input, so no value a
+    client sends can hold the server), or None when Go would not compile it."""
+    if syntax_error(pattern) is not None:
         return None
-    text = pattern
-    for rule, replace in _TRANSLATIONS:
-        text = rule.sub(replace, text)
-    if "(?m" not in text:
-        text = re.sub(r"(?<!\\)\$", r"\\Z", text)
     try:
-        return re.compile(text, re.ASCII)
-    except re.error:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error:  # RE2 C++ refuses a construct Go accepts: left unchecked, as before RE2
         return None

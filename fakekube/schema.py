@@ -25,7 +25,7 @@ from fakekube.errors import (
     too_many,
     type_invalid,
 )
-from fakekube.goregexp import python_pattern
+from fakekube.goregexp import go_pattern
 from fakekube.jsonvalues import json_equal, same_json_text
 from fakekube.schemavalues import FORMATS, go_float, go_number, json_type
 
@@ -111,8 +111,8 @@ class _Node:
         self.min_length = schema.get("minLength")
         self.max_length = schema.get("maxLength")
         self.pattern_text: str = schema.get("pattern") or ""
-        # Go's regexp, as Python's re spells it; a pattern re cannot express is not checked (goregexp).
-        self.pattern = python_pattern(self.pattern_text) if self.pattern_text else None
+        # Go's regexp is RE2: matched by RE2, in linear time (goregexp).
+        self.pattern = go_pattern(self.pattern_text) if self.pattern_text else None
         # Whether _validate_string has anything to check (most string fields have no rule but their type).
         self.checks_strings = (self.max_length is not None or self.min_length is not None
                                or self.pattern is not None or self.format in FORMATS)

@@ -337,6 +337,16 @@ def test_required_and_type_at_top(schema: StructuralSchema) -> None:
     ]
 
 
+def test_a_catastrophic_pattern_is_matched_in_linear_time() -> None:
+    """issue 28: ``^(a+)+$`` against 28 a's and a ``!`` held the server 20 s under Python's re; Go's RE2 (and
+    now fakekube's) answers at once, and a value thousands of a's long is refused like any other."""
+    s = StructuralSchema({"type": "object", "properties": {"name": {"type": "string", "pattern": "^(a+)+$"}}})
+    value = "a" * 5000 + "!"
+    assert causes(s.validate({"name": value})) == [
+        ("FieldValueInvalid", "name", f'Invalid value: "{value}": name in body should match \'^(a+)+$\'')]
+    assert s.validate({"name": "a" * 5000}) == []
+
+
 def test_metadata_is_not_schema_validated(schema: StructuralSchema) -> None:
     assert schema.validate({**obj(), "metadata": "weird"}) == []
 
