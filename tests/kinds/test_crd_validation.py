@@ -98,13 +98,16 @@ def test_invalid_crds(kube: Store, change: Callable[[dict[str, Any]], None], exp
     assert [f"{c['field']}: {c['message']}" for c in caught.value.status["details"]["causes"]] == expected
 
 
-def test_a_go_pattern_python_cannot_compile_is_accepted_and_left_unchecked(kube: Store) -> None:
+def test_a_unicode_class_pattern_is_checked_as_go_checks_it(kube: Store) -> None:
     crd = copy.deepcopy(BASE)
     _x({"type": "string", "pattern": r"^\pL+\z"})(crd)
     kube.create("customresourcedefinitions", crd)
     created = kube.create("things", {"apiVersion": "x.example.com/v1", "kind": "Thing", "metadata": {"name": "t"},
-                                     "x": "123"}, "default")
-    assert created["x"] == "123"
+                                     "x": "héllo"}, "default")
+    assert created["x"] == "héllo"
+    with pytest.raises(errors.Invalid, match=r"x in body should match '\^\\pL\+\\z'"):
+        kube.create("things", {"apiVersion": "x.example.com/v1", "kind": "Thing", "metadata": {"name": "u"},
+                               "x": "123"}, "default")
 
 
 def test_group_and_plural_are_immutable(kube: Store) -> None:
