@@ -7,6 +7,10 @@ Writing the log as kube-apiserver does (audit.k8s.io/v1 Events, `fakekube.audit.
 things, both off unless asked for, so that the store's hot path stays as it was: a ``policy`` (the store then
 decides each request's level and copies the bodies that level logs, and only those), and request contexts
 (the HTTP front's side of a request: URI, user, source IPs, user agent — see `fakekube.audit.context`).
+
+A long-running server keeps only the newest ``keep`` entries in memory (``fakekube serve`` keeps 10,000 by
+default): kube-apiserver keeps none, and an unbounded list grew by about 0.6 KB per request (issue 28). Event
+writers (``--audit-log``) still see every entry; ``dropped`` counts those the ring let go.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
@@ -34,13 +38,16 @@ NO_BODY: Any = object()  # a request without a body (get, list, watch)
 
 
 class AuditLog:
-    """An append-only, thread-safe list of entries with query helpers."""
+    """An append-only, thread-safe list of entries with query helpers; with ``keep``, only the newest ``keep``."""
 
-    def __init__(self, *, enabled: bool = True) -> None:
+    def __init__(self, *, enabled: bool = True, keep: int | None = None) -> None:
         self.enabled = enabled
+        self.dropped = 0  # entries the ring let go (never with keep=None)
         self.policy: Policy | _Strictest | None = None  # set by live Event writers: body capture
-        self._entries: list[AuditEntry] = []
         self._lock = threading.Lock()
+        self._entries: list[AuditEntry] | deque[AuditEntry] = []
+        self.keep: int | None = None
+        self.set_keep(keep)
         self._listeners: list[Callable[[AuditEntry], None]] = []
         self._writers: list[EventWriter] = []
         self._contexts = threading.local()
@@ -50,12 +57,25 @@ class AuditLog:
         if not self.enabled:
             return
         with self._lock:
+            if self.keep is not None and len(self._entries) == self.keep:
+                self.dropped += 1
             self._entries.append(entry)
         for listener in self._listeners:
             listener(entry)
         if self._writers and (entry.request is None or not entry.request.deferred):
             for writer in self._writers:
                 writer.record(entry)
+
+    def set_keep(self, keep: int | None) -> None:
+        """Keep only the newest ``keep`` entries from now on (None: all); older ones beyond it go at once."""
+        if keep is not None and keep < 0:
+            raise ValueError(f"keep must be at least 0, not {keep}")
+        with self._lock:
+            entries = list(self._entries)
+            if keep is not None:
+                self.dropped += max(0, len(entries) - keep)
+            self._entries = entries if keep is None else deque(entries, maxlen=keep)
+            self.keep = keep
 
     def subscribe(self, listener: Callable[[AuditEntry], None]) -> None:
         self._listeners.append(listener)
@@ -125,8 +145,13 @@ class AuditLog:
         if entry.level == "RequestResponse" and isinstance(result, dict | list):  # not a watch's stream
             entry.response_object = json_copy(result)
 
+    def _snapshot(self) -> list[AuditEntry]:
+        # A deque may not be iterated while another thread appends; a list copy under the lock is stable.
+        with self._lock:
+            return list(self._entries)
+
     def __iter__(self) -> Iterator[AuditEntry]:
-        return iter(list(self._entries))
+        return iter(self._snapshot())
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -136,7 +161,7 @@ class AuditLog:
 
     @property
     def entries(self) -> list[AuditEntry]:
-        return list(self._entries)
+        return self._snapshot()
 
     def clear(self) -> None:
         with self._lock:
@@ -155,7 +180,7 @@ class AuditLog:
     ) -> list[AuditEntry]:
         return [
             e
-            for e in self._entries
+            for e in self._snapshot()
             if (verb is None or e.verb == verb)
             and (resource is None or e.resource == resource)
             and (name is None or e.name == name)
@@ -166,13 +191,13 @@ class AuditLog:
         ]
 
     def conflicts(self) -> list[AuditEntry]:
-        return [e for e in self._entries if e.conflict]
+        return [e for e in self._snapshot() if e.conflict]
 
     def by_actor(self, actor: str) -> list[AuditEntry]:
-        return [e for e in self._entries if e.actor == actor]
+        return [e for e in self._snapshot() if e.actor == actor]
 
     def by_resource(self, resource: str, name: str | None = None) -> list[AuditEntry]:
-        return [e for e in self._entries if e.resource == resource and (name is None or e.name == name)]
+        return [e for e in self._snapshot() if e.resource == resource and (name is None or e.name == name)]
 
     def conflict_counts(self, key: str = "resource") -> Counter[str]:
         """Conflicts counted by ``resource`` (resource plus ``/subresource``) or by ``actor``."""
@@ -184,7 +209,7 @@ class AuditLog:
     def to_jsonl(self) -> str:
         import json
 
-        return "".join(json.dumps(e.to_dict(), sort_keys=True) + "\n" for e in self._entries)
+        return "".join(json.dumps(e.to_dict(), sort_keys=True) + "\n" for e in self._snapshot())
 
 
 class _Strictest:

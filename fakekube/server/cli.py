@@ -2,7 +2,7 @@
 
     fakekube serve [--host 127.0.0.1] [--port 0] [--crd FILE ...] [--kubeconfig PATH] [--token TOKEN]
                    [--tls] [--authorization-mode AlwaysAllow|RBAC] [--kubernetes-version 1.30] [--ready-file PATH]
-                   [--audit-log PATH [--audit-level LEVEL | --audit-policy FILE]]
+                   [--audit-log PATH [--audit-level LEVEL | --audit-policy FILE]] [--audit-memory N]
 """
 
 from __future__ import annotations
@@ -23,7 +23,16 @@ from fakekube.server.app import ApiServer
 from fakekube.server.tls import ADMIN_GROUPS
 from fakekube.store import Store
 
+# Enough for a test to look back over its own requests; a server that runs for days stays bounded.
+AUDIT_MEMORY = 10_000
 DISABLEABLE_ADMISSION = frozenset({"ServiceAccount", "StorageObjectInUseProtection", "TaintNodesByCondition"})
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--disable-admission-plugins", metavar="LIST", default="",
                         help="admission plugins not to run, as kube-apiserver's flag (only ServiceAccount: pods then "
                              "need no ServiceAccount, as on envtest's server)")
+    parser.add_argument("--audit-memory", metavar="N", type=_count, default=AUDIT_MEMORY,
+                        help=f"audit entries kept in memory, newest first out of the ring (default {AUDIT_MEMORY}; "
+                             "--audit-log still gets every one)")
     parser.add_argument("--audit-log", metavar="PATH",
                         help="write every request as an audit.k8s.io/v1 Event (JSON lines), as --audit-log-path does")
     level = parser.add_mutually_exclusive_group()
@@ -84,6 +96,7 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
               f"(only {', '.join(sorted(DISABLEABLE_ADMISSION))})", file=sys.stderr)
         return 2
     store.disabled_admission_plugins = disabled
+    store.audit.set_keep(getattr(args, "audit_memory", AUDIT_MEMORY))
     if getattr(args, "audit_log", None):
         try:
             store.audit.write_events(args.audit_log, policy=_audit_policy(args))

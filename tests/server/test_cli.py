@@ -72,3 +72,18 @@ def test_serve_emulates_the_kubernetes_version_it_is_given():
     refused = subprocess.run([sys.executable, "-m", "fakekube.cli", "serve", "--kubernetes-version", "1.20"],
                              capture_output=True, text=True, timeout=30)
     assert refused.returncode == 2 and "supported versions: 1.25 to 1.37" in refused.stderr
+
+
+def test_serve_keeps_a_bounded_audit_ring_but_logs_every_request(tmp_path):
+    log = tmp_path / "audit.jsonl"
+    with serving("--audit-memory", "0", "--audit-log", str(log)) as url:
+        for _ in range(5):
+            with urllib.request.urlopen(f"{url}/api/v1/namespaces/default/configmaps", timeout=5) as resp:
+                resp.read()
+    listed = [json.loads(line) for line in log.read_text().splitlines()
+              if '"/api/v1/namespaces/default/configmaps"' in line]
+    mine = [e for e in listed if e["stage"] == "ResponseComplete" and e.get("userAgent", "").startswith("Python-urllib")]
+    assert len(mine) == 5
+    refused = subprocess.run([sys.executable, "-m", "fakekube.cli", "serve", "--audit-memory", "-1"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2 and "must be 0 or more" in refused.stderr
