@@ -104,6 +104,9 @@ class Watch:
         self._cond = threading.Condition()
         self.closed = False
         self.last_rv = 0
+        self.max_pending: int | None = None  # see limit_pending
+        self._piled = 0  # events queued since the consumer last took any
+        self.dropped_as_slow = False
 
     # -- producer side --------------------------------------------------------------------------------
 
@@ -112,8 +115,27 @@ class Watch:
             self._on_event(event)
             return
         with self._cond:
+            if self.max_pending is not None:
+                if self._piled >= self.max_pending:
+                    self._drop_as_slow()
+                    return
+                self._piled += 1
             self._queue.append(event)
             self._cond.notify()
+
+    def limit_pending(self, events: int) -> None:
+        """A watcher that lets more than ``events`` events pile up unread is ended, as the watch cache ends one
+        whose channel stays full (apiserver ``storage/cacher/cache_watcher.go`` ``add``: "Forcing watcher close
+        due to unresponsiveness"); its client resumes from the last resourceVersion it saw, as after any end."""
+        self.max_pending = events
+
+    def _drop_as_slow(self) -> None:
+        # Called with the condition held; the hub's list is copied on write, so leaving it here is safe.
+        self.dropped_as_slow = True
+        self.closed = True
+        self._queue.clear()
+        self._cond.notify_all()
+        self._hub.remove(self)
 
     def offer(self, change: Change) -> None:
         """Translate a committed change into what this watcher sees (selector transitions included)."""
@@ -150,12 +172,14 @@ class Watch:
         with self._cond:
             if not self._queue and not self.closed:
                 self._cond.wait(timeout)
+            self._piled = 0
             return self._queue.popleft() if self._queue else None
 
     def drain(self) -> list[WatchEvent]:
         with self._cond:
             events = list(self._queue)
             self._queue.clear()
+            self._piled = 0
             return events
 
     def __iter__(self) -> Iterator[WatchEvent]:

@@ -27,7 +27,7 @@ from fakekube.server.kubeconfig import write_kubeconfig
 from fakekube.server.openapi import OpenAPIDocuments
 from fakekube.server.tables import Printers
 from fakekube.server.tls import Certificates, make_certificates
-from fakekube.server.watchstream import StreamSettings, WatchStreamer
+from fakekube.server.watchstream import MAX_PENDING, StreamSettings, WatchStreamer
 from fakekube.store import Store
 
 # encoding/json's maxNestingDepth is 10,000; a document that deep takes a few Python frames per level in the
@@ -65,6 +65,8 @@ class ApiServer(ThreadingHTTPServer):
         watch_timeout: float = 1800.0,
         bookmark_interval: float = 30.0,
         poll_interval: float = 0.25,
+        idle_timeout: float = 90.0,
+        watch_max_pending: int = MAX_PENDING,
         actor_of: Callable[[str | None], str] = actor_from_user_agent,
         tls: bool = False,
     ) -> None:
@@ -79,9 +81,11 @@ class ApiServer(ThreadingHTTPServer):
         if authorizer is not None and self.store.authorizer is None:
             self.store.authorizer = authorizer  # access reviews answer with the authorizer the front enforces
         self.max_body_bytes = max_body_bytes
+        self.idle_timeout = idle_timeout
         self.actor_of = actor_of
         self.closing = threading.Event()
-        self.streamer = WatchStreamer(self.store, StreamSettings(watch_timeout, bookmark_interval, poll_interval),
+        self.streamer = WatchStreamer(self.store, StreamSettings(watch_timeout, bookmark_interval, poll_interval,
+                                                                  watch_max_pending),
                                       self.closing)
         self.printers = Printers(self.store)  # server-side printing (Table) for kubectl get
         self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)

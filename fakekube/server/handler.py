@@ -52,6 +52,10 @@ class ApiHandler(BaseHTTPRequestHandler):
             self.request.settimeout(10)
             self.request.do_handshake()
             self.request.settimeout(None)
+        # Every read and write of the connection then waits at most this long: an idle keep-alive connection,
+        # a half-sent request or a watch client that stopped reading frees its thread (kube-apiserver's
+        # http.Server: IdleTimeout 90 s, ReadHeaderTimeout 32 s — apiserver pkg/server/secure_serving.go).
+        self.timeout = self.server.idle_timeout
         super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature

@@ -33,11 +33,18 @@ from fakekube.watch import ERROR, Watch, WatchEvent
 _END = b"0\r\n\r\n"
 
 
+# Events a stream may leave unread before it is ended (Watch.limit_pending). The watch cache's channels hold at
+# most 1,000 events (cacher watch_cache_history.go, maxWatchChanSizeWithIndexWithoutTrigger) and a full one is
+# waited on for a share of a 100 ms budget; fakekube never waits on a watcher, so it allows more.
+MAX_PENDING = 10_000
+
+
 @dataclass(frozen=True, slots=True)
 class StreamSettings:
     default_timeout: float = 1800.0
     bookmark_interval: float = 30.0
     poll_interval: float = 0.25
+    max_pending: int = MAX_PENDING
 
 
 Render = Callable[[WatchEvent], Any]  # the object to send for an event (a Table when the client asked for one)
@@ -125,6 +132,7 @@ class WatchStreamer:
 
         pre_timeout = deadline - 2.0  # the bookmark before the timeout, when the watch lasts long enough
         pre_timeout_due = bookmarks and pre_timeout > last_write
+        watch.limit_pending(settings.max_pending)
         with self._lock:
             self._active.add(watch)
         try:

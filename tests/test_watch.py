@@ -1,4 +1,4 @@
-"""WatchEvent's value semantics (fakekube/watch.py): a plain slotted class that keeps the frozen dataclass's."""
+"""fakekube/watch.py: WatchEvent's value semantics (a slotted class that keeps a frozen dataclass's) and watchers."""
 
 from __future__ import annotations
 
@@ -31,3 +31,18 @@ def test_a_callback_watch_gets_the_stored_object_itself(kube: Store) -> None:
     [event] = seen
     assert event.type == "ADDED"
     assert event.raw is kube.stored_object(kube.resolve("configmaps").storage, ("default", "c"))
+
+
+def test_a_watcher_that_lets_events_pile_up_is_ended(kube: Store) -> None:
+    for i in range(5):
+        kube.create("configmaps", {"metadata": {"name": f"before-{i}"}}, "default")
+    watch = kube.watch("configmaps", "default", resource_version="0")  # replays the 5 it starts with
+    watch.limit_pending(3)
+    kube.create("configmaps", {"metadata": {"name": "a"}}, "default")
+    assert watch.next(0) is not None  # taking an event starts the count again
+    for name in "bcd":
+        kube.create("configmaps", {"metadata": {"name": name}}, "default")
+    assert not watch.closed
+    kube.create("configmaps", {"metadata": {"name": "e"}}, "default")
+    assert watch.closed and watch.dropped_as_slow and watch.drain() == []
+    assert kube.hub.watcher_count() == 0
