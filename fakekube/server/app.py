@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fakekube.identity import Authorizer, UserInfo
+from fakekube.rbac_authorizer import RBACAuthorizer
 from fakekube.server.auth import Authenticator, actor_from_user_agent
 from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
@@ -78,6 +79,12 @@ class ApiServer(ThreadingHTTPServer):
         self.token = token or next(iter(all_tokens), None)
         self.authenticator = Authenticator(self.store, all_tokens)
         self.authorizer = authorizer
+        # Who decides for anonymous requests: the authorizer; over TLS without one, RBAC over the store's roles
+        # (the bootstrap policy grants system:unauthenticated the health and version paths), so a TLS server is
+        # not open to whoever reaches its port. Plain HTTP stays open: a loopback fake without security.
+        self.anonymous_authorizer: Authorizer | None = authorizer
+        if authorizer is None and tls:
+            self.anonymous_authorizer = RBACAuthorizer(self.store)
         if authorizer is not None and self.store.authorizer is None:
             self.store.authorizer = authorizer  # access reviews answer with the authorizer the front enforces
         self.max_body_bytes = max_body_bytes

@@ -4,10 +4,16 @@ Authentication follows kube-apiserver's union of request authenticators (kuberne
 ``pkg/kubeapiserver/authenticator/config.go``): a verified client certificate first (user = CN, groups = O,
 ``x509.CommonNameUserConversion``), then a bearer token the store knows — a static token (``--token``) or a
 service-account token it issued — and every authenticated user but anonymous is in ``system:authenticated``.
-Without static tokens the server is open, as a test fake should be: a request without valid credentials is
-``system:anonymous``. With them, a missing or unknown token (and no certificate) gets the real server's 401.
-An ``Authorizer`` may deny resource requests with its 403. Discovery (``/version``, ``/api*``, ``/openapi*``,
-health) stays open to any authenticated user, as ``system:discovery`` grants upstream.
+A bearer token nobody issued is 401 ``Unauthorized`` whatever the mode, as the union authenticator answers when
+every authenticator failed (an empty ``Bearer`` or another scheme is no credential: the request is anonymous).
+Without static tokens the plain-HTTP server is open, as a test fake should be: a request without credentials
+is ``system:anonymous`` and may do anything. With static tokens, a request without one (and no certificate)
+gets the real server's 401. Over TLS, or with an authorizer, anonymous requests get only what RBAC grants
+``system:anonymous`` and ``system:unauthenticated`` — with the bootstrap policy, ``system:public-info-viewer``'s
+health and version paths — and a 403 elsewhere, paths included (``forbidden: User "system:anonymous" cannot get
+path "/api"``, observed on kube-apiserver v1.37.2). An ``Authorizer`` may deny resource requests with its 403.
+Discovery (``/version``, ``/api*``, ``/openapi*``, health) stays open to any authenticated user, as
+``system:discovery`` grants upstream.
 """
 
 from __future__ import annotations
@@ -24,8 +30,8 @@ from fakekube.tokens import CREDENTIAL_ID_KEY
 if TYPE_CHECKING:
     from fakekube.store import Store
 
-__all__ = ["Authenticator", "Authorizer", "RequestAttributes", "actor_from_user_agent", "forbidden",
-           "granted_to_every_user", "user_from_certificate"]
+__all__ = ["PUBLIC_INFO_PATHS", "Authenticator", "Authorizer", "RequestAttributes", "actor_from_user_agent",
+           "forbidden", "granted_to_every_user", "path_attributes", "path_forbidden", "user_from_certificate"]
 
 
 def user_from_certificate(subject: Any, der: bytes) -> UserInfo | None:
@@ -67,8 +73,9 @@ class Authenticator:
         token = token.strip()
         if scheme.lower() == "bearer" and token:
             user = self.store.tokens.authenticate(token)
-            if user is not None:
-                return user
+            if user is None:
+                raise errors.Unauthorized()
+            return user
         if self.required:
             raise errors.Unauthorized()
         return ANONYMOUS
@@ -86,6 +93,24 @@ def granted_to_every_user(attrs: RequestAttributes) -> bool:
     """True for what any authenticated user may do without the authorizer's say (system:basic-user)."""
     return (attrs.verb == "create" and (attrs.group, attrs.resource) in _SELF_REVIEWS
             and "system:authenticated" in attrs.groups)
+
+
+# system:public-info-viewer, bound to system:unauthenticated by the bootstrap policy (kubernetes
+# plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go): what an anonymous request may read even where the
+# store holds no bootstrap policy.
+PUBLIC_INFO_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
+
+
+def path_attributes(user: UserInfo, method: str, path: str) -> RequestAttributes:
+    """A non-resource request's attributes: the lower-case HTTP method as the verb (apiserver RequestInfo)."""
+    return RequestAttributes(user.name, method.lower(), "", "", None, None, None, groups=user.groups, uid=user.uid,
+                             path=path, resource_request=False, extra=user.extra)
+
+
+def path_forbidden(attrs: RequestAttributes, reason: str = "") -> errors.Forbidden:
+    """apiserver ``responsewriters.Forbidden`` for a non-resource request (empty details)."""
+    message = f'forbidden: User "{attrs.user}" cannot {attrs.verb} path "{attrs.path}"'
+    return errors.Forbidden(message + (f": {reason}" if reason else ""), {})
 
 
 def forbidden(attrs: RequestAttributes, reason: str = "") -> errors.Forbidden:

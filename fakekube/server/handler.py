@@ -13,9 +13,16 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
-from fakekube.identity import UserInfo
+from fakekube.identity import ANONYMOUS_NAME, UserInfo
 from fakekube.server import auditing, encoding, negotiation, openapi, partial, rest, routes, routing, tables
-from fakekube.server.auth import forbidden, granted_to_every_user, user_from_certificate
+from fakekube.server.auth import (
+    PUBLIC_INFO_PATHS,
+    forbidden,
+    granted_to_every_user,
+    path_attributes,
+    path_forbidden,
+    user_from_certificate,
+)
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
 from fakekube.server.params import Query
 from fakekube.server.replies import Encoder
@@ -29,6 +36,12 @@ logger = logging.getLogger("fakekube.server")
 JSON_TYPE = "application/json"
 _DISCARD_LIMIT = 64 * 1024 * 1024  # read (and drop) oversized bodies up to this, so the client sees the 413
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+
+
+def _decide(authorizer: Any, attrs: Any) -> tuple[bool, str]:
+    """An authorizer's decision and reason (a plain callable gives no reason)."""
+    decide = getattr(authorizer, "decide", None)
+    return decide(attrs) if decide is not None else (bool(authorizer(attrs)), "")
 
 
 def internal_error(exc: BaseException) -> errors.ApiError:
@@ -131,6 +144,8 @@ class ApiHandler(BaseHTTPRequestHandler):
             user = srv.authenticator.authenticate(self.headers.get("Authorization"), self._client_certificate())
             auditing.authenticated(self._audit, user)
             route = routing.parse(path)
+            if not isinstance(route, routing.ResourcePath):
+                self._authorize_path(user, method, path)
             if route is None:
                 raise routes.missing(srv.store.registry, path)
             if isinstance(route, routing.Endpoint):
@@ -152,6 +167,19 @@ class ApiHandler(BaseHTTPRequestHandler):
             logger.exception("unexpected error serving %s %s", method, self.path)
             self._send_error(internal_error(exc))
 
+    def _authorize_path(self, user: UserInfo, method: str, path: str) -> None:
+        """A non-resource path (discovery, health, an unknown path) asked for anonymously where anonymous
+        requests are limited: RBAC decides, before the path is even looked up, as upstream's filters do."""
+        authorizer = self.server.anonymous_authorizer
+        if authorizer is None or user.name != ANONYMOUS_NAME:
+            return
+        attrs = path_attributes(user, method, path)
+        if attrs.verb == "get" and path in PUBLIC_INFO_PATHS:
+            return
+        allowed, reason = _decide(authorizer, attrs)
+        if not allowed:
+            raise path_forbidden(attrs, reason)
+
     def _client_certificate(self) -> UserInfo | None:
         """The user of the client certificate the TLS handshake verified against the server's CA, if any."""
         if not isinstance(self.connection, ssl.SSLSocket):
@@ -172,11 +200,11 @@ class ApiHandler(BaseHTTPRequestHandler):
             raise
         req = rest.Request(store, method, route, query, body, self.headers.get("Content-Type"),
                            srv.actor_of(self.headers.get("User-Agent")), user)
-        if srv.authorizer is not None:
+        authorizer = srv.anonymous_authorizer if user.name == ANONYMOUS_NAME else srv.authorizer
+        if authorizer is not None:
             attrs = rest.attributes(req, rt, verb)
             if not granted_to_every_user(attrs):
-                decide = getattr(srv.authorizer, "decide", None)
-                allowed, reason = decide(attrs) if decide is not None else (srv.authorizer(attrs), "")
+                allowed, reason = _decide(authorizer, attrs)
                 if not allowed:
                     raise forbidden(attrs, reason)
         # The route's own warnings come first: the real handler adds them before it runs (installer.go).

@@ -63,12 +63,13 @@ def test_tls_watch_client_disconnect_frees_the_stream(kube_server_factory):
     import time
     from urllib.parse import urlsplit
 
-    served = kube_server_factory(tls=True)
+    served = kube_server_factory(tls=True, tokens={"t": "admin"})
     ctx = ssl.create_default_context(cadata=served.server.ca_pem.decode())
     parts = urlsplit(served.url)
     raw = socket.create_connection((parts.hostname, parts.port))
     conn = ctx.wrap_socket(raw, server_hostname=parts.hostname)
-    conn.sendall(b"GET /api/v1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n\r\n")
+    conn.sendall(b"GET /api/v1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n"
+                 b"Authorization: Bearer t\r\n\r\n")
     assert conn.recv(1024).startswith(b"HTTP/1.1 200")
     assert served.store.hub.watcher_count() == 1
     conn.close()
@@ -79,7 +80,7 @@ def test_tls_watch_client_disconnect_frees_the_stream(kube_server_factory):
     # A client that connects and never handshakes blocks nobody.
     silent = socket.create_connection((parts.hostname, parts.port))
     ping = ctx.wrap_socket(socket.create_connection((parts.hostname, parts.port)), server_hostname=parts.hostname)
-    ping.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    ping.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nConnection: close\r\n\r\n")
     assert ping.recv(1024).startswith(b"HTTP/1.1 200")
     ping.close()
     silent.close()

@@ -55,6 +55,7 @@ class Request:
     watch_events: int | None = None  # read a watch stream: at most this many events ...
     watch_timeout: float = 5.0  # ... or until this many seconds pass
     timeout: float = DEFAULT_TIMEOUT
+    anonymous: bool = False  # sent without the client's credentials (no certificate, no token)
 
     @property
     def target(self) -> str:
@@ -73,6 +74,8 @@ class Client:
         self.context = context
         self.token = token
         self._conn: http.client.HTTPConnection | None = None
+        self._anonymous: Client | None = None
+        self.bare = False  # a client without credentials (anonymous())
 
     @classmethod
     def from_kubeconfig(cls, path: str | Path) -> Client:
@@ -93,10 +96,25 @@ class Client:
         """Another connection to the same server with the same credentials (for a watch or another thread)."""
         return Client(f"{self.scheme}://{self.host}:{self.port}", context=self.context, token=self.token)
 
+    def anonymous(self) -> Client:
+        """A connection to the same server without credentials: no client certificate (the server's is not
+        checked either: the harness only talks to loopback servers it started) and no token."""
+        if self._anonymous is None:
+            context = None
+            if self.context is not None:
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+            self._anonymous = Client(f"{self.scheme}://{self.host}:{self.port}", context=context)
+            self._anonymous.bare = True
+        return self._anonymous
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        if self._anonymous is not None:
+            self._anonymous.close()
 
     def _connect(self, timeout: float) -> http.client.HTTPConnection:
         if self.context is not None:
@@ -105,6 +123,8 @@ class Client:
 
     def send(self, request: Request) -> Answer:
         """Send ``request``; never raises for what the server does (a transport failure is an Answer too)."""
+        if request.anonymous and not self.bare:
+            return self.anonymous().send(request)
         if request.watch_events is not None:
             return self._watch(request)
         headers = self._headers(request)

@@ -46,10 +46,11 @@ AREAS = (
     "query",            # bad query parameters
     "names",            # bad names
     "discovery",        # unknown groups, versions, resources; discovery documents
+    "authn",            # authentication, and what anonymous requests may do
     "fuzz",             # hypothesis-drawn requests
 )
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-STEP_KEYS = {"method", "path", "query", "headers", "accept", "contentType", "body", "raw", "rawBase64",
+STEP_KEYS = {"method", "path", "query", "headers", "accept", "contentType", "body", "raw", "rawBase64", "credentials",
              "watch", "wait"}
 CASE_KEYS = {"name", "area", "steps", "setup", "skip_live"}
 TEMPLATE = re.compile(r"\{(rv|uid|name|continue|listrv):(s?)(\d+)\}")
@@ -146,6 +147,8 @@ def _validate_step(step: Any, where: str, index: int, prefix: str, setup_count: 
     headers = step.get("headers", {})
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise CorpusError(f"{where}: headers must map names to strings")
+    if step.get("credentials", "anonymous") != "anonymous":
+        raise CorpusError(f"{where}: credentials can only be anonymous (no certificate, no token)")
     watch, wait = step.get("watch"), step.get("wait")
     if watch is None and step["method"] == "GET" and watches(query):
         raise CorpusError(f"{where}: a watch request needs watch: {{events: K, timeout: S}} (a stream has no end)")

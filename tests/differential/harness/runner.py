@@ -168,7 +168,8 @@ class Runner:
         watch = step.get("watch")
         return Request(step["method"], fill(step["path"]), query, headers, body,
                        watch_events=watch["events"] if watch else None,
-                       watch_timeout=float(watch.get("timeout", 5)) if watch else 5.0)
+                       watch_timeout=float(watch.get("timeout", 5)) if watch else 5.0,
+                       anonymous=step.get("credentials") == "anonymous")
 
     def _poll(self, request: Request, wait: dict[str, Any], timeout: float) -> Answer:
         deadline = time.monotonic() + timeout
