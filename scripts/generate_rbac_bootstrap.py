@@ -2,8 +2,9 @@
 """Write ``fakekube/cluster/rbac_bootstrap.json``: kube-apiserver's RBAC bootstrap policy as compact data.
 
 The input is upstream's own record of that policy: the testdata files of kubernetes/kubernetes
-``plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/`` (``cluster-roles.yaml``,
-``cluster-role-bindings.yaml``, ``namespace-roles.yaml``, ``namespace-role-bindings.yaml``), which
+``plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/`` (``cluster-roles.yaml``, ``controller-roles.yaml``,
+``cluster-role-bindings.yaml``, ``controller-role-bindings.yaml``, ``namespace-roles.yaml``,
+``namespace-role-bindings.yaml``, v1.37.2), which
 ``policy_test.go`` regenerates from the Go definitions the API server's ``rbac/bootstrap-roles`` post-start
 hook reconciles. Keep a local copy outside the repository (``--source``, default
 ``$FAKEKUBE_BOOTSTRAP_POLICY`` or ``~/.cache/fakekube/bootstrappolicy``); nothing fetched is committed.
@@ -31,12 +32,17 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO / "fakekube" / "cluster" / "rbac_bootstrap.json"
-# The upstream blobs the local copy was taken from (the reference index's stored versions).
+# The upstream blobs the local copy was taken from (kubernetes v1.37.2; ``git hash-object`` of each file). The
+# controllers' roles and bindings are reconciled with the others (kubernetes ``pkg/registry/rbac/rest/
+# storage_rbac.go``: ``append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...)``), so
+# their files add to the same lists, in that order.
 FILES = {
-    "cluster-roles.yaml": ("clusterRoles", "025f2834a128798cef30018a5e6a6ae82b5ad885"),
-    "cluster-role-bindings.yaml": ("clusterRoleBindings", "c60df8997f62f861cf0cd2b13ab62271464589ed"),
-    "namespace-roles.yaml": ("roles", "1892e4deb967a2b39cfc2fea87a8bd49274449ef"),
-    "namespace-role-bindings.yaml": ("roleBindings", "1fb55a567d82d58ed5dc2abb5693e9571313fee8"),
+    "cluster-roles.yaml": ("clusterRoles", "94207a56f7b0b1c166d28a7a71035f12fde357a0"),
+    "controller-roles.yaml": ("clusterRoles", "d7483de4e596a0a92762e9a91db22e8008cedc26"),
+    "cluster-role-bindings.yaml": ("clusterRoleBindings", "c0bee73b6892429447d837379dd2b476d2e9bcbd"),
+    "controller-role-bindings.yaml": ("clusterRoleBindings", "cc06b99a82c3a216bddac7dee259ec2ab681e758"),
+    "namespace-roles.yaml": ("roles", "3e9480680cbb3c553f1826c7d24f214d2e7a84df"),
+    "namespace-role-bindings.yaml": ("roleBindings", "08c1d883b8a21ee5501f9feac3e192cbad98e934"),
 }
 UPSTREAM_DIR = "kubernetes/kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata"
 LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
@@ -74,7 +80,7 @@ def generate(source: Path) -> dict[str, Any]:
         document = yaml.safe_load(text)
         if not isinstance(document, dict) or not isinstance(document.get("items"), list):
             raise ValueError(f"{path}: expected a v1 List with items")
-        data[key] = [_compact(item, f"{path} item {i}") for i, item in enumerate(document["items"])]
+        data.setdefault(key, []).extend(_compact(item, f"{path} item {i}") for i, item in enumerate(document["items"]))
         data["sources"][name] = {"commit": commit, "sha256": hashlib.sha256(text).hexdigest()}
     return data
 
@@ -95,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(render(data))
-    counts = {k: len(data[k]) for _, (k, _) in FILES.items()}
+    counts = {k: len(data[k]) for k, _ in FILES.values()}
     print(f"wrote {args.output} ({', '.join(f'{n} {k}' for k, n in counts.items())})")
     return 0
 

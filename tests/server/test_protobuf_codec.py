@@ -289,3 +289,39 @@ def test_mutated_real_bodies_decode_or_fail_cleanly(data):
 
 def test_a_codec_can_be_built_from_another_table():
     assert isinstance(Codec(SCHEMA).decode(_CM), dict)
+
+
+# -- Go's protobuf bytes ----------------------------------------------------------------------------------
+
+# Observed on kube-apiserver v1.37.2 (GET with Accept: application/vnd.kubernetes.protobuf): a field Go holds
+# by value is written even when zero (gogo-protobuf's MarshalToSizedBuffer, apimachinery v0.37.2
+# pkg/apis/meta/v1/generated.pb.go), so a Status carries its empty ListMeta and details.group, a ServiceAccount
+# its generateName "", generation 0 and empty spec-less strings.
+_OBSERVED = [
+    ({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+      "message": 'configmaps "missing" not found', "reason": "NotFound",
+      "details": {"name": "missing", "kind": "configmaps"}, "code": 404},
+     b'k8s\x00\n\x0c\n\x02v1\x12\x06Status\x12[\n\x06\n\x00\x12\x00\x1a\x00\x12\x07Failure\x1a\x1econfigmaps '
+     b'"missing" not found"\x08NotFound*\x1b\n\x07missing\x12\x00\x1a\nconfigmaps(\x002\x000\x94\x03\x1a\x00"\x00'),
+    ({"kind": "ServiceAccount", "apiVersion": "v1", "metadata": {
+        "name": "default", "namespace": "default", "uid": "f5cae88c-fe20-482a-9ccd-1bc7b1c23547",
+        "resourceVersion": "214", "creationTimestamp": "2026-12-05T19:47:09Z"}},
+     b'k8s\x00\n\x14\n\x02v1\x12\x0eServiceAccount\x12O\nM\n\x07default\x12\x00\x1a\x07default"\x00*$f5cae88c-'
+     b'fe20-482a-9ccd-1bc7b1c235472\x032148\x00B\x08\x08\xbd\xd4\xd1\xd8\x06\x10\x00\x1a\x00"\x00'),
+]
+
+
+@pytest.mark.parametrize(("obj", "wire"), _OBSERVED, ids=["status", "serviceaccount"])
+def test_fields_held_by_value_are_written_at_their_zero(obj, wire):
+    assert CODEC.encode(obj) == wire
+    # The sparse path (few keys of many fields) writes the same zeros.
+    assert CODEC.encode({**obj, "metadata": {}}) == CODEC.encode({k: v for k, v in obj.items() if k != "metadata"})
+
+
+def test_a_zero_time_is_an_empty_message_and_pointers_stay_absent():
+    wire = CODEC.encode({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}})
+    # metadata: name, generateName, namespace, selfLink, uid, resourceVersion, generation 0, creationTimestamp
+    # (an empty message); no deletionTimestamp (a pointer) nor labels (a map); spec empty (finalizers is a
+    # slice); status with its phase "".
+    metadata = b'\n\x01n\x12\x00\x1a\x00"\x00*\x002\x008\x00B\x00'
+    assert wire.endswith(b"\x12\x19\n\x11" + metadata + b'\x12\x00\x1a\x02\n\x00\x1a\x00"\x00')

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from fakekube.server import cells, jsonpath, printers, tables
+from fakekube.server.columndocs import resolved
 from fakekube.watch import WatchEvent
 
 from .conftest import WIDGET_CRD
@@ -281,3 +282,50 @@ def test_watch_errors_and_bookmarks_keep_their_shape(kube_server):
     assert writer.for_event(WatchEvent("ERROR", status)) is status
     mark = writer.for_event(WatchEvent("BOOKMARK", {"metadata": {"resourceVersion": "7"}}))
     assert mark["rows"] == [] and mark["metadata"] == {"resourceVersion": "7"}
+
+
+# -- column definitions as kube-apiserver v1.37.2 writes them ------------------------------------------------
+
+NAME_DOC = ("Name must be unique within a namespace. Is required when creating resources, although some resources "
+            "may allow a client to request the generation of an appropriate name automatically. Name is primarily "
+            "intended for creation idempotence and configuration definition. Cannot be updated. More info: "
+            "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names")
+
+
+def test_column_descriptions_are_the_fields_documentation():
+    # Observed on kube-apiserver v1.37.2: the printers describe columns with the Go fields' SwaggerDoc
+    # (kubernetes pkg/printers/internalversion/printers.go), the OpenAPI descriptions.
+    configmaps = resolved(printers.BUILTIN[("", "configmaps")].columns)
+    assert [c["name"] for c in configmaps] == ["Name", "Data", "Age"]
+    assert configmaps[0] == {"name": "Name", "type": "string", "format": "name", "description": NAME_DOC,
+                             "priority": 0}
+    assert configmaps[1]["description"].startswith("Data contains the configuration data. Each key must consist")
+    assert configmaps[2]["description"].startswith("CreationTimestamp is a timestamp representing the server time "
+                                                   "when this object was created. It is not guaranteed")
+    assert "\n\nPopulated by the system. Read-only. Null for lists." in configmaps[2]["description"]
+    pods = {c["name"]: c["description"] for c in resolved(printers.BUILTIN[("", "pods")].columns)}
+    assert pods["Ready"] == "The aggregate readiness state of this pod for accepting traffic."
+    assert pods["Node"].startswith("NodeName indicates in which node this pod is scheduled.")
+    # A custom resource's Name and default Age are ObjectMeta's (apiextensions-apiserver tableconvertor).
+    widget = resolved(printers.crd_printer(None).columns)
+    assert widget[0]["description"] == NAME_DOC and widget[1]["description"] == configmaps[2]["description"]
+    described = resolved(printers.crd_printer([{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}]).columns)
+    assert described[1]["description"] == "Custom resource definition column (in JSONPath format): .spec.size"
+
+
+def test_columns_of_service_accounts_daemon_sets_and_cron_jobs():
+    # Observed on kube-apiserver v1.37.2: ServiceAccounts print Name and Age only; DaemonSets and CronJobs have
+    # the wide Containers, Images and Selector columns.
+    assert [c["name"] for c in printers.BUILTIN[("", "serviceaccounts")].columns] == ["Name", "Age"]
+    ds = {"metadata": {"name": "d", "creationTimestamp": "2026-01-01T11:59:00Z"},
+          "spec": {"selector": {"matchLabels": {"app": "d"}},
+                   "template": {"spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    daemonsets = printers.BUILTIN[("apps", "daemonsets")]
+    assert [c["name"] for c in daemonsets.columns][-3:] == ["Containers", "Images", "Selector"]
+    assert daemonsets.row(ds, NOW) == ["d", 0, 0, 0, 0, 0, "<none>", "60s", "c", "nginx", "app=d"]
+    cj = {"metadata": {"name": "j", "creationTimestamp": "2026-01-01T11:59:00Z"},
+          "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec": {"containers": [
+              {"name": "c", "image": "busybox"}]}}}}}}
+    cronjobs = printers.BUILTIN[("batch", "cronjobs")]
+    assert len(cronjobs.columns) == len(cronjobs.row(cj, NOW)) == 10
+    assert cronjobs.row(cj, NOW)[-3:] == ["c", "busybox", "<none>"]

@@ -131,3 +131,18 @@ def test_only_a_watch_of_everything_skips_matching(kube: Store) -> None:
         "labels": [("ADDED", "a"), ("DELETED", "a")],
         "fields": [("ADDED", "b")],
     }
+
+
+def test_a_bookmark_carries_the_kinds_empty_object(kube: Store) -> None:
+    # Observed on kube-apiserver v1.37.2: the watch cache's bookmark is the registry's NewFunc() object (an
+    # empty internal object) written as the requested version (apiserver storage/cacher/cacher.go).
+    pod = kube.bookmark("pods").raw
+    assert (pod["spec"], pod["status"]) == ({"containers": None}, {})
+    deployment = kube.bookmark("deployments").raw
+    assert deployment["spec"] == {"replicas": 0, "selector": None, "strategy": {},
+                                  "template": {"metadata": {}, "spec": {"containers": None}}}
+    watch = kube.watch("daemonsets", "default", send_initial_events=True, allow_bookmarks=True)
+    mark = watch.next(timeout=1)
+    assert mark is not None and mark.type == "BOOKMARK"
+    assert mark.raw["metadata"]["annotations"] == {"deprecated.daemonset.template.generation": "0",
+                                                   "k8s.io/initial-events-end": "true"}

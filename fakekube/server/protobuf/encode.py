@@ -1,7 +1,12 @@
 """JSON (the store's objects) → protobuf bytes, the way the Go server would marshal the same object.
 
-Fields are written in field-number order; a JSON ``null`` or an absent key writes nothing (a Go client reads
-the zero value either way); map entries are sorted by key, as the generated Go code writes them. A value the
+Fields are written in field-number order, as the generated Go code (gogo-protobuf's ``MarshalToSizedBuffer``)
+writes them: a field Go holds by value — a string, number or bool, a struct — is written even when zero (a JSON
+``null`` or an absent key is its zero: ``""``, ``0``, the zero struct's own fields; a zero ``metav1.Time``
+writes an empty message), while a pointer, a slice, a map or ``[]byte`` writes nothing when nil or absent (Status
+``metadata`` and ``details.group: ""`` of an error, observed on kube-apiserver v1.37.2; apimachinery v0.37.2
+``pkg/apis/meta/v1/generated.pb.go``, ``time_proto.go``, ``pkg/api/resource/quantity_proto.go``). Map entries
+are sorted by key. A value the
 Go type cannot hold (a string where an int32 belongs, an int32 out of range, bad base64) is a ``CodecError``
 naming its JSON path.
 """
@@ -65,11 +70,15 @@ def _message(msg: Message, obj: Any) -> bytes:
     else:
         by_name = plan.by_name
         present = [(step, v) for k, v in obj.items() if (step := by_name.get(k)) is not None]
+        present += [(step, None) for step in plan.always if step[1] not in obj]
         present.sort(key=_number)
     parts: list[bytes] = []
     append = parts.append
     for step, value in present:
         if value is None:
+            zero = step[5]
+            if zero is not None:
+                append(zero if zero.__class__ is bytes else _zero_field(step))
             continue
         kind = step[0]
         try:
@@ -148,16 +157,50 @@ def _map_field(f: Field, key: Any, value: Any) -> bytes:
     return f.tag + varint(len(entry)) + entry
 
 
-# The encoder's plan: per field (kind, JSON name, tag bytes, value message, Field), in field-number order.
+# The encoder's plan: per field (kind, JSON name, tag bytes, value message, Field, zero), in field-number
+# order; zero is what an absent or null field writes: None for nothing, the bytes, or _LATER for a struct's
+# (made on first use from the struct's own plan: compiling a plan never compiles another).
 _STRING, _STRING_MAP, _STRUCT, _STRUCTS, _INLINE, _GENERIC = range(6)
 _SMALL = [bytes((i,)) for i in range(128)]
+_LATER = object()
+# The zero value of a type that marshals itself (after the field's tag): a zero Time writes no bytes, a
+# Duration its 0, a Quantity "0", an IntOrString all three of its fields, a RawExtension or FieldsV1 nothing.
+_SPECIAL_ZERO = {"time": b"\x00", "microtime": b"\x00", "duration": b"\x02\x08\x00", "quantity": b"\x03\x0a\x010",
+                 "intorstring": b"\x06\x08\x00\x10\x00\x1a\x00", "rawextension": b"\x00", "fieldsv1": b"\x00"}
+_FIXED_ZERO = {"double": 8, "fixed64": 8, "sfixed64": 8, "float": 4, "fixed32": 4, "sfixed32": 4}
+
+
+def _zero_of(f: Field) -> Any:
+    """What a field Go holds by value writes at its zero (None: a pointer, slice, map or []byte writes nothing)."""
+    if f.pointer or f.repeated or f.map_key is not None or f.inline or f.type == "bytes":
+        return None
+    sub = f.message
+    if sub is None:
+        return f.tag + bytes(_FIXED_ZERO.get(f.type, 1))
+    if sub.list_wrapper:
+        return None
+    if sub.special is not None:
+        return f.tag + _SPECIAL_ZERO[sub.special]
+    return _LATER
+
+
+def _zero_field(step: tuple[Any, ...]) -> bytes:
+    """A zero struct held by value: its tag and its own zero fields (made once per message)."""
+    sub: Message = step[3]
+    plan: _Plan = sub.encode_plan or _compile(sub)
+    inner = plan.zero
+    if inner is None:
+        inner = plan.zero = _message(sub, {})
+    return step[2] + varint(len(inner)) + inner
 
 
 class _Plan:
-    __slots__ = ("steps", "by_name", "scan_fields", "items")
+    __slots__ = ("steps", "by_name", "scan_fields", "items", "always", "zero")
 
     def __init__(self, steps: list[tuple[Any, ...]], scan_fields: bool) -> None:
         self.steps = steps
+        self.always = [step for step in steps if step[5] is not None and step[0] != _INLINE]
+        self.zero: bytes | None = None  # the message's own bytes at its zero value, once made
         self.by_name = {step[1]: step for step in steps}
         self.scan_fields = scan_fields  # an inline struct takes its fields from the whole object
         # A list kind's repeated ``items``, when it is the last field (so its bytes come last)
@@ -179,7 +222,7 @@ def _compile(msg: Message) -> _Plan:
             kind = _GENERIC
         else:
             kind = _STRUCTS if f.repeated else _STRUCT
-        steps.append((kind, f.name, f.tag, sub, f))
+        steps.append((kind, f.name, f.tag, sub, f, _zero_of(f)))
     plan = msg.encode_plan = _Plan(steps, msg.has_inline)
     return plan
 
@@ -204,7 +247,7 @@ def _stored(msg: Message, obj: Any, cache: EncodedObjects) -> bytes:
         return _message(msg, obj)
     # items is the last field: the other fields' bytes, then each item's
     parts = [_message(msg, {k: v for k, v in obj.items() if k != "items"})]
-    _, name, tag, sub, _ = plan.items
+    _, name, tag, sub, _, _ = plan.items
     for i, item in enumerate(items):
         try:
             inner = _stored(sub, item, cache) if item is not None else b""

@@ -76,8 +76,14 @@ DELETE_BODIES = [
 
 
 def _scoped(p: Profile, query: dict) -> dict:
-    """A cluster-scoped list sees every case's objects: confine it to objects named after this case."""
-    if p.kind.namespaced or "fieldSelector" in query:
+    """A cluster-scoped list sees every case's objects: confine it to objects named after this case. One whose
+    field selector is empty (selecting everything) is confined to what the server made itself (the RBAC
+    bootstrap policy's objects, labelled so), which no case creates or deletes."""
+    if p.kind.namespaced:
+        return query
+    if query.get("fieldSelector") == "":
+        return {"labelSelector": "kubernetes.io/bootstrapping=rbac-defaults", **query}
+    if "fieldSelector" in query:
         return query
     return {"fieldSelector": f"metadata.name={p.name()}", **query}
 
