@@ -211,6 +211,9 @@ def _fakekube_annotations(entry: AuditEntry, ref: dict[str, Any] | None) -> dict
     return {ANNOTATION + k: v for k, v in out.items()}
 
 
+AFTER_RECEIPT = ("authorization.k8s.io/",)
+
+
 def encode(entry: AuditEntry, *, stage: str, level: str, audit_id: str, stage_time: float | None = None,
            omit_managed_fields: bool = False, fakekube_annotations: bool = True) -> dict[str, Any]:
     """One Event of ``entry`` at ``stage`` and ``level``."""
@@ -245,6 +248,9 @@ def encode(entry: AuditEntry, *, stage: str, level: str, audit_id: str, stage_ti
     event["stageTimestamp"] = micro_time(received if stage == "RequestReceived" else
                                          (stage_time if stage_time is not None else entry.time))
     annotations = dict(request.annotations) if request is not None else {}
+    if stage == "RequestReceived":
+        # Logged before the filters that annotate run (authorization, admission): none of theirs yet.
+        annotations = {k: v for k, v in annotations.items() if not k.startswith(AFTER_RECEIPT)}
     if fakekube_annotations:
         annotations.update(_fakekube_annotations(entry, ref))
     if annotations:

@@ -47,6 +47,18 @@ def authenticated(request: AuditRequest | None, user: UserInfo) -> None:
     request.extra = {k: list(v) for k, v in sorted(user.extra.items())}
 
 
+DECISION = "authorization.k8s.io/decision"
+REASON = "authorization.k8s.io/reason"
+
+
+def authorized(request: AuditRequest | None, allowed: bool, reason: str) -> None:
+    """The authorization decision as the event's annotations (apiserver pkg/endpoints/filters/authorization.go:
+    ``allow`` or ``forbid``, and the authorizer's reason, empty when it gave none)."""
+    if request is not None:
+        request.annotations[DECISION] = "allow" if allowed else "forbid"
+        request.annotations[REASON] = reason
+
+
 def _front_entry(handler: ApiHandler, request: AuditRequest, code: int, error: errors.ApiError | None) -> AuditEntry:
     """The entry of a request the store never saw."""
     store = handler.server.store

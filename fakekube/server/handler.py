@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
-from fakekube.identity import ANONYMOUS_NAME, UserInfo
+from fakekube.identity import ANONYMOUS_NAME, RequestAttributes, UserInfo
 from fakekube.server import auditing, encoding, negotiation, openapi, partial, rest, routes, routing, tables
 from fakekube.server.auth import (
     PUBLIC_INFO_PATHS,
@@ -169,17 +169,29 @@ class ApiHandler(BaseHTTPRequestHandler):
             self._send_error(internal_error(exc))
 
     def _authorize_path(self, user: UserInfo, method: str, path: str) -> None:
-        """A non-resource path (discovery, health, an unknown path) asked for anonymously where anonymous
-        requests are limited: RBAC decides, before the path is even looked up, as upstream's filters do."""
-        authorizer = self.server.anonymous_authorizer
-        if authorizer is None or user.name != ANONYMOUS_NAME:
-            return
+        """A non-resource path (discovery, health, an unknown path), decided before the path is even looked
+        up, as upstream's filters do. Open to authenticated users (``system:discovery``); where anonymous
+        requests are limited, they get the health and version paths and what RBAC grants them."""
         attrs = path_attributes(user, method, path)
-        if attrs.verb == "get" and path in PUBLIC_INFO_PATHS:
-            return
-        allowed, reason = _decide(authorizer, attrs)
+        anonymous = user.name == ANONYMOUS_NAME
+        self._authorize(attrs, anonymous, open_anyway=not anonymous or (
+            attrs.verb == "get" and path in PUBLIC_INFO_PATHS))
+
+    def _authorize(self, attrs: RequestAttributes, anonymous: bool, *, open_anyway: bool) -> None:
+        """The authorizer's decision, written to the audit event as upstream's WithAuthorization filter writes
+        it (annotations ``authorization.k8s.io/decision`` allow or forbid, and ``authorization.k8s.io/reason``;
+        apiserver pkg/endpoints/filters/authorization.go), then a 403 if it forbids. Without an authorizer
+        (AlwaysAllow) every request is allowed with no reason, as kube-apiserver's AlwaysAllow answers.
+        ``open_anyway``: what the front grants whatever the authorizer says (a store without the bootstrap
+        policy still serves discovery and self reviews)."""
+        srv = self.server
+        authorizer = srv.anonymous_authorizer if anonymous else srv.authorizer
+        allowed, reason = _decide(authorizer, attrs) if authorizer is not None else (True, "")
+        if not allowed and open_anyway:
+            allowed, reason = True, ""
+        auditing.authorized(self._audit, allowed, reason)
         if not allowed:
-            raise path_forbidden(attrs, reason)
+            raise forbidden(attrs, reason) if attrs.resource_request else path_forbidden(attrs, reason)
 
     def _client_certificate(self) -> UserInfo | None:
         """The user of the client certificate the TLS handshake verified against the server's CA, if any."""
@@ -201,13 +213,8 @@ class ApiHandler(BaseHTTPRequestHandler):
             raise
         req = rest.Request(store, method, route, query, body, self.headers.get("Content-Type"),
                            srv.actor_of(self.headers.get("User-Agent")), user)
-        authorizer = srv.anonymous_authorizer if user.name == ANONYMOUS_NAME else srv.authorizer
-        if authorizer is not None:
-            attrs = rest.attributes(req, rt, verb)
-            if not granted_to_every_user(attrs):
-                allowed, reason = _decide(authorizer, attrs)
-                if not allowed:
-                    raise forbidden(attrs, reason)
+        attrs = rest.attributes(req, rt, verb)
+        self._authorize(attrs, user.name == ANONYMOUS_NAME, open_anyway=granted_to_every_user(attrs))
         # The route's own warnings come first: the real handler adds them before it runs (installer.go).
         self._route_warnings = route_warnings
         self._warnings = list(route_warnings)
