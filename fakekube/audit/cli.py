@@ -4,6 +4,7 @@
     fakekube audit conflicts LOG... [--resource-name TEXT]...   the 409 Conflicts (PR #508's count)
     fakekube audit timeline LOG... --object RESOURCE/NAME [--related]   one object's story, PR #508's table
     fakekube audit compare BEFORE AFTER            the same figures side by side (the PR's before/after)
+    fakekube audit denials LOG...                  what authorization refused each user (service accounts first)
 
 ``--json`` prints one JSON document instead; ``--svg PATH`` (conflicts, timeline) draws swim lanes. Lines that
 cannot be read are reported on stderr with their line numbers and skipped.
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fakekube.audit.analysis import matches_names, object_timeline, summarize
+from fakekube.audit.denials import denial_lines, denials
 from fakekube.audit.entry import AuditEntry
 from fakekube.audit.event import micro_time
 from fakekube.audit.reader import AuditLogReader, ReadReport
@@ -63,6 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--resource-name", action="append", default=[], metavar="TEXT",
                    help="only requests whose resourceName contains TEXT (repeatable: any)")
     common(p, logs=False)
+    p = sub.add_parser("denials", help="what authorization refused, by user and by the rule that would allow it")
+    common(p)
 
 
 def _read(paths: Sequence[str], keep: Any = None) -> tuple[list[AuditEntry], ReadReport]:
@@ -88,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"fakekube audit: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
-    command = {"summary": _summary, "conflicts": _conflicts, "timeline": _timeline, "compare": _compare}
+    command = {"summary": _summary, "conflicts": _conflicts, "timeline": _timeline, "compare": _compare,
+               "denials": _denials}
     return command[args.audit_command](args)
 
 
@@ -223,4 +228,16 @@ def _compare(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))))
+    return 0
+
+
+def _denials(args: argparse.Namespace) -> int:
+    entries, report = _read(args.logs)
+    _warn(report)
+    found = denials(entries)
+    if args.json:
+        print(json.dumps({"denials": {user: [r.to_dict() for r in refusals] for user, refusals in found.items()},
+                          "read": report.to_dict()}, indent=2, sort_keys=True))
+    else:
+        print("\n".join(denial_lines(found)))
     return 0
