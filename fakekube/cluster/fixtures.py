@@ -4,7 +4,10 @@
   wall-clock time: nodes with kubelets, the scheduler, kube-controller-manager's controllers. Gives what
   ``kube_server`` gives (``.url``, ``.kubeconfig``, ``.env``, ``.store``) plus ``.cluster`` (the
   ``ClusterRunner``). Options come from ``kube_cluster_options`` (override it in a module or conftest):
-  ``nodes``, ``controllers``, ``timing``, ``bootstrap_objects``.
+  ``nodes``, ``controllers``, ``timing``, ``bootstrap_objects``, and ``authorization_mode: "RBAC"``, which
+  serves with RBAC over the bootstrap policy as ``fakekube serve --authorization-mode RBAC`` does: the
+  kubeconfig's admin is cluster-admin, service-account tokens act as their accounts, and whatever a Role
+  does not grant is a 403 (``fakekube audit denials`` lists them from the audit log).
 - ``sim_cluster``: a ``Cluster`` on a fresh simulation (virtual time, deterministic; the simulation's own
   kubelet is left out), options from ``sim_cluster_options`` plus ``seed``.
 
@@ -13,6 +16,7 @@ Function-scoped, nothing shared between tests.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -20,9 +24,11 @@ from typing import Any
 import pytest
 
 from fakekube.server.fixtures import KubeServer
+from fakekube.server.rbacmode import rbac_options
 from fakekube.store import Store
 
 from .cluster import Cluster
+from .rbac import bootstrap_rbac
 from .runner import ClusterRunner
 from .timing import Timing
 
@@ -49,8 +55,17 @@ def kube_cluster_options() -> dict[str, Any]:
 @pytest.fixture
 def kube_cluster(kube: Store, kube_server_factory: Callable[..., KubeServer],
                  kube_cluster_options: dict[str, Any]) -> Iterator[ClusterServer]:
-    served = kube_server_factory(kube)
-    runner = ClusterRunner(kube, **{"timing": Timing(), **kube_cluster_options}).start()
+    options = dict(kube_cluster_options)
+    mode = options.pop("authorization_mode", "AlwaysAllow")
+    if mode not in ("AlwaysAllow", "RBAC"):
+        raise ValueError(f"authorization_mode must be AlwaysAllow or RBAC, not {mode!r}")
+    server_options: dict[str, Any] = {}
+    if mode == "RBAC":
+        bootstrap_rbac(kube)  # the roles the admin binding names exist before the first request
+        token = secrets.token_hex(16)  # the kubeconfig's admin, in system:masters
+        server_options = {"token": token, **rbac_options(kube, token)}
+    served = kube_server_factory(kube, **server_options)
+    runner = ClusterRunner(kube, **{"timing": Timing(), **options}).start()
     try:
         runner.wait_ready()
         yield ClusterServer(served, runner)

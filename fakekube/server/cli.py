@@ -17,10 +17,8 @@ from typing import Any
 
 from fakekube.apimodel import DEFAULT_KUBERNETES_VERSION, supported_versions
 from fakekube.audit.policy import Policy, PolicyError
-from fakekube.identity import UserInfo
-from fakekube.rbac_authorizer import PRIVILEGED_GROUP, RBACAuthorizer
 from fakekube.server.app import ApiServer
-from fakekube.server.tls import ADMIN_GROUPS
+from fakekube.server.rbacmode import rbac_options
 from fakekube.store import Store
 
 # Enough for a test to look back over its own requests; a server that runs for days stays bounded.
@@ -141,23 +139,6 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
             cleanup()
         store.audit.close_writers()
     return 0
-
-
-def rbac_options(store: Store, token: str | None) -> dict[str, Any]:
-    """The server options of RBAC mode: the authorizer, the static token's user in ``system:masters`` (as
-    envtest's admin is), and kubeadm's ``kubeadm:cluster-admins`` binding, which makes the TLS admin
-    certificate's group (fakekube.server.tls) cluster-admin as on a kubeadm or kind cluster
-    (cmd/kubeadm/app/phases/kubeconfig). The ClusterRoles come from the cluster's bootstrap policy."""
-    store.create("clusterrolebindings", {
-        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-        "metadata": {"name": ADMIN_GROUPS[0]},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": ADMIN_GROUPS[0]}],
-    }, actor="kubeadm", field_manager="kubeadm")
-    options: dict[str, Any] = {"authorizer": RBACAuthorizer(store)}
-    if token:
-        options["tokens"] = {token: UserInfo("admin", groups=(PRIVILEGED_GROUP,))}
-    return options
 
 
 def _write_ready_file(path: str, content: str) -> None:

@@ -1,5 +1,5 @@
 """``--authorization-mode RBAC`` over HTTPS: who gets what, with kubeadm's admin binding and the bootstrap
-policy (fakekube.server.cli.rbac_options; semantics in tests/test_rbac_authorizer.py)."""
+policy (fakekube.server.rbacmode.rbac_options; semantics in tests/test_rbac_authorizer.py)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import pytest
 
 from fakekube.cluster.rbac import bootstrap_rbac
 from fakekube.server.app import ApiServer
-from fakekube.server.cli import rbac_options
 from fakekube.server.kubeconfig import write_kubeconfig
+from fakekube.server.rbacmode import rbac_options
 from fakekube.store import Store
 
 pytest.importorskip("cryptography")
