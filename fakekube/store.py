@@ -62,6 +62,7 @@ _NAME_VALIDATORS = {
     "label": namerules.name_is_dns_label,
     "dns1035": namerules.name_is_dns1035_label,
     "path_segment": namerules.name_is_path_segment,
+    "ip": namerules.name_is_ip,
     "any": namerules.name_is_anything,
 }
 

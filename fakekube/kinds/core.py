@@ -23,6 +23,7 @@ from fakekube.kinds.workloads import validate_template
 from fakekube.namerules import remember_valid
 from fakekube.quantity import canonicalize_list
 from fakekube.strategies import BuiltinStrategy, Strategy, bump_generation_if
+from fakekube.uids import uuid4_text
 from fakekube.validation import validate_kube_finalizer_names, validate_qualified_name
 
 ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
@@ -428,6 +429,13 @@ class ComponentStatusStrategy(Strategy):
 
 
 class LimitRangeStrategy(Strategy):
+    def begin_create(self, obj: dict[str, Any], ctx: WriteContext) -> None:
+        # limitrange strategy.go PrepareForCreate: a LimitRange with no name (nor generateName) is named with a
+        # fresh UUID instead of refused (drawn here, where the store's random stream is at hand).
+        meta = obj["metadata"]
+        if not meta.get("name"):
+            meta["name"] = uuid4_text(ctx.rng)
+
     def default(self, obj: dict[str, Any]) -> None:
         for item in seq(mapping(obj.get("spec")).get("limits")):
             if not isinstance(item, dict):
