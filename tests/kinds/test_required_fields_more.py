@@ -73,3 +73,38 @@ def test_ip_address_name_and_parent(kube: Store) -> None:
     made["spec"] = {}
     assert _update_fails(kube, "ipaddresses", made) == [
         "spec.parentRef: Required value", "spec.parentRef: Invalid value: null: field is immutable"]
+
+
+_LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+          "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+
+
+def test_runtime_class_handler_and_scheduling(kube: Store) -> None:
+    # node validation ValidateRuntimeClass: the scheduling checks first, then the declarative handler rules.
+    assert _create_fails(kube, "runtimeclasses", {"metadata": {"name": "rc"}}) == ["handler: Required value"]
+    toleration = {"key": "k", "operator": "Exists", "effect": "NoSchedule"}
+    assert _create_fails(kube, "runtimeclasses", {"metadata": {"name": "rc"}, "handler": "Bad_H", "scheduling": {
+        "tolerations": [toleration, toleration]}}) == [
+        'scheduling.tolerations[1]: Duplicate value: {"Key":"k","Operator":"Exists","Value":"","Effect":"NoSchedule",'
+        '"TolerationSeconds":null}',
+        f'handler: Invalid value: "Bad_H": {_LABEL}']
+    made = kube.create("runtimeclasses", {"metadata": {"name": "rc"}, "handler": "h"})
+    made["handler"] = "Bad"
+    assert _update_fails(kube, "runtimeclasses", made) == [
+        f'handler: Invalid value: "Bad": {_LABEL}', "handler: Invalid value: null: field is immutable"]
+
+
+def test_storage_version_migration_resource(kube: Store) -> None:
+    # storagemigration validation: each check one error, its messages joined; the spec is immutable.
+    assert _create_fails(kube, "storageversionmigrations", {"metadata": {"name": "m"}}) == [
+        "spec.resource.resource: Required value: resource is required to be set"]
+    causes = _create_fails(kube, "storageversionmigrations", {"metadata": {"name": "m"}, "spec": {"resource": {
+        "group": "Bad_G", "resource": "Bad_R"}}})
+    assert [c.split(":")[0] for c in causes] == ["spec.resource.resource", "spec.resource.group"]
+    made = kube.create("storageversionmigrations", {"metadata": {"name": "m"}, "spec": {"resource": {
+        "group": "apps", "resource": "deployments"}}})
+    made["spec"]["resource"] = {"group": "", "resource": ""}
+    assert _update_fails(kube, "storageversionmigrations", made) == [
+        "spec.resource.resource: Required value: resource is required to be set",
+        'spec: Invalid value: {"Resource":{"group":"","resource":""}}: field is immutable']
