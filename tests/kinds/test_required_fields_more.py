@@ -108,3 +108,50 @@ def test_storage_version_migration_resource(kube: Store) -> None:
     assert _update_fails(kube, "storageversionmigrations", made) == [
         "spec.resource.resource: Required value: resource is required to be set",
         'spec: Invalid value: {"Resource":{"group":"","resource":""}}: field is immutable']
+
+
+def _pv(name: str, **spec: Any) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": spec}
+
+
+def test_persistent_volume_without_spec(kube: Store) -> None:
+    # core validation ValidatePersistentVolumeSpec: capacity null is also not {"storage": ...}; a source is needed.
+    assert _create_fails(kube, "persistentvolumes", _pv("pv")) == [
+        "spec.accessModes: Required value", "spec.capacity: Required value",
+        'spec.capacity: Unsupported value: null: supported values: "storage"',
+        "spec: Required value: must specify a volume type"]
+    assert _create_fails(kube, "persistentvolumes", _pv("pv", accessModes=["ReadWriteOnce"], capacity={
+        "storage": "1Gi"})) == ["spec: Required value: must specify a volume type"]
+
+
+def test_persistent_volume_spec_checks_in_upstream_order(kube: Store) -> None:
+    # Each list observed on kube-apiserver v1.37.2 for the same body.
+    assert _create_fails(kube, "persistentvolumes", _pv(
+        "pv", accessModes=["ReadWriteOncePod", "ReadWriteOnce", "Bogus"], capacity={"storage": "-1Gi", "cpu": "1"},
+        hostPath={"path": "/a/../b", "type": "Weird"}, nfs={"server": "s", "path": "rel"},
+        persistentVolumeReclaimPolicy="Nope")) == [
+        'spec.accessModes: Unsupported value: "Bogus": supported values: "ReadOnlyMany", "ReadWriteMany", '
+        '"ReadWriteOnce", "ReadWriteOncePod"',
+        "spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes",
+        'spec.capacity: Unsupported value: {"cpu":"1","storage":"-1Gi"}: supported values: "storage"',
+        'spec.capacity[storage]: Invalid value: -1073741824: must be a valid resource quantity',
+        'spec.capacity[storage]: Invalid value: "-1Gi": must be greater than zero',
+        'spec.persistentVolumeReclaimPolicy: Unsupported value: "Nope": supported values: "Delete", "Recycle", '
+        '"Retain"',
+        "spec.hostPath.path: Invalid value: \"/a/../b\": must not contain '..'",
+        'spec.hostPath.type: Unsupported value: "Weird": supported values: "", "BlockDevice", "CharDevice", '
+        '"Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+        "spec.nfs: Forbidden: may not specify more than 1 volume type"]
+    assert _create_fails(kube, "persistentvolumes", _pv(
+        "pv", accessModes=["ReadWriteOnce"], capacity={"storage": "-500m"}, csi={"driver": "d"},
+        local={"path": "/x"}, volumeAttributesClassName="")) == [
+        "spec.capacity[storage]: Invalid value: -1: must be a valid resource quantity",
+        'spec.capacity[storage]: Invalid value: "-500m": must be greater than zero',
+        "spec.nodeAffinity: Required value: Local volume requires node affinity",
+        "spec.csi: Forbidden: may not specify more than 1 volume type",
+        "spec.volumeAttributesClassName: Required value: an empty string is disallowed"]
+    made = kube.create("persistentvolumes", _pv("pv", accessModes=["ReadWriteOnce"], capacity={"storage": "1Gi"},
+                                                csi={"driver": "d", "volumeHandle": "h"}))
+    made["spec"]["volumeMode"] = "Block"
+    assert _update_fails(kube, "persistentvolumes", made) == [
+        'volumeMode: Invalid value: "Block": field is immutable']
