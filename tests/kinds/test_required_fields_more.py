@@ -155,3 +155,82 @@ def test_persistent_volume_spec_checks_in_upstream_order(kube: Store) -> None:
     made["spec"]["volumeMode"] = "Block"
     assert _update_fails(kube, "persistentvolumes", made) == [
         'volumeMode: Invalid value: "Block": field is immutable']
+
+
+def _certificate(ca: bool | None) -> str:
+    """A self-signed Ed25519 certificate in PEM, with a basicConstraints extension unless ``ca`` is None."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+    from cryptography.x509.oid import NameOID
+
+    key = ed25519.Ed25519PrivateKey.generate()
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "demo-ca")])
+    builder = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+               .serial_number(1).not_valid_before(datetime.datetime(2026, 1, 1))
+               .not_valid_after(datetime.datetime(2036, 1, 1)))
+    if ca is not None:
+        builder = builder.add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    return builder.sign(key, None).public_bytes(serialization.Encoding.PEM).decode()
+
+
+def _bundle_fails(kube: Store, name: str, bundle: str, signer: str | None = None) -> list[str]:
+    spec = {"trustBundle": bundle, **({"signerName": signer} if signer else {})}
+    return _create_fails(kube, "clustertrustbundles", {"metadata": {"name": name}, "spec": spec})
+
+
+def test_cluster_trust_bundle_anchors(kube: Store) -> None:
+    # certificates validation validateTrustBundle; each list observed on kube-apiserver v1.37.2.
+    ca, leaf, plain = _certificate(True), _certificate(False), _certificate(None)
+    omitted = 'spec.trustBundle: Invalid value: "<value omitted>": '
+    assert _create_fails(kube, "clustertrustbundles", {"metadata": {"name": "b"}}) == [
+        omitted + "at least one trust anchor must be provided"]
+    assert _bundle_fails(kube, "b", ca + ca + leaf) == [omitted + "entry 2 does not have the CA bit set"]
+    assert _bundle_fails(kube, "b", plain) == [omitted + "entry 0 does not have the CA bit set"]
+    with_headers = ca.replace("-----\n", "-----\nProc-Type: 4,ENCRYPTED\n\n", 1)
+    assert _bundle_fails(kube, "b", with_headers + "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+                         "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") == [
+        omitted + "entry 0 has PEM block headers", omitted + "entry 1 does not parse as X.509",
+        omitted + "entry 2 has bad block type: PRIVATE KEY"]
+    assert _bundle_fails(kube, "b", ca + "text between blocks is ignored\n" + ca) == [
+        omitted + "duplicate trust anchor (indices [0 1])"]
+    assert kube.create("clustertrustbundles", {"metadata": {"name": "b"}, "spec": {"trustBundle": ca}})
+
+
+def test_cluster_trust_bundle_names_follow_the_signer(kube: Store) -> None:
+    # core validation names.go ValidateClusterTrustBundleName; the signer is immutable, and an update checks the
+    # name against the new one (observed on kube-apiserver v1.37.2).
+    ca = _certificate(True)
+    assert _bundle_fails(kube, "b:1", ca) == [
+        'metadata.name: Invalid value: "b:1": ClusterTrustBundle without signer name must not have ":" in its name']
+    assert _bundle_fails(kube, "b", ca, "example.com/s") == [
+        'metadata.name: Invalid value: "b": ClusterTrustBundle for signerName example.com/s must be named with '
+        'prefix example.com:s:']
+    made = kube.create("clustertrustbundles", {"metadata": {"name": "example.com:s:good"}, "spec": {
+        "signerName": "example.com/s", "trustBundle": ca}})
+    made["spec"]["signerName"] = "other.com/s"
+    assert _update_fails(kube, "clustertrustbundles", made) == [
+        'metadata.name: Invalid value: "example.com:s:good": ClusterTrustBundle for signerName other.com/s must be '
+        'named with prefix other.com:s:',
+        'spec.signerName: Invalid value: "other.com/s": field is immutable']
+
+
+def test_certificate_signing_request_spec(kube: Store) -> None:
+    # certificates validation validateCertificateSigningRequest; observed on kube-apiserver v1.37.2.
+    pem_error = "PEM block type must be CERTIFICATE REQUEST"
+    assert _create_fails(kube, "certificatesigningrequests", {"metadata": {"name": "c"}}) == [
+        f"spec.request: Invalid value: null: {pem_error}", "spec.usages: Required value",
+        "spec.signerName: Required value"]
+    wrong_block = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkFBQUEKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
+    causes = _create_fails(kube, "certificatesigningrequests", {"metadata": {"name": "c"}, "spec": {
+        "request": wrong_block, "usages": ["bogus", "any", "any"], "signerName": "kubernetes.io/legacy-unknown",
+        "expirationSeconds": 10}})
+    assert causes[0] == f'spec.request: Invalid value: "{wrong_block}": {pem_error}'
+    assert causes[1].startswith('spec.usages[0]: Unsupported value: "bogus": supported values: "any", "cert sign"')
+    assert causes[2:] == [
+        'spec.usages[2]: Duplicate value: "any"',
+        'spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via '
+        "this API version",
+        "spec.expirationSeconds: Invalid value: 10: may not specify a duration less than 600 seconds (10 minutes)"]
