@@ -234,3 +234,18 @@ def test_certificate_signing_request_spec(kube: Store) -> None:
         'spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via '
         "this API version",
         "spec.expirationSeconds: Invalid value: 10: may not specify a duration less than 600 seconds (10 minutes)"]
+
+
+def test_crd_name_rule_runs_only_for_a_name(kube: Store) -> None:
+    # apiextensions validation ValidateCustomResourceDefinition's name function: called by ValidateObjectMeta
+    # for a name that is not empty; no versions is a nil slice (null). Observed on kube-apiserver v1.37.2.
+    spec = {"group": "example.com", "scope": "Namespaced", "names": {"plural": "gadgets", "kind": "Gadget"},
+            "versions": [{"name": "v1", "served": True, "storage": True,
+                          "schema": {"openAPIV3Schema": {"type": "object"}}}]}
+    assert _create_fails(kube, "customresourcedefinitions", {"metadata": {}, "spec": spec}) == [
+        "metadata.name: Required value: name or generateName is required"]
+    assert _create_fails(kube, "customresourcedefinitions", {"metadata": {"name": "Wrong"}, "spec": spec})[1:] == [
+        'metadata.name: Invalid value: "Wrong": must be spec.names.plural+"."+spec.group']
+    causes = _create_fails(kube, "customresourcedefinitions", {"metadata": {"name": "gadgets.example.com"}, "spec": {
+        **spec, "versions": None}})
+    assert causes[0] == "spec.versions: Invalid value: null: must have exactly one version marked as storage version"
