@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.ipstrings import ip_errors
+
 __all__ = [
     "NameValidator",
     "byte_len",
@@ -27,6 +29,7 @@ __all__ = [
     "name_is_dns_subdomain",
     "name_is_dns_label",
     "name_is_dns1035_label",
+    "name_is_ip",
     "name_is_path_segment",
     "name_is_anything",
     "remember_valid",
@@ -262,6 +265,12 @@ def name_is_path_segment(name: str, prefix: bool) -> list[str]:
     if name in (".", ".."):
         return [f"may not be '{name}'"]
     return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
+
+
+def name_is_ip(name: str, prefix: bool) -> list[str]:
+    """networking ``ValidateIPAddressName``: an IPAddress is named by its address in canonical form (no
+    generated names, so ``prefix`` changes nothing)."""
+    return ip_errors(name)
 
 
 def name_is_anything(name: str, prefix: bool) -> list[str]:

@@ -62,6 +62,7 @@ _NAME_VALIDATORS = {
     "label": namerules.name_is_dns_label,
     "dns1035": namerules.name_is_dns1035_label,
     "path_segment": namerules.name_is_path_segment,
+    "ip": namerules.name_is_ip,
     "any": namerules.name_is_anything,
 }
 
@@ -381,7 +382,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if rt.custom:
             custom_type_meta(rt, obj)
         if old is None:
-            name_rule = _NAME_VALIDATORS[shape.name_rule]
+            name_rule = shape.strategy.name_rule(obj) or _NAME_VALIDATORS[shape.name_rule]
             errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])

@@ -13,7 +13,7 @@ object); the kinds in ``fakekube.kinds`` subclass it and add defaulting, admissi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -178,6 +178,11 @@ class Strategy:
 
     def after_delete(self, obj: dict[str, Any], ctx: WriteContext) -> None:
         """The registry's ``AfterDelete``: release what the removed object held."""
+
+    def name_rule(self, obj: dict[str, Any]) -> Callable[[str, bool], list[str]] | None:
+        """The name function a new object's metadata is checked with, where it depends on the object (a
+        ClusterTrustBundle's on its signer); None: the resource type's fixed ``name_rule``."""
+        return None
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         """Field errors (``errors.required`` ...) of a new object, beyond its metadata."""

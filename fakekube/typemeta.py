@@ -52,6 +52,10 @@ _UNSERVED_VERSIONS = {
     ("apps", "v1beta1"): ("apps", ()), ("apps", "v1beta2"): ("apps", ()),
     ("extensions", "v1beta1"): ("", ("Deployment", "DaemonSet", "ReplicaSet", "Ingress", "NetworkPolicy")),
 }
+# Groups served by an apiserver with a scheme of its own, which registers that group's kinds, the unversioned ones
+# and metav1's in v1, not kube-apiserver's others (apiextensions-apiserver pkg/apiserver/apiserver.go init,
+# kube-aggregator pkg/apiserver/scheme/scheme.go, v0.37.2; observed on kube-apiserver v1.37.2).
+_OWN_SCHEMES = frozenset(("apiextensions.k8s.io", "apiregistration.k8s.io"))
 # The Go package of each group's internal types, where it is not the group's first label.
 _INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core", "internal.apiserver.k8s.io": "apiserverinternal"}
 
@@ -158,6 +162,9 @@ def judge(registry: Registry, rt: ResourceType, group: str, version: str, kind: 
     if (group, version, kind) == (rt.group, rt.version, rt.kind):
         return Verdict(Verdict.OK)
     known, other = _registered(registry, group, version, kind)
+    if rt.group in _OWN_SCHEMES and group != rt.group and kind not in _UNVERSIONED_KINDS and not (
+            (group, version) == ("", "v1") and kind in _META_KINDS):
+        known = False  # a kind kube-apiserver knows is still foreign to this server's scheme
     if not known:
         return Verdict(Verdict.NOT_REGISTERED)
     if kind == rt.kind and _internal_group(group, kind) == internal_package(rt.group):

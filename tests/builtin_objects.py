@@ -37,6 +37,7 @@ _CSR_PEM = ('-----BEGIN CERTIFICATE REQUEST-----\n'
             'Cg==\n'
             '-----END CERTIFICATE REQUEST-----\n')
 _CSR = base64.b64encode(_CSR_PEM.encode()).decode()
+CSR_REQUEST = _CSR  # a CSR's spec.request: a real PKCS#10 request in PEM, base64-encoded
 _CSR_DER = 'MIGOMEICAQAwDzENMAsGA1UEAwwEZGVtbzAqMAUGAytlcAMhAAOhB7/zzhC+HXDdGOdLwJln5NYwm6UNXx3chmQSVTG4oAAwBQYDK2VwA0EA2l2XUclRvG0tN9g2u3hkI7FVj359hDXUpAwSPq2/qxVFvN3GFLUTG5xES3PQf7hg+q6gRHbJgOxCT5pa+QIvCg=='  # the same request in DER, as PodCertificateRequest wants it
 _RULE = {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}
 _SUBJECTS = [{"kind": "ServiceAccount", "name": "default", "namespace": "default"}]

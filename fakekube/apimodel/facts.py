@@ -124,6 +124,8 @@ NAME_RULES: dict[tuple[str, str], str] = {
     ("certificates.k8s.io", "CertificateSigningRequest"): "any",
     # kube-aggregator ValidateAPIService: a path segment; that it is version.group is the kind's own check
     ("apiregistration.k8s.io", "APIService"): "path_segment",
+    # networking/validation ValidateIPAddressName: IsValidIP (fakekube.ipstrings)
+    ("networking.k8s.io", "IPAddress"): "ip",
 }
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from fakekube.errors import FieldError
 from fakekube.kinds.checks import mapping, seq
-from fakekube.kinds.crdvalidation import validate_crd, validate_crd_status
+from fakekube.kinds.crdvalidation import crd_name_rule, validate_crd, validate_crd_status
 from fakekube.strategies import StatusStrategy, Strategy, bump_generation_if, reset_status
 
 
@@ -86,6 +86,9 @@ class CrdStrategy(StatusStrategy):
             new["spec"] = old["spec"]
         else:
             new.pop("spec", None)
+
+    def name_rule(self, obj: dict[str, Any]) -> Callable[[str, bool], list[str]]:
+        return crd_name_rule(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate_crd(obj)

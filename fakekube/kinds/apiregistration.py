@@ -11,7 +11,7 @@ from typing import Any
 
 from fakekube.errors import FieldError, invalid, required
 from fakekube.gotext import go_quote
-from fakekube.kinds.checks import is_int, mapping
+from fakekube.kinds.checks import go_struct, immutable, is_int, mapping
 from fakekube.namerules import is_dns1035_label, is_dns1123_subdomain, name_is_path_segment
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
@@ -91,9 +91,43 @@ class APIServiceStrategy(BuiltinStrategy):
                                              "reason": "Local", "message": LOCAL_AVAILABLE["message"]}]}
 
 
+def _group_resource(spec: dict[str, Any]) -> tuple[str, str]:
+    resource = mapping(spec.get("resource"))
+    return _text(resource.get("group")), _text(resource.get("resource"))
+
+
+def validate_storage_version_migration(obj: dict[str, Any]) -> list[FieldError]:
+    """storagemigration ``ValidateStorageVersionMigration``: the resource is required and a DNS-1035 label, a
+    group given a subdomain (each one error, its messages joined by commas)."""
+    group, resource = _group_resource(mapping(obj.get("spec")))
+    errs: list[FieldError] = []
+    if not resource:
+        errs.append(required("spec.resource.resource", "resource is required to be set"))
+    elif msgs := is_dns1035_label(resource):
+        errs.append(invalid("spec.resource.resource", resource, ",".join(msgs)))
+    if group and (msgs := is_dns1123_subdomain(group)):
+        errs.append(invalid("spec.resource.group", group, ",".join(msgs)))
+    return errs
+
+
 class StorageVersionMigrationStrategy(BuiltinStrategy):
     initial_status = {}
     status_keeps = RESET_META_FOR_STATUS
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_storage_version_migration(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        if subresource == "status":
+            return []
+        # ValidateStorageVersionMigrationUpdate: the spec never changes; the internal spec struct has no json
+        # tags, its metav1.GroupResource has.
+        group, resource = _group_resource(mapping(new.get("spec")))
+        shown = go_struct(("Resource", {"group": group, "resource": resource}))
+        old_group, old_resource = _group_resource(mapping(old.get("spec")))
+        return [*validate_storage_version_migration(new),
+                *immutable((group, resource), (old_group, old_resource), "spec", shown)]
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {"APIService": APIServiceStrategy}

@@ -17,7 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
-from fakekube.kinds.checks import mapping, seq
+from fakekube.kinds.certvalidation import (
+    cluster_trust_bundle_name_rule,
+    validate_cluster_trust_bundle,
+    validate_csr_spec,
+)
+from fakekube.kinds.checks import immutable, mapping, seq
 from fakekube.kinds.context import WriteContext
 from fakekube.kinds.signers import default_pod_certificate_request, validate_pod_certificate_request
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
@@ -50,13 +55,7 @@ class CertificateSigningRequestStrategy(BuiltinStrategy):
         spec.update(user.to_json())  # the same field names, omitempty alike
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = mapping(obj.get("spec"))
-        errs: list[FieldError] = []
-        if not spec.get("request"):
-            errs.append(required("spec.request", ""))
-        if not spec.get("signerName"):
-            errs.append(required("spec.signerName", ""))
-        return errs
+        return validate_csr_spec(mapping(obj.get("spec")))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         # csrStrategy.PrepareForUpdate: the spec is immutable and the status is /status's and /approval's,
@@ -155,7 +154,30 @@ class PodCertificateRequestStrategy(BuiltinStrategy):
         return validate_pod_certificate_request(obj)
 
 
+class ClusterTrustBundleStrategy(Strategy):
+    """clustertrustbundle ``strategy.go``: create and update validation; an update parses the bundle only when
+    it changed, and the signer name never changes."""
+
+    def name_rule(self, obj: dict[str, Any]) -> Callable[[str, bool], list[str]]:
+        return cluster_trust_bundle_name_rule(obj)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_cluster_trust_bundle(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        spec, old_spec = mapping(new.get("spec")), mapping(old.get("spec"))
+        changed = spec.get("trustBundle") != old_spec.get("trustBundle")
+        # ValidateClusterTrustBundle checks the whole metadata again: the name against the (new) signer.
+        name = new["metadata"].get("name") or ""
+        errs = [invalid("metadata.name", name, m) for m in cluster_trust_bundle_name_rule(new)(name, False)]
+        errs += validate_cluster_trust_bundle(new, parse_bundle=changed)
+        signer, old_signer = spec.get("signerName") or "", old_spec.get("signerName") or ""
+        return [*errs, *immutable(signer, old_signer, "spec.signerName")]
+
+
 STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "CertificateSigningRequest": CertificateSigningRequestStrategy,
+    "ClusterTrustBundle": ClusterTrustBundleStrategy,
     "PodCertificateRequest": PodCertificateRequestStrategy,
 }

@@ -18,11 +18,13 @@ from fakekube.kinds.events import CoreEventStrategy
 from fakekube.kinds.pod import PodStrategy
 from fakekube.kinds.podspec import default_pod_template, default_pvc_spec, default_volume_source
 from fakekube.kinds.podvalidation import validate_pod_template
+from fakekube.kinds.pvvalidation import validate_pv_spec
 from fakekube.kinds.service import ServiceStrategy
 from fakekube.kinds.workloads import validate_template
 from fakekube.namerules import remember_valid
 from fakekube.quantity import canonicalize_list
 from fakekube.strategies import BuiltinStrategy, Strategy, bump_generation_if
+from fakekube.uids import uuid4_text
 from fakekube.validation import validate_kube_finalizer_names, validate_qualified_name
 
 ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
@@ -362,23 +364,16 @@ class PersistentVolumeStrategy(BuiltinStrategy):
             status["lastPhaseTransitionTime"] = ctx.now()
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = mapping(obj.get("spec"))
-        errs: list[FieldError] = []
-        if not spec.get("capacity"):
-            errs.append(required("spec.capacity", ""))
-        if not spec.get("accessModes"):
-            errs.append(required("spec.accessModes", ""))
-        for mode in seq(spec.get("accessModes")):
-            if mode not in ACCESS_MODES:
-                errs.append(not_supported("spec.accessModes", mode, ACCESS_MODES))
-        policy = spec.get("persistentVolumeReclaimPolicy")
-        if policy not in ("Delete", "Recycle", "Retain"):
-            errs.append(not_supported("spec.persistentVolumeReclaimPolicy", policy, ["Delete", "Recycle", "Retain"]))
-        return errs
+        return validate_pv_spec(mapping(obj.get("spec")))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
-        return [] if subresource == "status" else self.validate(new)
+        if subresource == "status":
+            return []
+        # ValidatePersistentVolumeUpdate: the volume mode never changes (the volume source's immutability, whose
+        # message embeds a go-cmp diff, is not checked).
+        mode, old_mode = mapping(new.get("spec")).get("volumeMode"), mapping(old.get("spec")).get("volumeMode")
+        return [*self.validate(new), *immutable(mode, old_mode, "volumeMode")]
 
 
 # ----------------------------------------------------------------------------------- cluster objects
@@ -428,6 +423,13 @@ class ComponentStatusStrategy(Strategy):
 
 
 class LimitRangeStrategy(Strategy):
+    def begin_create(self, obj: dict[str, Any], ctx: WriteContext) -> None:
+        # limitrange strategy.go PrepareForCreate: a LimitRange with no name (nor generateName) is named with a
+        # fresh UUID instead of refused (drawn here, where the store's random stream is at hand).
+        meta = obj["metadata"]
+        if not meta.get("name"):
+            meta["name"] = uuid4_text(ctx.rng)
+
     def default(self, obj: dict[str, Any]) -> None:
         for item in seq(mapping(obj.get("spec")).get("limits")):
             if not isinstance(item, dict):

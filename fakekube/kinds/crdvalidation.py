@@ -10,12 +10,13 @@ name those paths. The schema rules are in :mod:`fakekube.kinds.crdschema`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, forbidden, go_json, invalid, not_supported, required
 from fakekube.kinds.checks import mapping, seq
 from fakekube.kinds.crdschema import internal_props, validate_schema_root
-from fakekube.namerules import is_dns1035_label, is_dns1123_subdomain
+from fakekube.namerules import is_dns1035_label, is_dns1123_subdomain, name_is_dns_subdomain
 
 APPROVAL_ANNOTATION = "api-approved.kubernetes.io"
 COLUMN_TYPES = ["boolean", "date", "integer", "number", "string"]
@@ -73,16 +74,29 @@ def _go_columns(value: Any) -> Any:
              "JSONPath": c.get("jsonPath", "")} for c in value if isinstance(c, dict)]
 
 
+def crd_name_rule(obj: dict[str, Any]) -> Callable[[str, bool], list[str]]:
+    """ValidateCustomResourceDefinition's name function: a subdomain that is ``spec.names.plural+"."+spec.group``
+    (called, as every name function, only for a name or generateName that is not empty)."""
+    spec = mapping(obj.get("spec"))
+    wanted = f"{_text(mapping(spec.get('names')).get('plural'))}.{_text(spec.get('group'))}"
+
+    def rule(name: str, prefix: bool) -> list[str]:
+        errs = name_is_dns_subdomain(name, prefix)
+        return errs if name == wanted else [*errs, 'must be spec.names.plural+"."+spec.group']
+
+    return rule
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def validate_crd(obj: dict[str, Any], old: dict[str, Any] | None = None) -> list[FieldError]:
-    """ValidateCustomResourceDefinition (create) or ...Update (``old`` given): everything but the generic
-    metadata rules, which the store applies to every kind."""
-    meta = obj["metadata"]
+    """ValidateCustomResourceDefinition (create) or ...Update (``old`` given): everything but the metadata
+    rules, which the store applies to every kind (the name's with :func:`crd_name_rule`)."""
     spec = mapping(obj.get("spec"))
     names = mapping(spec.get("names"))
     errs: list[FieldError] = []
-    name = meta.get("name") or ""
-    if old is None and name != f"{names.get('plural', '')}.{spec.get('group', '')}":
-        errs.append(invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
     old_spec = mapping(old.get("spec")) if old is not None else None
     errs += _spec(spec, old_spec)
     if old is not None and old_spec is not None:
@@ -157,8 +171,9 @@ def _spec(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> list[FieldEr
     if not unique:
         errs.append(invalid("spec.versions", _go_versions(versions), "must contain unique version names"))
     if storage != 1:
-        errs.append(invalid("spec.versions", _go_versions(versions), "must have exactly one version marked as storage "
-                                                                   "version"))
+        # A nil slice (no versions sent) shows as null.
+        shown = _go_versions(versions) if isinstance(spec.get("versions"), list) else GoLiteral("null")
+        errs.append(invalid("spec.versions", shown, "must have exactly one version marked as storage version"))
     if versions and (problems := is_dns1035_label(str(versions[0].get("name") or ""))):
         # The internal spec.version is the first version's name, and is validated again as such.
         errs.append(invalid("spec.version", versions[0].get("name") or "", ",".join(problems)))

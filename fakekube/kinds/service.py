@@ -112,8 +112,16 @@ def _init_ip_families(spec: dict[str, Any], family: str, svc: dict[str, Any]) ->
     no_selector_headless = _headless(spec) and not spec.get("selector")
     if spec.get("ipFamilyPolicy") is None:
         spec["ipFamilyPolicy"] = "RequireDualStack" if no_selector_headless else "SingleStack"
+    if no_selector_headless:
+        # The headless, selectorless special case comes before the cluster's families are checked: such a
+        # service names both families, unless its policy is SingleStack, even on a single-stack cluster.
+        families = list(seq(spec.get("ipFamilies"))) or [family]
+        if len(families) < 2 and spec["ipFamilyPolicy"] != "SingleStack":
+            families.append("IPv6" if families[0] == "IPv4" else "IPv4")
+        spec["ipFamilies"] = families
+        return
     errs: list[FieldError] = []
-    if spec["ipFamilyPolicy"] == "RequireDualStack" and not no_selector_headless:
+    if spec["ipFamilyPolicy"] == "RequireDualStack":
         errs.append(invalid("spec.ipFamilyPolicy", "RequireDualStack",
                             "this cluster is not configured for dual-stack services"))
     for i, fam in enumerate(seq(spec.get("ipFamilies"))):

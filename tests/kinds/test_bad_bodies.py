@@ -63,20 +63,21 @@ def test_any_body_for_any_kind(resource: str, data: st.DataObject) -> None:
     namespace = "default" if rt.namespaced else None
     allocated = store.allocators.cluster_ips.in_use(), store.allocators.node_ports.in_use()
     try:
-        store.create(resource, body, namespace)
+        # (a LimitRange sent without a name gets a UUID for one)
+        name = store.create(resource, body, namespace)["metadata"]["name"]
     except errors.ApiError as exc:
         _clean(exc)
         assert (store.allocators.cluster_ips.in_use(), store.allocators.node_ports.in_use()) == allocated
         return
-    live = store.get(resource, "fuzzed", namespace)
+    live = store.get(resource, name, namespace)
     try:
         store.update(resource, _apply(live, path, data.draw(JSON)), namespace)
     except errors.ApiError as exc:
         _clean(exc)
-    store.delete(resource, "fuzzed", namespace, grace_period_seconds=0)
+    store.delete(resource, name, namespace, grace_period_seconds=0)
     for _ in range(3):
         try:
-            store.get(resource, "fuzzed", namespace)
+            store.get(resource, name, namespace)
         except errors.NotFound:
             break
-        store.patch(resource, "fuzzed", {"metadata": {"finalizers": None}}, namespace)
+        store.patch(resource, name, {"metadata": {"finalizers": None}}, namespace)

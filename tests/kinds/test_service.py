@@ -78,7 +78,16 @@ def test_headless_and_external_name_services(kube: Store) -> None:
         ["None"], "SingleStack", ["IPv4"])
     no_selector = kube.create("services", {"metadata": {"name": "hn"}, "spec": {"clusterIP": "None"}},
                               "default")["spec"]
-    assert no_selector["ipFamilyPolicy"] == "RequireDualStack"
+    # Observed on kube-apiserver v1.37.2 (single-stack IPv4): a headless, selectorless service names both
+    # families (kubernetes pkg/registry/core/service/storage/alloc.go initIPFamilyFields), a single-stack one
+    # its own, and a family the cluster lacks is no error for it.
+    assert (no_selector["ipFamilyPolicy"], no_selector["ipFamilies"]) == ("RequireDualStack", ["IPv4", "IPv6"])
+    single = kube.create("services", {"metadata": {"name": "hs"}, "spec": {
+        "clusterIP": "None", "ipFamilyPolicy": "SingleStack"}}, "default")["spec"]
+    assert single["ipFamilies"] == ["IPv4"]
+    six = kube.create("services", {"metadata": {"name": "h6"}, "spec": {
+        "clusterIP": "None", "ipFamilies": ["IPv6"]}}, "default")["spec"]
+    assert six["ipFamilies"] == ["IPv6", "IPv4"]
     external = kube.create("services", {"metadata": {"name": "ext"}, "spec": {
         "type": "ExternalName", "externalName": "example.com"}}, "default")["spec"]
     assert "clusterIP" not in external and "ipFamilies" not in external

@@ -114,6 +114,22 @@ def test_a_body_of_another_kind(api: Any, configmap: dict[str, Any]) -> None:
     assert api("GET", f"{CMS}/c").json() == configmap
 
 
+@pytest.mark.parametrize(("path", "kind"), [
+    ("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", ("CustomResourceDefinition", "apiextensions")),
+    ("/apis/apiregistration.k8s.io/v1/apiservices", ("APIService", "apiregistration")),
+])
+def test_servers_with_a_scheme_of_their_own(api: Any, path: str, kind: tuple[str, str]) -> None:
+    # apiextensions-apiserver and kube-aggregator register their group's kinds and metav1's, not ConfigMap or
+    # Deployment: observed on kube-apiserver v1.37.2.
+    for api_version, other in (("v1", "ConfigMap"), ("apps/v1", "Deployment")):
+        _status(api("POST", path, {"apiVersion": api_version, "kind": other, "metadata": {"name": "x"}}), 400,
+                "BadRequest", f'{other} in version "v1" cannot be handled as a {kind[0]}: no kind "{other}" is '
+                              f'registered for version "{api_version}" in scheme "pkg/runtime/scheme.go:111"')
+    _status(api("POST", path, {"apiVersion": "v1", "kind": "DeleteOptions", "metadata": {"name": "x"}}), 400,
+            "BadRequest", f'DeleteOptions in version "v1" cannot be handled as a {kind[0]}: converting '
+                          f"(v1.DeleteOptions) to ({kind[1]}.{kind[0]}): unknown conversion")
+
+
 def test_custom_resources_of_another_kind(api: Any, widgets: Any) -> None:
     body = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
     stored = api("POST", WIDGETS, body).json()

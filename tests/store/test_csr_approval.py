@@ -13,9 +13,10 @@ import pytest
 
 from fakekube import errors
 from fakekube.store import Store
+from tests.builtin_objects import CSR_REQUEST
 
 CSR = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "csr"},
-       "spec": {"request": "cmVxdWVzdA==", "signerName": "example.com/signer", "usages": ["client auth"]}}
+       "spec": {"request": CSR_REQUEST, "signerName": "example.com/signer", "usages": ["client auth"]}}
 
 
 @pytest.fixture

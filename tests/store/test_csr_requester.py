@@ -13,9 +13,10 @@ import json
 
 from fakekube.identity import UserInfo
 from fakekube.store import Store
+from tests.builtin_objects import CSR_REQUEST
 
 CSR = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "csr"},
-       "spec": {"request": "cmVxdWVzdA==", "signerName": "example.com/signer", "usages": ["client auth"],
+       "spec": {"request": CSR_REQUEST, "signerName": "example.com/signer", "usages": ["client auth"],
                 "username": "forged", "groups": ["system:masters"]}}
 ADMIN = UserInfo("admin", groups=("system:masters", "system:authenticated"),
                  extra={"authentication.kubernetes.io/credential-id": ("X509SHA256=ab",)})
