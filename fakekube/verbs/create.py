@@ -201,10 +201,11 @@ class CreateVerbs:
             if existing is None:
                 break
             if not generated:
-                raise errors.AlreadyExists(target.plural, target.group, meta["name"],
+                # the requested resource names the refusal (store.go qualifiedResourceFromContext), not the storage
+                raise errors.AlreadyExists(rt.plural, rt.group, meta["name"],
                                            deleting=bool(existing.obj["metadata"].get("deletionTimestamp")))
             if attempts >= MAX_GENERATE_NAME_ATTEMPTS:
-                raise errors.GenerateNameConflict(target.plural, target.group, meta["name"])
+                raise errors.GenerateNameConflict(rt.plural, rt.group, meta["name"])
             attempts += 1
             meta["name"] = namerules.generate_name(str(meta["generateName"]), self.name_rng)
         entry.name = meta["name"]
