@@ -383,6 +383,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if old is None:
             name_rule = _NAME_VALIDATORS[shape.name_rule]
             errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
+        elif (passes := rt.strategy.meta_update_passes(subresource)) is not None:
+            errs = validation.object_meta_update_passes(meta, old["metadata"], passes)
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])
         if meta.get("finalizers") and validation.checks_kube_finalizer_names(rt.group, rt.custom):

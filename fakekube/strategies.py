@@ -189,6 +189,12 @@ class Strategy:
         ``ValidateStatusUpdate``."""
         return []
 
+    def meta_update_passes(self, subresource: str | None) -> tuple[str, ...] | None:
+        """The metadata checks of an update when the strategy's own ``ValidateUpdate`` runs them again after
+        ``BeforeUpdate``'s, every pass reporting its errors (``validation.object_meta_update_passes``); None: each
+        error once (the built-in kinds, as observed on kube-apiserver v1.37.2)."""
+        return None
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if self.tracks_generation:
             obj["metadata"]["generation"] = 1
@@ -341,6 +347,12 @@ class CustomResourceStrategy(Strategy):
         if self.has_status:
             obj.pop("status", None)
         obj["metadata"]["generation"] = 1
+
+    def meta_update_passes(self, subresource: str | None) -> tuple[str, ...] | None:
+        # apiserver registry/rest/update.go validateCommonFields (create and update checks), then
+        # apiextensions-apiserver registry/customresource/validator.go ValidateUpdate / ValidateStatusUpdate
+        # (validateObjectMetaUpdateDeclaratively: the update checks again)
+        return ("create", "update", "update")
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         if self.has_status:
