@@ -81,3 +81,16 @@ def test_the_passes_split_the_merged_checks() -> None:
     assert [e.field for e in object_meta_update_passes(new, old, ("create", "update"))] == [
         "metadata.labels", "metadata.finalizers", "metadata.finalizers", "metadata.labels"]
     assert object_meta_update_passes("x", old, ("create", "update")) == validate_object_meta_update("x", old) * 2
+
+
+def test_a_custom_resource_drops_empty_metadata_fields_so_a_patch_to_null_changes_nothing(kube: Store) -> None:
+    # observed on kube-apiserver v1.37.2: apiextensions-apiserver pkg/apiserver/customresource_handler.go
+    # (unstructuredSchemaCoercer.apply) writes the metadata back from metav1.ObjectMeta, omitempty fields and all
+    created = kube.create("widgets.example.com", {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {
+        "name": "e", "labels": {}, "annotations": None, "finalizers": [], "deletionGracePeriodSeconds": 0}},
+        "default")
+    assert {"labels", "annotations", "finalizers"}.isdisjoint(created["metadata"])
+    patched = kube.patch("widgets.example.com", "e", [{"op": "add", "path": "/metadata/labels"}], "default",
+                         patch_type="application/json-patch+json")
+    assert "labels" not in patched["metadata"]
+    assert patched["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
