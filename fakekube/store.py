@@ -470,12 +470,22 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
     def _record_managed_fields(self, rt: ResourceType, old: dict[str, Any] | None, new: dict[str, Any],
                                manager: str | None, subresource: str | None,
                                request: ResourceType | None = None,
-                               annotations: dict[str, str] | None = None) -> None:
+                               annotations: dict[str, str] | None = None, untyped: bool = False) -> None:
         """An ``Update`` entry for ``manager``; ``None`` means the write (an apply) has recorded its own.
+        ``untyped``: the request's object did not convert to its typed form (``untyped_custom_status``).
         ``rt`` is the storage's type, ``request`` the one the write came through (its version is the entry's).
         ``annotations``: what the conversion to the versioned type writes into the new object
         (``Strategy.manager_annotations``; a create asks here, its object is as decoded still)."""
         if manager is None or not self.track_managed_fields:
+            return
+        if untyped:
+            # apimachinery managedfields/internal/fieldmanager.go UpdateNoErrors: the object does not convert to
+            # its typed form, so the write keeps the live object's entries (a create: none)
+            kept = old.get("metadata", {}).get("managedFields") if old is not None else None
+            if kept:
+                new["metadata"]["managedFields"] = kept
+            else:
+                new["metadata"].pop("managedFields", None)
             return
         writer = request if request is not None and request.to_storage is not None else rt
         to_version = writer.from_storage if writer is not rt else None
@@ -560,3 +570,4 @@ def _index_fields_differ(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> 
     """Whether the store's indexes (uid, labels, owners) must be rebuilt for a new version."""
     return (old_meta.get("labels") != new_meta.get("labels")
             or old_meta.get("ownerReferences") != new_meta.get("ownerReferences"))
+

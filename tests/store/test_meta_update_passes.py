@@ -94,3 +94,27 @@ def test_a_custom_resource_drops_empty_metadata_fields_so_a_patch_to_null_change
                          patch_type="application/json-patch+json")
     assert "labels" not in patched["metadata"]
     assert patched["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+
+
+GADGET_CRD = {"metadata": {"name": "gadgets.example.com"}, "spec": {
+    "group": "example.com", "scope": "Namespaced",
+    "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+    "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}}, "schema": {
+        "openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "status": {"type": "object", "properties": {"b": {"type": "string"}}}}}}}]}}
+
+
+def test_a_status_of_the_wrong_type_leaves_the_managed_fields_as_they_were(kube: Store) -> None:
+    # observed on kube-apiserver v1.37.2: the field manager cannot type the object (apimachinery
+    # managedfields/internal/fieldmanager.go UpdateNoErrors keeps the live entries), then the strategy drops
+    # the status
+    kube.create("customresourcedefinitions", json.loads(json.dumps(GADGET_CRD)))
+    body = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"a": "x"}}
+    created = kube.create("gadgets.example.com", {**body, "status": "x"}, "default")
+    assert "managedFields" not in created["metadata"] and "status" not in created
+    kube.create("gadgets.example.com", {**body, "metadata": {"name": "h"}}, "default", field_manager="first")
+    patched = kube.patch("gadgets.example.com", "h", {"spec": {"a": "y"}, "status": {"b": 1}}, "default",
+                         patch_type=MERGE, field_manager="second")
+    assert patched["spec"] == {"a": "y"}
+    assert [e["manager"] for e in patched["metadata"]["managedFields"]] == ["first"]
