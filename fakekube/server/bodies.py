@@ -167,6 +167,11 @@ def check_type_meta(value: Any, body: bytes, rt: ResourceType, registry: Registr
         value = _custom_numbers(value, rt, default_kind, default_version)
         if not kind:
             raise unrecognized(rt.kind, f"Object 'Kind' is missing in '{raw}'", body)
+        if "apiVersion" in value and value["apiVersion"] is None:
+            # apiextensions-apiserver customresource_handler.go unstructuredSchemaCoercer.apply reads it with
+            # unstructured.NestedString, which refuses a null (observed on kube-apiserver v1.37.2)
+            raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: .apiVersion '
+                                    "accessor error: <nil> is of the type <nil>, expected string")
         if "metadata" in value:
             try:
                 decoding.check_object_meta(registry.kubernetes_version, value["metadata"])

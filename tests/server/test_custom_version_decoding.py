@@ -60,3 +60,11 @@ def test_strict_refuses_with_the_decoding_error_and_ignore_says_nothing(widgets:
         'unknown field "abc", unknown field "spec", unknown field "status"')
     code, warnings, status = _send(widgets.url, "POST", f"{WIDGETS}?fieldValidation=Ignore", _body("example.com/v9"))
     assert (code, warnings, status["message"]) == (400, [], MISMATCH)
+
+
+def test_a_null_api_version_is_refused_by_the_schema_coercion(widgets: Any) -> None:
+    # observed on kube-apiserver v1.37.2 (unstructuredSchemaCoercer.apply: unstructured.NestedString)
+    code, _, status = _send(widgets.url, "POST", WIDGETS, {"apiVersion": None, "kind": "Widget",
+                                                          "metadata": {"name": "w"}})
+    assert (code, status["message"]) == (400, 'Widget in version "" cannot be handled as a Widget: .apiVersion '
+                                              "accessor error: <nil> is of the type <nil>, expected string")
