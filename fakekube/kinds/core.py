@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube import quantity
-from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
+from fakekube.errors import FieldError, forbidden, invalid, not_supported, required, too_long
 from fakekube.kinds import admission
 from fakekube.kinds.checks import config_key, immutable, mapping, non_negative, seq, spec_of
 from fakekube.kinds.context import WriteContext
@@ -154,6 +154,20 @@ def _validate_keys(obj: dict[str, Any], *fields: str) -> list[FieldError]:
     return errs
 
 
+def _config_map_size(obj: dict[str, Any]) -> int:
+    """The bytes of a ConfigMap's values: UTF-8 text of ``data``, the decoded bytes of ``binaryData``."""
+    total = 0
+    data, binary = obj.get("data"), obj.get("binaryData")
+    for value in data.values() if isinstance(data, dict) else ():
+        if isinstance(value, str):
+            total += len(value) if value.isascii() else len(value.encode())
+    for value in binary.values() if isinstance(binary, dict) else ():
+        if isinstance(value, str):
+            # base64: 3 bytes per 4 characters, less the padding
+            total += len(value) * 3 // 4 - value[-2:].count("=")
+    return total
+
+
 def _immutable_content(new: dict[str, Any], old: dict[str, Any], *fields: str) -> list[FieldError]:
     if old.get("immutable") is not True:
         return []
@@ -198,7 +212,11 @@ class SecretStrategy(Strategy):
 
 class ConfigMapStrategy(Strategy):
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return _validate_keys(obj, "data", "binaryData")
+        errs = _validate_keys(obj, "data", "binaryData")
+        if _config_map_size(obj) > MAX_SECRET_SIZE:
+            # ValidateConfigMap: the whole object's error, on the path "" (which field.Path prints as "[]")
+            errs.append(too_long("[]", MAX_SECRET_SIZE))
+        return errs
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
