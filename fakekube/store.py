@@ -132,6 +132,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self._data: dict[str, dict[Key, Record]] = {}
         # uid -> the raw members stored in other than compact spelling (fakekube.verbs.rawdata)
         self.raw_spellings: dict[str, dict[str, str]] = {}
+        # uids of objects not updated since their create stored them without their read defaults
+        # (Strategy.created_without_read_defaults): their next update is never a no-op
+        self.unwritten_defaults: set[str] = set()
         self._order: dict[str, list[Key]] = {}  # sorted keys per storage, dropped when keys come or go
         self._labels: dict[str, dict[tuple[str, str], set[Key]]] = {}  # storage -> (label, value) -> keys
         self._by_uid: dict[str, tuple[str, Key]] = {}
@@ -226,6 +229,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             if self.raw_spellings and old_obj is not None:
                 # The object's raw-member spellings (verbs.rawdata) go with it.
                 self.raw_spellings.pop((old_obj.get("metadata") or {}).get("uid"), None)
+            if self.unwritten_defaults and old_obj is not None:
+                self.unwritten_defaults.discard((old_obj.get("metadata") or {}).get("uid"))
         else:
             new["metadata"]["resourceVersion"] = text
             record = Record(new, checked)
@@ -233,9 +238,13 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             if old_obj is None:
                 self._order.pop(storage, None)
                 change_type = ADDED
+                if rt.strategy.created_without_read_defaults:
+                    self.unwritten_defaults.add(new["metadata"]["uid"])
                 self._index(rt, key, new)
             else:
                 change_type = MODIFIED
+                if self.unwritten_defaults:
+                    self.unwritten_defaults.discard(new["metadata"].get("uid"))
                 if _index_fields_differ(old_obj["metadata"], new["metadata"]):
                     self._unindex(rt, key, old_obj)
                     self._index(rt, key, new)

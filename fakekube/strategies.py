@@ -101,6 +101,10 @@ class Strategy:
     # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
     features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet", "VolumeLimitScaling"})
     allow_unconditional_update = True
+    # The create stores the object without what only reading it back fills in (defaulting on decode: a PVC's
+    # status.phase, which PrepareForCreate clears), so the first update after it writes new bytes even when
+    # nothing visible changes: a new resourceVersion (observed on kube-apiserver v1.37.2).
+    created_without_read_defaults = False
     # A PUT to a missing object creates it (the strategy's AllowCreateOnUpdate; data: fakekube.kinds.updaterules).
     allow_create_on_update = False
     graceful_delete = False

@@ -306,6 +306,9 @@ def _validate_pvc_spec(spec: Any, path: str) -> list[FieldError]:
 class PersistentVolumeClaimStrategy(BuiltinStrategy):
     initial_status = {"phase": "Pending"}
     returns_deleted_object = True
+    # PrepareForCreate sets an empty status; phase Pending is the v1 defaulting's, on every read (kubernetes
+    # pkg/registry/core/persistentvolumeclaim/strategy.go, pkg/apis/core/v1/defaults.go)
+    created_without_read_defaults = True
 
     def default(self, obj: dict[str, Any]) -> None:
         default_pvc_spec(spec_of(obj))

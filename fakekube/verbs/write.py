@@ -269,7 +269,7 @@ class WriteVerbs:
             self._commit(target, record_key(target, old), None, record, entry)
             entry.notes.append("deleted: last finalizer removed")
             return self._convert_out(rt, json_copy(obj))
-        if _same_json(obj, record):
+        if _same_json(obj, record) and old_meta.get("uid") not in self.unwritten_defaults:
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
             entry.notes.append("no-op")
