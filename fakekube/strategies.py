@@ -134,6 +134,8 @@ class Strategy:
     # status of a kind with a status subresource, the spec too where the strategy fills it itself (a CSR's
     # requester fields). A create records its managedFields without them.
     main_resets: tuple[str, ...] = ()
+    # Fields below status the /status strategy resets too (dotted): an apply there sets them, never owns them.
+    status_resets: tuple[str, ...] = ()
     # A create the kind answers instead of storing (upstream: a ``rest.Creater`` with no storage behind it, as
     # SubjectAccessReview and TokenReview are): the store decodes the body, checks its apiVersion and kind and
     # runs ``default``, then returns ``answer(obj, request)`` with 201. Nothing is stored: no resourceVersion,

@@ -417,7 +417,8 @@ class WriteVerbs:
         # neither changes nor owns them: status on the main resource (a CSR's spec too), spec on /status. (Left
         # out of a new dict: the configuration may be the caller's own.)
         ignored = ("spec",) if subresource == "status" else ("status",) if rt.has_subresource("status") else ()
-        untracked = tuple(k for k in rt.strategy.main_resets if k not in ignored) if subresource is None else ()
+        untracked = (tuple(k for k in rt.strategy.main_resets if k not in ignored) if subresource is None
+                     else rt.strategy.status_resets if subresource == "status" else ())
         if any(key in config for key in ignored):
             config = {key: value for key, value in config.items() if key not in ignored}
         record = self._bucket(rt).get(self._key(rt, namespace, name))
