@@ -48,6 +48,9 @@ CASES: list[tuple[str, Callable[[dict[str, Any]], None], list[str]]] = [
      [f'{ROOT}.type: Invalid value: "string": must be object at the root']),
     ("untyped field", _x({}), [f"{X}.type: Required value: must not be empty for specified object fields"]),
     ("array without items", _x({"type": "array"}), [f"{X}.items: Required value: must be specified"]),
+    # NewStructural fails on a $ref: no structural check (no missing type), only the OpenAPI one (observed on
+    # kube-apiserver v1.37.2; apiextensions-apiserver validation.go validateCustomResourceDefinitionValidation)
+    ("$ref", _x({"$ref": "#/definitions/x"}), [f"{X}.$ref: Forbidden: $ref is not supported"]),
     ("null type", _x({"type": "null"}), [
         f'{X}.type: Unsupported value: "null": supported values: "array", "boolean", "integer", "number", '
         '"object", "string"',
