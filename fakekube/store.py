@@ -204,6 +204,18 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             obj["apiVersion"] = rt.api_version
         return obj
 
+    def _in_storage_version(self, rt: ResourceType, new: dict[str, Any]) -> dict[str, Any]:
+        """A custom resource written through another version than its storage one, as stored: converted
+        (conversion None changes only the apiVersion, which reads rewrite anyway) and pruned by the storage
+        version's schema, so a default only the request's version has is not kept (apiextensions-apiserver
+        customresource_handler.go schemaCoercingConverter; observed on kube-apiserver v1.37.2)."""
+        stored = self.registry.storage_type(rt.storage)
+        if stored is rt or stored.schema is None or not stored.schema.would_prune(new):
+            return new
+        copy = json_copy(new)
+        stored.schema.prune(copy)
+        return copy
+
     def _view(self, rt: ResourceType) -> Callable[[dict[str, Any]], dict[str, Any]]:
         """How a stored object is shown through ``rt`` without copying (for watch events)."""
         if rt.from_storage is not None:
@@ -232,6 +244,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             if self.unwritten_defaults and old_obj is not None:
                 self.unwritten_defaults.discard((old_obj.get("metadata") or {}).get("uid"))
         else:
+            if rt.custom:
+                new = self._in_storage_version(rt, new)
             new["metadata"]["resourceVersion"] = text
             record = Record(new, checked)
             bucket[key] = record
