@@ -179,13 +179,33 @@ def _in_a_list(value: Any, wanted: Callable[[Any], bool]) -> bool:
 
 def custom_metadata_unknown(version: Any, meta: dict[str, Any]) -> list[str]:
     """Unknown fields of a custom resource's ``metadata``, dropped as apiextensions-apiserver's objectmeta
-    coercion drops them. Only ObjectMeta's own fields are checked (not those of its ownerReferences or
-    managedFields entries): a custom resource's metadata is otherwise validated, not decoded, here."""
+    coercion drops them, and its empty fields dropped too (not reported): the coercion writes the metadata back
+    from the decoded ``metav1.ObjectMeta``, whose fields are all omitempty (creationTimestamp omitzero), but
+    for the pointer ``deletionGracePeriodSeconds``. Only ObjectMeta's own fields are checked (not those of its
+    ownerReferences or managedFields entries): a custom resource's metadata is otherwise validated, not decoded,
+    here."""
     known = object_meta_fields(version)
     unknown = [key for key in meta if key not in known]
     for key in unknown:
         del meta[key]
+    for key in [key for key, value in meta.items() if _omitted_meta_value(key, value)]:
+        del meta[key]
     return [f"metadata.{key}" for key in unknown]
+
+
+def _omitted_meta_value(key: str, value: Any) -> bool:
+    """Whether ObjectMeta's JSON leaves out ``key`` holding ``value`` (Go's omitempty: null, "", 0, {}, [])."""
+    if value is None:
+        return True
+    if key == "deletionGracePeriodSeconds":
+        return False
+    if type(value) is bool:
+        return False
+    return value == 0 if isinstance(value, (int, float)) else value in ("", {}, [])
+
+
+def _has_omitted_meta_value(meta: dict[str, Any]) -> bool:
+    return any(_omitted_meta_value(key, value) for key, value in meta.items())
 
 
 def prune_custom(version: Any, rt: ResourceType, obj: dict[str, Any]) -> list[str]:
@@ -203,7 +223,8 @@ def prune_custom(version: Any, rt: ResourceType, obj: dict[str, Any]) -> list[st
 def custom_would_prune(version: Any, rt: ResourceType, obj: dict[str, Any]) -> bool:
     """Whether ``prune_custom`` would drop anything from ``obj``, asked without copying or changing it."""
     meta = obj.get("metadata")
-    if isinstance(meta, dict) and version is not None and not object_meta_fields(version).issuperset(meta):
+    if isinstance(meta, dict) and version is not None and (
+            not object_meta_fields(version).issuperset(meta) or _has_omitted_meta_value(meta)):
         return True
     return rt.schema is not None and rt.schema.would_prune(obj)
 

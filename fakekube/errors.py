@@ -149,6 +149,9 @@ def aggregate(errors: list[FieldError]) -> str:
 class ApiError(Exception):
     """An error with its ``metav1.Status`` body; ``code`` is the HTTP status."""
 
+    # Warnings the request met before it was refused, sent with the refusal (decoding's unknown fields).
+    warnings: tuple[str, ...] = ()
+
     def __init__(
         self,
         code: int,

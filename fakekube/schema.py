@@ -230,12 +230,20 @@ class _Node:
                 errs.append(invalid("<nil>", "", f"Checked value must be of type integer {fmt} in {path}"))
         if self.multiple_of:
             factor = self.multiple_of
-            try:
-                exact = float(value / factor).is_integer()
-            except OverflowError:  # integers beyond float range cannot be checked; int64 range already failed
-                exact = True
-            if not exact:
-                errs.append(invalid(fpath, value, f"{path} in body should be a multiple of {go_number(factor)}"))
+            if isinstance(value, int) and not isinstance(value, bool) and not float(factor).is_integer():
+                # kube-openapi validate/values.go MultipleOfNativeType: integer data takes the factor as an
+                # int64, truncated (0.5 is 0: "must be positive"; observed on kube-apiserver v1.37.2)
+                factor = int(factor)
+            if factor <= 0:
+                errs.append(invalid(fpath, value,
+                                    f"factor MultipleOf declared for {path} must be positive: {go_number(factor)}"))
+            else:
+                try:
+                    exact = float(value / factor).is_integer()
+                except OverflowError:  # integers beyond float range cannot be checked; int64 range already failed
+                    exact = True
+                if not exact:
+                    errs.append(invalid(fpath, value, f"{path} in body should be a multiple of {go_number(factor)}"))
         if self.maximum is not None and (
             value > self.maximum or (self.exclusive_maximum and value == self.maximum)
         ):

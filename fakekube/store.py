@@ -133,6 +133,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self._data: dict[str, dict[Key, Record]] = {}
         # uid -> the raw members stored in other than compact spelling (fakekube.verbs.rawdata)
         self.raw_spellings: dict[str, dict[str, str]] = {}
+        # uids of objects not updated since their create stored them without their read defaults
+        # (Strategy.created_without_read_defaults): their next update is never a no-op
+        self.unwritten_defaults: set[str] = set()
         self._order: dict[str, list[Key]] = {}  # sorted keys per storage, dropped when keys come or go
         self._labels: dict[str, dict[tuple[str, str], set[Key]]] = {}  # storage -> (label, value) -> keys
         self._by_uid: dict[str, tuple[str, Key]] = {}
@@ -202,6 +205,18 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             obj["apiVersion"] = rt.api_version
         return obj
 
+    def _in_storage_version(self, rt: ResourceType, new: dict[str, Any]) -> dict[str, Any]:
+        """A custom resource written through another version than its storage one, as stored: converted
+        (conversion None changes only the apiVersion, which reads rewrite anyway) and pruned by the storage
+        version's schema, so a default only the request's version has is not kept (apiextensions-apiserver
+        customresource_handler.go schemaCoercingConverter; observed on kube-apiserver v1.37.2)."""
+        stored = self.registry.storage_type(rt.storage)
+        if stored is rt or stored.schema is None or not stored.schema.would_prune(new):
+            return new
+        copy = json_copy(new)
+        stored.schema.prune(copy)
+        return copy
+
     def _view(self, rt: ResourceType) -> Callable[[dict[str, Any]], dict[str, Any]]:
         """How a stored object is shown through ``rt`` without copying (for watch events)."""
         if rt.from_storage is not None:
@@ -227,16 +242,24 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             if self.raw_spellings and old_obj is not None:
                 # The object's raw-member spellings (verbs.rawdata) go with it.
                 self.raw_spellings.pop((old_obj.get("metadata") or {}).get("uid"), None)
+            if self.unwritten_defaults and old_obj is not None:
+                self.unwritten_defaults.discard((old_obj.get("metadata") or {}).get("uid"))
         else:
+            if rt.custom:
+                new = self._in_storage_version(rt, new)
             new["metadata"]["resourceVersion"] = text
             record = Record(new, checked)
             bucket[key] = record
             if old_obj is None:
                 self._order.pop(storage, None)
                 change_type = ADDED
+                if rt.strategy.created_without_read_defaults:
+                    self.unwritten_defaults.add(new["metadata"]["uid"])
                 self._index(rt, key, new)
             else:
                 change_type = MODIFIED
+                if self.unwritten_defaults:
+                    self.unwritten_defaults.discard(new["metadata"].get("uid"))
                 if _index_fields_differ(old_obj["metadata"], new["metadata"]):
                     self._unindex(rt, key, old_obj)
                     self._index(rt, key, new)
@@ -384,6 +407,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         if old is None:
             name_rule = shape.strategy.name_rule(obj) or _NAME_VALIDATORS[shape.name_rule]
             errs = validation.validate_object_meta(meta, namespaced=rt.namespaced, name_validator=name_rule)
+        elif (passes := rt.strategy.meta_update_passes(subresource)) is not None:
+            errs = validation.object_meta_update_passes(meta, old["metadata"], passes)
         else:
             errs = validation.validate_object_meta_update(meta, old["metadata"])
         if meta.get("finalizers") and validation.checks_kube_finalizer_names(rt.group, rt.custom):
@@ -469,12 +494,22 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
     def _record_managed_fields(self, rt: ResourceType, old: dict[str, Any] | None, new: dict[str, Any],
                                manager: str | None, subresource: str | None,
                                request: ResourceType | None = None,
-                               annotations: dict[str, str] | None = None) -> None:
+                               annotations: dict[str, str] | None = None, untyped: bool = False) -> None:
         """An ``Update`` entry for ``manager``; ``None`` means the write (an apply) has recorded its own.
+        ``untyped``: the request's object did not convert to its typed form (``untyped_custom_status``).
         ``rt`` is the storage's type, ``request`` the one the write came through (its version is the entry's).
         ``annotations``: what the conversion to the versioned type writes into the new object
         (``Strategy.manager_annotations``; a create asks here, its object is as decoded still)."""
         if manager is None or not self.track_managed_fields:
+            return
+        if untyped:
+            # apimachinery managedfields/internal/fieldmanager.go UpdateNoErrors: the object does not convert to
+            # its typed form, so the write keeps the live object's entries (a create: none)
+            kept = old.get("metadata", {}).get("managedFields") if old is not None else None
+            if kept:
+                new["metadata"]["managedFields"] = kept
+            else:
+                new["metadata"].pop("managedFields", None)
             return
         writer = request if request is not None and request.to_storage is not None else rt
         to_version = writer.from_storage if writer is not rt else None
@@ -559,3 +594,4 @@ def _index_fields_differ(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> 
     """Whether the store's indexes (uid, labels, owners) must be rebuilt for a new version."""
     return (old_meta.get("labels") != new_meta.get("labels")
             or old_meta.get("ownerReferences") != new_meta.get("ownerReferences"))
+

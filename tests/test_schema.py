@@ -164,12 +164,29 @@ def test_valid_object(schema: StructuralSchema) -> None:
             ],
         ),
         (
+            # integer data takes multipleOf as an int64, 0.5 truncated to 0 (kube-openapi validate/values.go
+            # MultipleOfNativeType; observed on kube-apiserver v1.37.2)
             {"ratio": 0},
             [
                 (
                     "FieldValueInvalid",
                     "spec.ratio",
+                    "Invalid value: 0: factor MultipleOf declared for spec.ratio must be positive: 0",
+                ),
+                (
+                    "FieldValueInvalid",
+                    "spec.ratio",
                     "Invalid value: 0: spec.ratio in body should be greater than 0",
+                ),
+            ],
+        ),
+        (
+            {"ratio": 3},
+            [
+                (
+                    "FieldValueInvalid",
+                    "spec.ratio",
+                    "Invalid value: 3: factor MultipleOf declared for spec.ratio must be positive: 0",
                 )
             ],
         ),

@@ -57,6 +57,7 @@ class _Builder(PerDefinition[PatchSchema]):
         if isinstance(props, dict):
             # Registered before its fields are built, so a field that refers back to it finds it.
             node = PatchSchema("object", name=short, map_type=schema.get("x-kubernetes-map-type"), strict=True)
+            node.definition = name
             self.nodes[name] = node
             node.fields = {key: self.field(value, key) for key, value in props.items() if isinstance(value, dict)}
             return node
@@ -76,6 +77,7 @@ class _Builder(PerDefinition[PatchSchema]):
                                   map_type=schema.get("x-kubernetes-map-type", target.map_type),
                                   values=target.values, items=target.items, strict=target.strict)
             variant.fields = target.fields  # shared, also while a recursive definition is still being built
+            variant.definition = target.definition
             return variant
         return self._shape(schema, name)
 

@@ -37,6 +37,39 @@ def _add_stored_version(obj: dict[str, Any]) -> None:
         status["storedVersions"] = [*stored, name]
 
 
+# JSONSchemaProps fields held by pointer: a null is not written, any other value is, zero included
+_POINTER_PROPS = frozenset(("default", "example", "$ref", "maximum", "minimum", "maxLength", "minLength", "maxItems",
+                            "minItems", "multipleOf", "maxProperties", "minProperties", "items", "not",
+                            "additionalProperties", "additionalItems", "externalDocs",
+                            "x-kubernetes-preserve-unknown-fields", "x-kubernetes-list-type",
+                            "x-kubernetes-map-type"))
+
+
+def go_schema_props(schema: dict[str, Any]) -> None:
+    """A v1 ``JSONSchemaProps`` as Go writes it back, in place: every field is omitempty, so a null, and an
+    empty or false value of a field not held by pointer, is not written (observed on kube-apiserver v1.37.2:
+    ``default: null`` is not stored). Nested schemas too."""
+    for key in [k for k, v in schema.items()
+                if v is None or (k not in _POINTER_PROPS and (v is False or (type(v) is not bool and not v)))]:
+        del schema[key]
+    for key in ("items", "not", "additionalProperties", "additionalItems"):
+        value = schema.get(key)
+        if isinstance(value, dict):
+            go_schema_props(value)
+        elif key == "items" and isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict):
+                    go_schema_props(item)
+    for key in ("allOf", "anyOf", "oneOf"):
+        for item in seq(schema.get(key)):
+            if isinstance(item, dict):
+                go_schema_props(item)
+    for key in ("properties", "patternProperties", "definitions", "dependencies"):
+        for item in mapping(schema.get(key)).values():
+            if isinstance(item, dict):
+                go_schema_props(item)
+
+
 class CrdStrategy(StatusStrategy):
     """``strategy.go``: generation on spec changes; like custom resources, no update without a
     resourceVersion; a ``/status`` write keeps the spec but, unlike most kinds, takes the request's metadata
@@ -62,6 +95,10 @@ class CrdStrategy(StatusStrategy):
                 "service")
             if isinstance(service, dict) and service.get("port") is None:
                 service["port"] = 443
+            for version in seq(spec.get("versions")):
+                schema = mapping(mapping(version).get("schema")).get("openAPIV3Schema")
+                if isinstance(schema, dict):
+                    go_schema_props(schema)
             status = obj.get("status")
             if isinstance(status, dict) and not status.get("storedVersions"):
                 name = storage_version(spec)

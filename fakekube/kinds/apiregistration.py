@@ -81,6 +81,12 @@ class APIServiceStrategy(BuiltinStrategy):
                         subresource: str | None) -> list[FieldError]:
         return [] if subresource == "status" else validate_api_service(new)
 
+    def meta_update_passes(self, subresource: str | None) -> tuple[str, ...] | None:
+        # apiserver registry/rest/update.go validateCommonFields (create and update checks), then kube-aggregator
+        # pkg/apis/apiregistration/validation/validation.go ValidateAPIServiceUpdate: the update checks, then
+        # ValidateAPIService's create checks (ValidateAPIServiceStatusUpdate: the update checks only)
+        return ("create", "update", "update") if subresource == "status" else ("create", "update", "update", "create")
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         # kube-aggregator pkg/registry/apiservice/strategy.go: a local APIService (no spec.service) is available at

@@ -38,6 +38,8 @@ class CertificateSigningRequestStrategy(BuiltinStrategy):
     initial_status = {}
     # csrStrategy.GetResetFields: spec and status, so a create's managedFields hold only its metadata.
     main_resets = ("spec", "status")
+    # csrStatusStrategy.GetResetFields: spec and status.conditions (the approval subresource's)
+    status_resets = ("status.conditions",)
 
     update_subresources = frozenset({"approval", "status"})
 

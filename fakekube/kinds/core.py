@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube import quantity
-from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
+from fakekube.errors import FieldError, forbidden, invalid, not_supported, required, too_long
 from fakekube.kinds import admission
 from fakekube.kinds.checks import config_key, immutable, mapping, non_negative, seq, spec_of
 from fakekube.kinds.context import WriteContext
@@ -156,6 +156,20 @@ def _validate_keys(obj: dict[str, Any], *fields: str) -> list[FieldError]:
     return errs
 
 
+def _config_map_size(obj: dict[str, Any]) -> int:
+    """The bytes of a ConfigMap's values: UTF-8 text of ``data``, the decoded bytes of ``binaryData``."""
+    total = 0
+    data, binary = obj.get("data"), obj.get("binaryData")
+    for value in data.values() if isinstance(data, dict) else ():
+        if isinstance(value, str):
+            total += len(value) if value.isascii() else len(value.encode())
+    for value in binary.values() if isinstance(binary, dict) else ():
+        if isinstance(value, str):
+            # base64: 3 bytes per 4 characters, less the padding
+            total += len(value) * 3 // 4 - value[-2:].count("=")
+    return total
+
+
 def _immutable_content(new: dict[str, Any], old: dict[str, Any], *fields: str) -> list[FieldError]:
     if old.get("immutable") is not True:
         return []
@@ -200,7 +214,11 @@ class SecretStrategy(Strategy):
 
 class ConfigMapStrategy(Strategy):
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return _validate_keys(obj, "data", "binaryData")
+        errs = _validate_keys(obj, "data", "binaryData")
+        if _config_map_size(obj) > MAX_SECRET_SIZE:
+            # ValidateConfigMap: the whole object's error, on the path "" (which field.Path prints as "[]")
+            errs.append(too_long("[]", MAX_SECRET_SIZE))
+        return errs
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
@@ -290,6 +308,9 @@ def _validate_pvc_spec(spec: Any, path: str) -> list[FieldError]:
 class PersistentVolumeClaimStrategy(BuiltinStrategy):
     initial_status = {"phase": "Pending"}
     returns_deleted_object = True
+    # PrepareForCreate sets an empty status; phase Pending is the v1 defaulting's, on every read (kubernetes
+    # pkg/registry/core/persistentvolumeclaim/strategy.go, pkg/apis/core/v1/defaults.go)
+    created_without_read_defaults = True
 
     def default(self, obj: dict[str, Any]) -> None:
         default_pvc_spec(spec_of(obj))

@@ -124,10 +124,51 @@ def validate_schema_root(schema: Any, path: str, status_enabled: bool) -> list[F
                 break
     if schema.get("nullable") is True:
         errs.append(forbidden(f"{root}.nullable", "nullable cannot be true at the root"))
-    structural = sorted(_structural(schema, "root", root), key=str)
-    errs += structural or _defaults(schema, root, embedded=True, inside_meta=False)
+    # NewStructural refuses the fields no structural schema has: then the structural and default checks do not
+    # run, and its own error shows only when nothing else is wrong (validation.go
+    # validateCustomResourceDefinitionValidation; observed on kube-apiserver v1.37.2 for a $ref)
+    init_error = _structural_init_error(schema)
+    if init_error is None:
+        structural = sorted(_structural(schema, "root", root), key=str)
+        errs += structural or _defaults(schema, root, embedded=True, inside_meta=False)
     errs += _openapi(schema, root, is_root=True, defaults_forbidden="", inside_meta=False)
+    if init_error is not None and not errs:
+        errs.append(invalid(root, "", init_error))
     return errs
+
+
+# apiextensions-apiserver pkg/apiserver/schema/convert.go validateUnsupportedFields, in its order
+_UNSUPPORTED = (("id", "id", bool), ("$schema", "schema", bool), ("$ref", "$ref", bool),
+                ("patternProperties", "patternProperties", bool), ("dependencies", "dependencies", bool),
+                ("additionalItems", "additionalItems", lambda v: v is not None),
+                ("definitions", "definitions", bool))
+
+
+def _structural_init_error(s: Any) -> str | None:
+    """The error ``NewStructural`` (``convert.go``) stops at, or None: an unsupported field anywhere in the
+    schema, its value validations (allOf, anyOf, oneOf, not) included, or an array of items."""
+    if not isinstance(s, dict):
+        return None
+    for key, name, present in _UNSUPPORTED:
+        if present(s.get(key)):
+            return f"OpenAPIV3Schema '{name}' is not supported"
+    items = s.get("items")
+    if isinstance(items, list) and items:
+        return "OpenAPIV3Schema 'items' must be a schema, but is an array"
+    children: list[Any] = [items, s.get("additionalProperties"), s.get("not")]
+    for key in ("properties",):
+        value = s.get(key)
+        if isinstance(value, dict):
+            children += [value[name] for name in sorted(value)]
+    for key in ("allOf", "anyOf", "oneOf"):
+        value = s.get(key)
+        if isinstance(value, list):
+            children += value
+    for child in children:
+        found = _structural_init_error(child)
+        if found is not None:
+            return found
+    return None
 
 
 # ----------------------------------------------------------------------------------- defaults

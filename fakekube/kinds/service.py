@@ -184,6 +184,16 @@ def _allocate_cluster_ip(svc: dict[str, Any], spec: dict[str, Any], ctx: WriteCo
             wanted = ips.allocate_next()
         except AllocationError as exc:
             raise errors.ApiError(500, "InternalError", f"failed to allocate a serviceIP: {exc}") from None
+    if not ctx.dry_run and not mapping(svc.get("metadata")).get("name"):
+        # The allocator records the IP as an IPAddress whose parentRef names the Service, before validation has
+        # looked at the Service: without a name that IPAddress is invalid (kubernetes pkg/registry/core/service/
+        # ipallocator/ipallocator.go createIPAddress, storage/alloc.go allocIPs; observed on kube-apiserver
+        # v1.37.2 for a null body). A dry run creates no IPAddress.
+        ips.release(wanted)
+        shown = f"IP {wanted}" if spec.get("clusterIP") else "IP"
+        raise _invalid(svc, [invalid("spec.clusterIPs", go_string_slice(spec.get("clusterIPs") or [""]),
+                                     f'failed to allocate {shown}: IPAddress.networking.k8s.io "{wanted}" is '
+                                     "invalid: spec.parentRef.name: Required value")])
     ctx.on_failure(lambda: ips.release(wanted))
     spec["clusterIP"] = wanted
     spec["clusterIPs"] = [wanted]

@@ -130,8 +130,9 @@ def server_side_apply(
     ``zero``: the kind's Go zero value (fakekube.patch.zero), for the "before-first-apply" entry of an object
     nobody manages yet (None: no such entry, for a store that does not track other writes); ``ignored``: the
     top-level fields the strategy
-    resets (status on the main resource, spec on /status), which no manager takes; ``untracked``: top-level
-    fields the strategy resets on update but a create keeps (a CSR's spec): applied, never owned. ``versions``: the
+    resets (status on the main resource, spec on /status), which no manager takes; ``untracked``: fields the
+    strategy resets on update but a create keeps (a CSR's spec; dotted for a nested one, a CSR's
+    ``status.conditions`` on /status): applied, never owned. ``versions``: the
     apiVersions the endpoint converts to; managers of others are dropped (see managed_fields.record_update).
     """
     if (config.get("metadata") or {}).get("managedFields") is not None:
@@ -156,7 +157,7 @@ def server_side_apply(
     previous_tree = previous.canonical_tree() if previous is not None else None  # before .fields decodes it
     applied = typed.applied_fields(config, schema) - fieldpath.STRIPPED
     if untracked:
-        applied = {p for p in applied if p[0][2:] not in untracked}
+        applied = _without_untracked(applied, untracked)
     if previous_tree is not None and previous.fields == applied:
         # The same fields as last time: their canonical tree is the one read (to_fields_v1 would rebuild it).
         entry = ManagerEntry(manager, "Apply", api_version, previous.time, tree=previous_tree,
@@ -173,7 +174,7 @@ def server_side_apply(
     cmp = typed.compare(live_body, merged, schema)
     changed = cmp.added | cmp.modified
     if untracked:
-        changed = {p for p in changed if p[0][2:] not in untracked}
+        changed = _without_untracked(changed, untracked)
     conflicts: dict[str, set[Path]] = {}
     for ident, other in managers.items():
         if ident == key:
@@ -214,6 +215,12 @@ def server_side_apply(
     if manager == last_applied.KUBECTL:
         last_applied.sync_annotation(merged, config)
     return merged
+
+
+def _without_untracked(paths: set[Path], untracked: tuple[str, ...]) -> set[Path]:
+    """``paths`` but those at or below an untracked field (``spec``, ``status.conditions``)."""
+    prefixes = [tuple(f"f:{name}" for name in field.split(".")) for field in untracked]
+    return {p for p in paths if not any(p[:len(prefix)] == prefix for prefix in prefixes)}
 
 
 BEFORE_FIRST_APPLY = "before-first-apply"

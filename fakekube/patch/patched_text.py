@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from fakekube.errors import go_json
 from fakekube.patch.schema import PatchSchema
 
 # metav1.ObjectMeta's fields in declaration order (apimachinery pkg/apis/meta/v1/types.go).
@@ -45,7 +46,9 @@ def patched_json(patched: Any, patch: Any, patch_type: str, schema: PatchSchema 
         touched = _merge_touched(patch)
     else:
         touched = _json_patch_touched(patch)
-    return json.dumps(_order(patched, schema, touched), separators=(",", ":"), ensure_ascii=False)
+    # Go's encoder escapes <, > and & (and U+2028/9) everywhere: in the stored object's bytes and in what
+    # evanphx writes again. (Not in a value a JSON patch wrote as the patch spelled it: rare, not told apart.)
+    return go_json(_order(patched, schema, touched), sort_keys=False)
 
 
 def _merge_touched(patch: Any) -> Any:
@@ -81,7 +84,7 @@ def _order(value: Any, schema: PatchSchema | None, touched: Any) -> Any:
             return value
         if touched == _SORT_ALL or isinstance(touched, dict) or (schema is not None and schema.kind == "map"):
             keys = sorted(value)
-        elif schema is not None and schema.kind == "object" and (order := _go_order(schema.name, value)):
+        elif schema is not None and schema.kind == "object" and (order := _go_order(schema, value)):
             keys = sorted(value, key=lambda k: order.get(k, len(order)))
         else:
             keys = list(value)
@@ -103,15 +106,19 @@ def _order(value: Any, schema: PatchSchema | None, touched: Any) -> Any:
 
 
 @cache
-def _go_orders() -> dict[str, list[list[str]]]:
-    return json.loads(_GO_FIELD_ORDER.read_text())["structs"]
+def _go_tables() -> dict[str, Any]:
+    return json.loads(_GO_FIELD_ORDER.read_text())
 
 
-def _go_order(struct: str, value: dict[str, Any]) -> dict[str, int] | None:
-    """The field positions of the Go struct named ``struct`` (of the structs so named, the first that declares
-    every key of ``value``: ``Subject`` is both rbac's and flowcontrol's)."""
-    orders = _go_orders().get(struct)
-    if not orders:
-        return None
-    chosen = next((o for o in orders if set(value) <= set(o)), orders[0])
+def _go_order(schema: PatchSchema, value: dict[str, Any]) -> dict[str, int] | None:
+    """The field positions of the schema's Go struct: by its definition where structs of its short name differ
+    (discovery's ``EndpointPort`` and core's), else of the structs so named the first that declares every key
+    of ``value`` (``Subject`` is both rbac's and flowcontrol's)."""
+    tables = _go_tables()
+    chosen = tables["qualified"].get(schema.definition) if schema.definition else None
+    if chosen is None:
+        orders = tables["structs"].get(schema.name)
+        if not orders:
+            return None
+        chosen = next((o for o in orders if set(value) <= set(o)), orders[0])
     return {name: i for i, name in enumerate(chosen)}

@@ -40,6 +40,7 @@ class PatchSchema:
         "strict",
         "deduced",
         "scalar",
+        "definition",
         "_path_cache",
     )
 
@@ -89,6 +90,9 @@ class PatchSchema:
         # number), "boolean", or "untyped" (any scalar: int-or-string, quantities, values we do not know); on
         # an untyped node, "map" when its schema declares an object (of members it does not describe).
         self.scalar = scalar
+        # definition: the OpenAPI definition of a built-in struct (``io.k8s.api.discovery.v1.EndpointPort``);
+        # ``name`` is its short name, which some structs of different field orders share.
+        self.definition = ""
         self._path_cache: dict[tuple[str, ...], PatchSchema | None] = {}
 
     def __repr__(self) -> str:

@@ -125,8 +125,11 @@ def _element(item: Any, schema: PatchSchema, list_type: str) -> str:
     if not isinstance(item, dict):
         raise ValueError("associative list with keys may not have non-map elements")
     keys = schema.ssa_keys
+    defaults = schema.key_defaults or {}
+    if defaults and not all(k in item for k in defaults):
+        item = {**defaults, **item}  # a key an item leaves out is its schema default (getAssociativeKeyDefault)
     present = sorted(k for k in keys if k in item)
-    if keys and not present and "protocol" not in keys:  # (a defaulted key, protocol, is never all missing)
+    if keys and not present:
         quoted = "[" + " ".join(json.dumps(k) for k in keys) + "]"
         raise ValueError(f"associative list with keys has an element that omits all key fields {quoted} (and "
                          "doesn't have default values for any key fields)")

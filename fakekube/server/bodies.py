@@ -19,6 +19,7 @@ from fakekube import decoding, errors, gojson, goyaml, typemeta
 from fakekube.apimodel.decoder import DecodeError
 from fakekube.decoding import RequestBody, json_body
 from fakekube.gojson import go_text
+from fakekube.jsonvalues import json_copy
 from fakekube.resources import ResourceType
 from fakekube.server.protobuf import MEDIA_TYPE as PROTOBUF
 from fakekube.server.protobuf import CodecError, UnknownKind, default_codec
@@ -150,10 +151,12 @@ def decode_yaml(body: bytes, kind: str = "object") -> Any:
     return decoded
 
 
-def check_type_meta(value: Any, body: bytes, rt: ResourceType, registry: Registry) -> dict[str, Any]:
+def check_type_meta(value: Any, body: bytes, rt: ResourceType, registry: Registry,
+                    field_validation: str | None = None) -> dict[str, Any]:
     """What the endpoint's codec makes of a decoded create or update body's apiVersion and kind
     (``fakekube.typemeta``): the body to create or update from (``null`` is an empty object), or the 400 (a
-    custom resource of another kind is decoded, and refused by validation later)."""
+    custom resource of another kind is decoded, and refused by validation later). ``field_validation``: the
+    request's directive, for what decoding a custom resource of another version reports first."""
     try:
         group, version, kind = typemeta.interpret(value)
     except typemeta.TypeMetaError as exc:
@@ -164,6 +167,11 @@ def check_type_meta(value: Any, body: bytes, rt: ResourceType, registry: Registr
         value = _custom_numbers(value, rt, default_kind, default_version)
         if not kind:
             raise unrecognized(rt.kind, f"Object 'Kind' is missing in '{raw}'", body)
+        if "apiVersion" in value and value["apiVersion"] is None:
+            # apiextensions-apiserver customresource_handler.go unstructuredSchemaCoercer.apply reads it with
+            # unstructured.NestedString, which refuses a null (observed on kube-apiserver v1.37.2)
+            raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: .apiVersion '
+                                    "accessor error: <nil> is of the type <nil>, expected string")
         if "metadata" in value:
             try:
                 decoding.check_object_meta(registry.kubernetes_version, value["metadata"])
@@ -171,8 +179,11 @@ def check_type_meta(value: Any, body: bytes, rt: ResourceType, registry: Registr
                 raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: {exc}') from None
         sent = typemeta.group_version(group, version)
         if group != rt.group or not any(t.version == version for t in registry if t.storage == rt.storage):
-            raise errors.BadRequest(f"the API version in the data ({sent}) does not match the expected API "
-                                    f"version ({rt.api_version})")
+            refusal = errors.BadRequest(f"the API version in the data ({sent}) does not match the expected API "
+                                        f"version ({rt.api_version})")
+            refusal.warnings = tuple(_custom_decoding_problems(value, rt, registry, group, version, kind,
+                                                               field_validation))
+            raise refusal
         return value
     group, version, kind = typemeta.body_defaults(rt, group, version, kind)
     verdict = typemeta.judge(registry, rt, group, version, kind)
@@ -192,6 +203,36 @@ def check_type_meta(value: Any, body: bytes, rt: ResourceType, registry: Registr
     if value.get("kind") not in (None, rt.kind):
         value["kind"] = rt.kind
     return value
+
+
+def _custom_decoding_problems(value: dict[str, Any], rt: ResourceType, registry: Registry, group: str,
+                              version: str, kind: str, field_validation: str | None) -> list[str]:
+    """What decoding a custom resource body of a version the endpoint does not serve reports before the handler
+    refuses the version: the duplicate fields, the unknown metadata fields, and, when it names the endpoint's
+    group and kind, every field the schema of its version does not declare — all but apiVersion, kind and
+    metadata for a version the definition does not have (apiextensions-apiserver
+    ``pkg/apiserver/customresource_handler.go`` schemaCoercingDecoder, ``unstructuredSchemaCoercer.apply``;
+    observed on kube-apiserver v1.37.2). Strict raises them as the decoding's 400; Warn returns them as the
+    warnings the refusal carries."""
+    report = decoding.FieldReport(decoding.field_validation(field_validation), [])
+    if report.directive == decoding.IGNORE:
+        return []
+    meta = value.get("metadata")
+    unknown: list[str] = []
+    if isinstance(meta, dict) and registry.kubernetes_version is not None:
+        known = decoding.object_meta_fields(registry.kubernetes_version)
+        unknown += [f"metadata.{key}" for key in meta if key not in known]
+    if group == rt.group and kind == rt.kind:
+        other = next((t for t in registry if t.storage == rt.storage and t.version == version), None)
+        if other is not None and other.schema is not None:
+            unknown += other.schema.prune(json_copy(value))
+        elif other is None:
+            unknown += sorted(key for key in value if key not in ("apiVersion", "kind", "metadata"))
+    problems = report.problems(list(getattr(value, "duplicate_fields", ())), unknown)
+    if problems and report.directive == decoding.STRICT:
+        raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {rt.kind}: '
+                                f"{decoding.strict_message(problems)}")
+    return problems
 
 
 def _custom_numbers(value: Any, rt: ResourceType, kind: str, version: str) -> Any:

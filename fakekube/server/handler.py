@@ -161,6 +161,8 @@ class ApiHandler(BaseHTTPRequestHandler):
             self.close_connection = True
         except errors.ApiError as exc:
             self._take_warnings()  # a failed write still sends what its decoding warned about
+            if exc.warnings:
+                self._warnings = list(dict.fromkeys([*self._warnings, *exc.warnings]))
             self._send_error(exc)
         except _CLIENT_GONE:
             self.close_connection = True

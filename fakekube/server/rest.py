@@ -207,7 +207,7 @@ def _object_body(req: Request, rt: ResourceType) -> Any:
     if expected is None and req.content_type is not None and bodies.media_type(req.content_type) == bodies.PROTOBUF:
         pass  # the protobuf envelope names the kind; its decoder has checked it
     elif expected is None:
-        body = bodies.check_type_meta(body, req.body, rt, req.store.registry)
+        body = bodies.check_type_meta(body, req.body, rt, req.store.registry, req.query.str("fieldValidation"))
     if not isinstance(body, dict):
         raise errors.BadRequest(f"the body of the request must be a JSON object, not {type(body).__name__}")
     return body

@@ -41,6 +41,8 @@ def split_path(path: str) -> list[str]:
 def parse(path: str) -> Route:
     if "%2f" in path.split("?", 1)[0].lower():
         return None  # an escaped slash splits no segment of a route (go-restful matches the escaped path)
+    if "//" in path.split("?", 1)[0]:
+        return None  # an empty segment matches no route's (observed on kube-apiserver v1.37.2: /api//v1 is a 404)
     segments = split_path(path)
     if not segments:
         return None

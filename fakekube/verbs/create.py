@@ -18,6 +18,7 @@ from fakekube.records import (
 from fakekube.resources import ResourceType
 from fakekube.strategies import CreateRequest, Strategy
 from fakekube.verbs import putcreate
+from fakekube.verbs.custom_writes import untyped_custom_status
 from fakekube.verbs.defaulted import decoded_defaulted, with_placeholders
 from fakekube.verbs.rawdata import remember_spelling, spelled
 
@@ -149,8 +150,9 @@ class CreateVerbs:
         # The field manager sees the decoded, defaulted request, before admission and the strategy change it
         # (a status the create drops is a reset field, not the manager's).
         reset = strategy.main_resets or (("status",) if strategy.has_status else ())
+        untyped = untyped_custom_status(target, obj, None)
         untracked = {key: obj.pop(key) for key in reset if key in obj}
-        self._record_managed_fields(target, None, obj, manager, None, request=rt)
+        self._record_managed_fields(target, None, obj, manager, None, request=rt, untyped=untyped)
         obj.update(untracked)
         ctx = self._write_context(meta.get("namespace") if target.namespaced else None, dry_run=dry_run,
                                   user=user or ANONYMOUS)
@@ -201,10 +203,11 @@ class CreateVerbs:
             if existing is None:
                 break
             if not generated:
-                raise errors.AlreadyExists(target.plural, target.group, meta["name"],
+                # the requested resource names the refusal (store.go qualifiedResourceFromContext), not the storage
+                raise errors.AlreadyExists(rt.plural, rt.group, meta["name"],
                                            deleting=bool(existing.obj["metadata"].get("deletionTimestamp")))
             if attempts >= MAX_GENERATE_NAME_ATTEMPTS:
-                raise errors.GenerateNameConflict(target.plural, target.group, meta["name"])
+                raise errors.GenerateNameConflict(rt.plural, rt.group, meta["name"])
             attempts += 1
             meta["name"] = namerules.generate_name(str(meta["generateName"]), self.name_rng)
         entry.name = meta["name"]

@@ -1,6 +1,7 @@
 """Short cuts of custom resources' writes: a merge patch that shares the stored object's unchanged subtrees
 instead of copying them (:func:`custom_may_share`), and a stale PUT answered before its body is copied
-(:func:`custom_stale_put_is_plain`).
+(:func:`custom_stale_put_is_plain`); and whether the field manager can type a write's object at all
+(:func:`untyped_custom_status`).
 
 The same sharing a Pod's patches have (fakekube.verbs.shared_patch), for CRD-backed kinds: the merge engine
 copies only the maps on the way to a change, the store gives the result its own top-level values, and nothing
@@ -22,11 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import decoding
-from fakekube.patch import MERGE_PATCH
+from fakekube.patch import MERGE_PATCH, typed_validate
 from fakekube.records import Record
 from fakekube.resources import ResourceType
 
-__all__ = ["custom_may_share", "custom_stale_put_is_plain"]
+__all__ = ["custom_may_share", "custom_stale_put_is_plain", "untyped_custom_status"]
 
 
 def custom_may_share(rt: ResourceType, stored: dict[str, Any] | None, subresource: str | None,
@@ -47,3 +48,16 @@ def custom_stale_put_is_plain(version: Any, rt: ResourceType, body: dict[str, An
     return (not getattr(body, "duplicate_fields", ())
             and meta.get("namespace", None) in (None, record.obj["metadata"].get("namespace"))
             and not decoding.custom_would_prune(version, rt, body))
+
+
+def untyped_custom_status(rt: ResourceType, new: dict[str, Any], subresource: str | None) -> bool:
+    """Whether a custom resource's write sends a status its schema's types refuse where nothing else would
+    refuse it: the main resource of a kind with a status subresource drops the status it was sent, after the
+    field manager has failed to convert the object (observed on kube-apiserver v1.37.2: ``status: "x"`` creates
+    the object without managedFields). Elsewhere a value of the wrong type is a 422 anyway."""
+    if not rt.custom or subresource is not None or "status" not in new or not rt.has_subresource("status"):
+        return False
+    schema = rt.patch_schema
+    status = schema.field("status") if schema is not None else None
+    return status is not None and bool(typed_validate.validate(new["status"], status))
+

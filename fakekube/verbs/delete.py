@@ -62,12 +62,15 @@ class DeleteVerbs:
             answer = self._delete_crd(rt, record, entry, preconditions, dry_run)
             if answer is not None:
                 return answer
+        # rest.BeforeDelete names the refusal by the internal object's kind: the storage's group, not the request's
+        # (an events.k8s.io Event is a core Event)
+        kind_group = self.storage_type(rt.storage).group if rt.to_storage else rt.group
         if preconditions.get("uid") and preconditions["uid"] != meta["uid"]:
-            raise errors.Conflict(rt.kind, rt.group, name,
+            raise errors.Conflict(rt.kind, kind_group, name,
                                   f"the UID in the precondition ({preconditions['uid']}) does not match the UID in "
                                   f"record ({meta['uid']}). The object might have been deleted and then recreated")
         if preconditions.get("resourceVersion") and preconditions["resourceVersion"] != record.rv:
-            raise errors.Conflict(rt.kind, rt.group, name,
+            raise errors.Conflict(rt.kind, kind_group, name,
                                   f"the ResourceVersion in the precondition ({preconditions['resourceVersion']}) does "
                                   f"not match the ResourceVersion in record ({record.rv}). The object might have "
                                   "been modified")

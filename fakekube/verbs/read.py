@@ -59,6 +59,10 @@ class ReadVerbs:
         rt = self.resolve(resource)
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
+            if subresource == "log" and rt.group == "" and rt.plural == "pods":
+                # pods/log (not served here: no kubelets) reads its pod first: a missing one is the pod's 404
+                # (kubernetes pkg/registry/core/pod/strategy.go LogLocation; observed on kube-apiserver v1.37.2)
+                self._lookup(rt, namespace, name)
             self._check_subresource(rt, subresource, "get")
             record = self._lookup(rt, namespace, name)
             entry.rv_before = entry.rv_after = record.rv

@@ -22,7 +22,7 @@ from fakekube.records import (
 from fakekube.resources import ResourceType
 from fakekube.strategies import Strategy, bump_generation_if
 from fakekube.verbs import noop, patched_type, putcreate, rawdata
-from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain
+from fakekube.verbs.custom_writes import custom_may_share, custom_stale_put_is_plain, untyped_custom_status
 from fakekube.verbs.scale import scale_type_error
 from fakekube.verbs.shared_fields import (
     patch_leaves_managed_fields,
@@ -234,6 +234,7 @@ class WriteVerbs:
         old = record.obj
         old_meta, meta = old["metadata"], obj["metadata"]
         strategy = target.strategy
+        untyped = untyped_custom_status(target, obj, subresource)  # (the field manager sees the request's object)
         strategy.admit(obj, old, ctx)
         if subresource is not None and subresource in strategy.update_subresources:
             strategy.prepare_for_subresource_update(subresource, obj, old, ctx)
@@ -251,7 +252,8 @@ class WriteVerbs:
             self._prepare_schema(target, obj)
         # The field manager runs before validation (a handler transformer, then the registry's BeforeUpdate):
         # managedFields a body sent that do not decode are replaced by the stored ones, not refused.
-        self._record_managed_fields(target, old, obj, manager, subresource, request=rt, annotations=annotations)
+        self._record_managed_fields(target, old, obj, manager, subresource, request=rt, annotations=annotations,
+                                    untyped=untyped)
         raw_fields = strategy.raw_extension_fields if subresource is None and spelled is not None else ()
         raw_errors = (rawdata.immutable_errors(raw_fields, obj, old, spelled or {},
                                                self.raw_spellings.get(old_meta["uid"], {})) if raw_fields else None)
@@ -267,7 +269,7 @@ class WriteVerbs:
             self._commit(target, record_key(target, old), None, record, entry)
             entry.notes.append("deleted: last finalizer removed")
             return self._convert_out(rt, json_copy(obj))
-        if _same_json(obj, record):
+        if _same_json(obj, record) and old_meta.get("uid") not in self.unwritten_defaults:
             # etcd3 GuaranteedUpdate: identical bytes are not written, the resourceVersion stays.
             entry.rv_after = record.rv
             entry.notes.append("no-op")
@@ -415,7 +417,8 @@ class WriteVerbs:
         # neither changes nor owns them: status on the main resource (a CSR's spec too), spec on /status. (Left
         # out of a new dict: the configuration may be the caller's own.)
         ignored = ("spec",) if subresource == "status" else ("status",) if rt.has_subresource("status") else ()
-        untracked = tuple(k for k in rt.strategy.main_resets if k not in ignored) if subresource is None else ()
+        untracked = (tuple(k for k in rt.strategy.main_resets if k not in ignored) if subresource is None
+                     else rt.strategy.status_resets if subresource == "status" else ())
         if any(key in config for key in ignored):
             config = {key: value for key, value in config.items() if key not in ignored}
         record = self._bucket(rt).get(self._key(rt, namespace, name))

@@ -48,6 +48,9 @@ CASES: list[tuple[str, Callable[[dict[str, Any]], None], list[str]]] = [
      [f'{ROOT}.type: Invalid value: "string": must be object at the root']),
     ("untyped field", _x({}), [f"{X}.type: Required value: must not be empty for specified object fields"]),
     ("array without items", _x({"type": "array"}), [f"{X}.items: Required value: must be specified"]),
+    # NewStructural fails on a $ref: no structural check (no missing type), only the OpenAPI one (observed on
+    # kube-apiserver v1.37.2; apiextensions-apiserver validation.go validateCustomResourceDefinitionValidation)
+    ("$ref", _x({"$ref": "#/definitions/x"}), [f"{X}.$ref: Forbidden: $ref is not supported"]),
     ("null type", _x({"type": "null"}), [
         f'{X}.type: Unsupported value: "null": supported values: "array", "boolean", "integer", "number", '
         '"object", "string"',
@@ -116,3 +119,13 @@ def test_group_and_plural_are_immutable(kube: Store) -> None:
     crd["spec"]["names"]["kind"] = "Other"
     with pytest.raises(errors.Invalid, match=r'spec\.names\.kind: Invalid value: "Other": field is immutable'):
         kube.update("customresourcedefinitions", crd)
+
+
+def test_schema_fields_go_does_not_write_are_not_stored(kube: Store) -> None:
+    # observed on kube-apiserver v1.37.2: every JSONSchemaProps field is omitempty (a pointer keeps its zero)
+    crd = copy.deepcopy(BASE)
+    _x({"type": "string", "nullable": True, "default": None, "description": "", "enum": [], "maxLength": 0,
+        "x-kubernetes-int-or-string": False})(crd)
+    created = kube.create("customresourcedefinitions", crd)
+    x = created["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["x"]
+    assert x == {"type": "string", "nullable": True, "maxLength": 0}

@@ -59,3 +59,22 @@ def test_core_event_names_are_not_validated_but_namespaces_must_agree(kube: Stor
         kube.create("events", {"metadata": {"name": "demo"}}, "other")
     assert caught.value.status["message"] == (
         'Event "demo" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace')
+
+
+def test_events_v1_refusals_name_the_requested_resource_or_the_core_kind(kube: Store) -> None:
+    # observed on kube-apiserver v1.37.2: the AlreadyExists names the request's resource
+    # (apiserver registry/generic/registry/store.go qualifiedResourceFromContext), a delete precondition's
+    # Conflict the internal object's kind, a core Event (apiserver registry/rest/delete.go BeforeDelete)
+    created = kube.create("events.events.k8s.io", _v1_event(), "default")
+    with pytest.raises(errors.AlreadyExists) as exists:
+        kube.create("events.events.k8s.io", _v1_event(), "default")
+    assert exists.value.status["message"] == 'events.events.k8s.io "demo" already exists'
+    assert exists.value.status["details"]["group"] == "events.k8s.io"
+    with pytest.raises(errors.Conflict) as conflict:
+        kube.delete("events.events.k8s.io", "demo", "default", preconditions={"resourceVersion": "1"})
+    assert conflict.value.status["message"].startswith('Operation cannot be fulfilled on Event "demo": the Resource')
+    assert "group" not in conflict.value.status["details"]
+    with pytest.raises(errors.Conflict) as conflict:
+        kube.delete("events.events.k8s.io", "demo", "default", preconditions={"uid": "x"})
+    assert conflict.value.status["message"].startswith('Operation cannot be fulfilled on Event "demo": the UID')
+    assert created["metadata"]["name"] == "demo"

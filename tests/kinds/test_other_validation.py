@@ -180,3 +180,28 @@ def test_storage_class_and_priority_class_updates(kube: Store) -> None:
         kube.create("priorityclasses", {"metadata": {"name": "huge"}, "value": 2_000_000_000})
     assert _causes(caught.value) == [
         "value: Forbidden: maximum allowed value of a user defined priority is 1000000000"]
+
+
+def test_a_configmap_over_one_mebibyte_is_refused_as_a_whole(kube: Store) -> None:
+    # observed on kube-apiserver v1.37.2 (ValidateConfigMap: core.MaxSecretSize over data and binaryData)
+    limit = 1024 * 1024
+    with pytest.raises(errors.Invalid) as caught:
+        kube.create("configmaps", {"metadata": {"name": "big"}, "data": {"a": "x" * (limit - 2)},
+                                   "binaryData": {"b": "eHh4"}}, "default")  # 3 decoded bytes
+    assert caught.value.status["message"] == (
+        'ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes')
+    kube.create("configmaps", {"metadata": {"name": "fits"}, "data": {"a": "é" * (limit // 2)}}, "default")
+
+
+def test_a_pvcs_first_update_after_create_is_never_a_no_op(kube: Store) -> None:
+    # observed on kube-apiserver v1.37.2: the create stores no status.phase (PrepareForCreate clears the status,
+    # the v1 defaulting fills Pending on read), so the first update writes it: a new resourceVersion
+    body = {"metadata": {"name": "c"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                               "resources": {"requests": {"storage": "1Gi"}}}}
+    created = kube.create("persistentvolumeclaims", body, "default")
+    first = kube.update("persistentvolumeclaims", body, "default")
+    assert first["metadata"]["resourceVersion"] != created["metadata"]["resourceVersion"]
+    second = kube.update("persistentvolumeclaims", body, "default")
+    assert second["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    kube.delete("persistentvolumeclaims", "c", "default")
+    assert not kube.unwritten_defaults

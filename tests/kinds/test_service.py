@@ -163,3 +163,22 @@ def test_external_name_needs_a_name(kube: Store) -> None:
     with pytest.raises(errors.Invalid) as caught:
         kube.create("services", {"metadata": {"name": "e"}, "spec": {"type": "ExternalName"}}, "default")
     assert _causes(caught.value) == ["spec.externalName: Required value"]
+
+
+def test_a_service_without_a_name_fails_its_ip_allocation_before_validation(kube: Store) -> None:
+    # observed on kube-apiserver v1.37.2 (a null body): the allocator's IPAddress names the Service as its
+    # parentRef (kubernetes pkg/registry/core/service/ipallocator/ipallocator.go createIPAddress)
+    with pytest.raises(errors.Invalid) as caught:
+        kube.create("services", {"metadata": {}, "spec": {}}, "default")
+    [cause] = _causes(caught.value)
+    assert cause.startswith('spec.clusterIPs: Invalid value: [""]: failed to allocate IP: IPAddress.networking.k8s.io "')
+    assert cause.endswith('" is invalid: spec.parentRef.name: Required value')
+    with pytest.raises(errors.Invalid) as caught:
+        kube.create("services", {"metadata": {}, "spec": {"clusterIP": "10.96.0.77"}}, "default")
+    assert _causes(caught.value) == ['spec.clusterIPs: Invalid value: ["10.96.0.77"]: failed to allocate IP 10.96.0.77: '
+                                     'IPAddress.networking.k8s.io "10.96.0.77" is invalid: spec.parentRef.name: Required value']
+    # nothing was held: the IP is free, and a headless Service without a name reaches validation
+    assert kube.create("services", svc(clusterIP="10.96.0.77"), "default")["spec"]["clusterIP"] == "10.96.0.77"
+    with pytest.raises(errors.Invalid) as caught:
+        kube.create("services", {"metadata": {}, "spec": {"clusterIP": "None", "ports": [{"port": 80}]}}, "default")
+    assert _causes(caught.value) == ["metadata.name: Required value: name or generateName is required"]

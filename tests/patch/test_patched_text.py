@@ -42,3 +42,13 @@ def test_the_field_order_table_is_current() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "generate_go_field_order.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_structs_sharing_a_short_name_take_their_own_definitions_order() -> None:
+    # observed on kube-apiserver v1.37.2: discovery/v1 EndpointPort is name, protocol, port (core/v1's is name,
+    # port, protocol); Go's encoder escapes "<" in the stored bytes (k8s.io/api discovery/v1/types.go)
+    schema = builtin_registry().resolve("endpointslices.discovery.k8s.io").patch_schema
+    slice_ = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "metadata": {"name": "s"},
+              "addressType": "IPv4", "ports": [{"port": 80, "protocol": "TCP", "name": "a<b"}]}
+    text = patched_json({**slice_, "kind": "Secret"}, {"kind": "Secret"}, "application/merge-patch+json", schema)
+    assert text.endswith('"ports":[{"name":"a\\u003cb","protocol":"TCP","port":80}]}')

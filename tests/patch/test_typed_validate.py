@@ -69,3 +69,11 @@ def test_go_renderings() -> None:
     assert go_v({"b": [1, "x"], "a": 1.5}) == "map[a:1.5 b:[1 x]]"
     assert go_v(None) == "<nil>" and go_v(1e21) == "1e+21"
     assert go_sharp_v(["a", 1, None]) == '[]interface {}{"a", 1, interface {}(nil)}'
+
+
+def test_a_list_map_key_left_out_is_named_by_its_default() -> None:
+    # observed on kube-apiserver v1.37.2: structured-merge-diff typed/helpers.go getAssociativeKeyDefault names
+    # a Service port by protocol TCP too
+    service = builtin_patch_schema("", "Service")
+    assert validate({"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": "80"}]}}, service) == [
+        '.spec.ports[port="80",protocol="TCP"].port: expected numeric (int or float), got string']

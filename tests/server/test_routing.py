@@ -36,6 +36,7 @@ from fakekube.server.routing import Endpoint, ResourcePath
     ("/api/v1/watch/namespaces/ns/pods/p", ResourcePath("", "v1", "pods", "ns", "p", None, True)),
     ("/api/v1/namespaces/ns/pods/p/status/extra", None),
     ("/api/v2/pods", None),
+    ("/api//v1", None),  # an empty segment (observed on kube-apiserver v1.37.2: a 404)
     ("/", None),
     ("/metrics", None),
 ])

@@ -91,3 +91,15 @@ def test_a_kept_condition_keeps_its_transition_time(kube: Store, csr: dict) -> N
     second = kube.update("certificatesigningrequests", again, subresource="approval")
     assert second["status"]["conditions"][0]["lastTransitionTime"] == "2020-01-01T00:00:00Z"
     assert second["status"]["conditions"][1]["lastTransitionTime"] != "2020-01-01T00:00:00Z"
+
+
+def test_an_apply_to_status_sets_conditions_without_owning_them(kube: Store, csr: dict) -> None:
+    # observed on kube-apiserver v1.37.2: status.conditions is a reset field of /status (kubernetes
+    # pkg/registry/certificates/certificates/strategy.go csrStatusStrategy.GetResetFields), so the applier owns
+    # nothing and no managedFields entry is written
+    config = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "csr"},
+              "status": {"conditions": [{"type": "Demo", "status": "True", "reason": "Demo", "message": "demo"}]}}
+    applied = kube.patch("certificatesigningrequests", "csr", json.dumps(config), subresource="status",
+                         patch_type="application/apply-patch+yaml", field_manager="status-writer")
+    assert [c["type"] for c in applied["status"]["conditions"]] == ["Demo"]
+    assert "managedFields" not in applied["metadata"]
