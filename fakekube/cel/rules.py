@@ -1,0 +1,126 @@
+"""Compiling ``x-kubernetes-validations`` rules, with the errors the real server reports.
+
+After k8s.io/apiextensions-apiserver ``pkg/apiserver/schema/cel/compilation.go`` (``compileRule``), v0.37.2:
+a rule that does not parse or type-check is ``compilation failed: <issues>`` (cel-go's issue text, which
+cel-cpp's parser and checker word the same way), one whose type is not bool ``cel expression must evaluate to
+a bool``; a ``messageExpression`` likewise with the ``messageExpression`` prefixes. A rule uses ``oldSelf``
+when it does not compile without it (so it is a transition rule, evaluated on updates only).
+
+``optionalOldSelf``: ``oldSelf`` is ``optional(T)``. cel-expr-python cannot bind a variable of an optional type,
+so the rule is compiled as ``cel.bind(oldSelf, <optional of the old value>, <rule>)`` with the rule on a line of
+its own, which keeps its columns; the line numbers of its errors are put back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from cel_expr_python import cel
+
+from fakekube.cel.env import environment
+
+T = cel.Type
+SELF, OLD_SELF = "self", "oldSelf"
+_OLD_VALUE, _HAS_OLD = "__fakekube_old", "__fakekube_has_old"
+_OPTIONAL_PREFIX = f"cel.bind({OLD_SELF}, {_HAS_OLD} ? optional.of({_OLD_VALUE}) : optional.none(),\n"
+_STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
+_ERROR_LINE = re.compile(r"^ERROR: <input>:(\d+):", re.MULTILINE)
+
+
+class _Issues(Exception):
+    """Compile errors already in cel-go's words."""
+
+
+def issues_text(exc: Exception) -> str:
+    """cel-expr-python's error text without absl's status code around it."""
+    if isinstance(exc, _Issues):
+        return str(exc)
+    text = _STATUS_SUFFIX.sub("", str(exc))
+    return _STATUS_PREFIX.sub("", text, count=1)
+
+
+@dataclass
+class Compiled:
+    """One rule's compilation: its program (None for an empty rule or an error), what went wrong, and how to
+    evaluate it."""
+
+    program: Any = None
+    error: str = ""
+    message_program: Any = None
+    message_error: str = ""
+    uses_old_self: bool = False
+    optional_old_self: bool = False
+
+
+def _compile(expression: str, variables: dict[str, Any]) -> Any:
+    return environment(variables).compile(expression)
+
+
+def _compile_optional(rule: str, self_type: Any) -> Any:
+    try:
+        return _compile(_OPTIONAL_PREFIX + rule + "\n)", {SELF: self_type, _OLD_VALUE: self_type, _HAS_OLD: T.BOOL})
+    except RuntimeError as exc:
+        text = _ERROR_LINE.sub(lambda m: f"ERROR: <input>:{int(m.group(1)) - 1}:", issues_text(exc))
+        raise _Issues(text) from None
+
+
+def _uses_old_self(expression: str, self_type: Any) -> bool:
+    try:
+        _compile(expression, {SELF: self_type})
+    except RuntimeError:
+        return True
+    return False
+
+
+def _accepts(result: Any, wanted: Any) -> bool:
+    # A member of an object is ``dyn`` here (fakekube.cel.types), where cel-go knows its type: a dyn result
+    # is checked when the rule runs.
+    return result == wanted or result == T.DYN
+
+
+def compile_rule(rule: dict[str, Any], self_type: Any) -> Compiled:
+    """Compile one validation rule for a schema node whose values have CEL type ``self_type``."""
+    out = Compiled(optional_old_self=rule.get("optionalOldSelf") is True)
+    text = str(rule.get("rule") or "")
+    if not text.strip():
+        return out
+    both = {SELF: self_type, OLD_SELF: self_type}
+    try:
+        program = (_compile_optional(text, self_type) if out.optional_old_self else _compile(text, both))
+    except (RuntimeError, _Issues) as exc:
+        out.error = "compilation failed: " + issues_text(exc)
+        return out
+    if not _accepts(program.return_type(), T.BOOL):
+        out.error = "cel expression must evaluate to a bool"
+        return out
+    out.uses_old_self = _uses_old_self(text, self_type)
+    out.program = program
+    expression = str(rule.get("messageExpression") or "")
+    if expression:
+        try:
+            message = _compile(expression, both)
+        except RuntimeError as exc:
+            out.message_error = "messageExpression compilation failed: " + issues_text(exc)
+            return out
+        if not _accepts(message.return_type(), T.STRING):
+            out.message_error = "messageExpression must evaluate to a string"
+            return out
+        out.message_program = message
+    return out
+
+
+def activation(compiled: Compiled, value: Any, old: Any, has_old: bool) -> dict[str, Any]:
+    """The variables a compiled rule is evaluated with."""
+    if compiled.optional_old_self:
+        data = {SELF: value, _HAS_OLD: has_old}
+        if has_old:
+            data[_OLD_VALUE] = old
+        return data
+    return {SELF: value, OLD_SELF: old} if has_old else {SELF: value}
+
+
+def message_activation(value: Any, old: Any, has_old: bool) -> dict[str, Any]:
+    return {SELF: value, OLD_SELF: old} if has_old else {SELF: value}
