@@ -401,7 +401,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             errs += scale_errors(obj, rt.scale.spec_replicas_path, rt.scale.status_replicas_path,
                                  rt.scale.label_selector_path, status_write=subresource == "status")
         if rt.schema is not None:
-            errs += rt.schema.rules_not_checked(errs)
+            errs += rt.schema.rule_errors(errs, obj, old)
             checked = rt.schema if whole else None
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
