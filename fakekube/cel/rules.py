@@ -19,6 +19,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
+from fakekube.cel import fields
 from fakekube.cel.env import environment
 
 T = cel.Type
@@ -81,17 +82,55 @@ def _accepts(result: Any, wanted: Any) -> bool:
     return result == wanted or result == T.DYN
 
 
-def compile_rule(rule: dict[str, Any], self_type: Any) -> Compiled:
-    """Compile one validation rule for a schema node whose values have CEL type ``self_type``."""
+_BLOCK = re.compile(r"^ERROR: <input>:(\d+):(\d+): ", re.MULTILINE)
+
+
+def _merge(compiler_text: str, found: list[tuple[int, int, str]]) -> str:
+    """The compiler's errors and the field checks' (fakekube.cel.fields) in cel-go's order: by position."""
+    blocks: list[tuple[int, int, str]] = []
+    starts = [m.start() for m in _BLOCK.finditer(compiler_text)]
+    for k, at in enumerate(starts):
+        block = compiler_text[at:starts[k + 1] if k + 1 < len(starts) else len(compiler_text)].rstrip("\n")
+        m = _BLOCK.match(block)
+        assert m is not None
+        blocks.append((int(m.group(1)), int(m.group(2)), block))
+    if not blocks and compiler_text:
+        return compiler_text
+    seen = {(b[0], b[1]) for b in blocks}
+    blocks += [f for f in found if (f[0], f[1]) not in seen]
+    return "\n".join(b[2] for b in sorted(blocks, key=lambda b: (b[0], b[1])))
+
+
+def _checked(text: str, variables: dict[str, Any], schema: dict[str, Any] | None, root: bool,
+             optional: bool = False) -> Any:
+    """Compile ``text``; raise ``_Issues`` with every error, the field checks' included."""
+    names = (SELF,) if optional else (SELF, OLD_SELF)
+    found = fields.check(text, schema, root=root, variables=names) if schema is not None else []
+    try:
+        program = _compile_optional(text, variables[SELF]) if optional else _compile(text, variables)
+    except (RuntimeError, _Issues) as exc:
+        message = issues_text(exc)
+        if "Syntax error" in message:
+            raise _Issues(message) from None
+        raise _Issues(_merge(message, found)) from None
+    if found:
+        raise _Issues(_merge("", found))
+    return program
+
+
+def compile_rule(rule: dict[str, Any], self_type: Any, schema: dict[str, Any] | None = None,
+                 root: bool = False) -> Compiled:
+    """Compile one validation rule for a schema node whose values have CEL type ``self_type``; with the
+    node's ``schema`` (``root``: a resource root), field selections are checked against it."""
     out = Compiled(optional_old_self=rule.get("optionalOldSelf") is True)
     text = str(rule.get("rule") or "")
     if not text.strip():
         return out
     both = {SELF: self_type, OLD_SELF: self_type}
     try:
-        program = (_compile_optional(text, self_type) if out.optional_old_self else _compile(text, both))
-    except (RuntimeError, _Issues) as exc:
-        out.error = "compilation failed: " + issues_text(exc)
+        program = _checked(text, both, schema, root, out.optional_old_self)
+    except _Issues as exc:
+        out.error = "compilation failed: " + str(exc)
         return out
     if not _accepts(program.return_type(), T.BOOL):
         out.error = "cel expression must evaluate to a bool"
@@ -101,9 +140,9 @@ def compile_rule(rule: dict[str, Any], self_type: Any) -> Compiled:
     expression = str(rule.get("messageExpression") or "")
     if expression:
         try:
-            message = _compile(expression, both)
-        except RuntimeError as exc:
-            out.message_error = "messageExpression compilation failed: " + issues_text(exc)
+            message = _checked(expression, both, schema, root)
+        except _Issues as exc:
+            out.message_error = "messageExpression compilation failed: " + str(exc)
             return out
         if not _accepts(message.return_type(), T.STRING):
             out.message_error = "messageExpression must evaluate to a string"

@@ -65,7 +65,7 @@ def build(schema: Any, *, root: bool = True) -> Node | None:
         for rule in schema.get("x-kubernetes-validations") or []:
             if not isinstance(rule, dict):
                 continue
-            compiled = celrules.compile_rule(rule, self_type)
+            compiled = celrules.compile_rule(rule, self_type, schema, root)
             path = ""
             if rule.get("fieldPath"):
                 try:
@@ -116,8 +116,8 @@ def _runtime_error(text: str) -> str:
     if text.startswith("No matching overloads found"):
         return "no such overload"
     if text.startswith("Index error: index="):
-        index, _, size = text.removeprefix("Index error: index=").partition(" size=")
-        return f"index '{index}' out of range in list size '{size}'"
+        index = text.removeprefix("Index error: index=").partition(" size=")[0]
+        return f"index out of bounds: {index}"
     return {"divide by zero": "division by zero", "modulus by zero": "modulus by zero"}.get(text, text)
 
 
@@ -180,13 +180,13 @@ def _run_rules(node: Node, path: str, value: Any, old: Any, ratchet: bool, errs:
                           f"signature for rule: {_rule_text(rule.source)}")
             else:
                 detail = f"{err} evaluating rule: {_rule_text(rule.source)}"
-            errs.append(invalid(path, kind, detail))
+            errs.append(invalid(path or "<nil>", kind, detail))
             continue
         if result:
             continue
         if not compiled.uses_old_self and ratchet:
             continue
-        where = _child(path, rule.field_path) if rule.field_path else path
+        where = (_child(path, rule.field_path) if rule.field_path else path) or "<nil>"  # field.Path of nil
         shown = _NONE if kind in ("object", "array") else _go_value(value)
         detail = _message(rule, celrules.message_activation(self_value, old_value, has_old))
         errs.append(_field_error(where, shown, detail, rule.source.get("reason")))

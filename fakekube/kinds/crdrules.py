@@ -30,31 +30,35 @@ def _struct(rule: dict[str, Any]) -> GoLiteral:
     }, sort_keys=False))
 
 
+def _embedded(s: Any) -> bool:
+    return isinstance(s, dict) and s.get("x-kubernetes-embedded-resource") is True
+
+
 def _has_error_under(path: str, schema_errors: list[FieldError]) -> bool:
     return any(e.field == path or e.field.startswith((path + ".", path + "[")) for e in schema_errors)
 
 
 def _node(s: Any, path: str, uncorrelatable: str | None, schema_errors: list[FieldError],
-          errs: list[FieldError]) -> None:
+          errs: list[FieldError], root: bool = False) -> None:
     if not isinstance(s, dict):
         return
     for name, prop in sorted((s.get("properties") or {}).items()):
         below = uncorrelatable
         if below is None and s.get("x-kubernetes-map-type") not in _CORRELATABLE_MAPS:
             below = path
-        _node(prop, f"{path}.properties[{name}]", below, schema_errors, errs)
+        _node(prop, f"{path}.properties[{name}]", below, schema_errors, errs, _embedded(prop))
     extra = s.get("additionalProperties")
     if isinstance(extra, dict):
         below = uncorrelatable
         if below is None and s.get("x-kubernetes-map-type") not in _CORRELATABLE_MAPS:
             below = path
-        _node(extra, f"{path}.additionalProperties", below, schema_errors, errs)
+        _node(extra, f"{path}.additionalProperties", below, schema_errors, errs, _embedded(extra))
     items = s.get("items")
     if isinstance(items, dict):
         below = uncorrelatable
         if below is None and s.get("x-kubernetes-list-type") != "map":
             below = path
-        _node(items, f"{path}.items", below, schema_errors, errs)
+        _node(items, f"{path}.items", below, schema_errors, errs, _embedded(items))
     rules = s.get("x-kubernetes-validations")
     if not isinstance(rules, list) or not rules or _has_error_under(path, schema_errors):
         return
@@ -68,7 +72,7 @@ def _node(s: Any, path: str, uncorrelatable: str | None, schema_errors: list[Fie
         if not isinstance(rule, dict):
             continue
         where = f"{path}.x-kubernetes-validations[{i}]"
-        compiled = celrules.compile_rule(rule, self_type)
+        compiled = celrules.compile_rule(rule, self_type, s, root)
         if compiled.error:
             errs.append(invalid(f"{where}.rule", _struct(rule), compiled.error))
         if compiled.message_error:
@@ -89,5 +93,5 @@ def rule_errors(schema: Any, root: str, schema_errors: list[FieldError]) -> list
     other errors."""
     errs: list[FieldError] = []
     if isinstance(schema, dict) and '"x-kubernetes-validations"' in go_json(schema):
-        _node(schema, root, None, schema_errors, errs)
+        _node(schema, root, None, schema_errors, errs, True)
     return errs
