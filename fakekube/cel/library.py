@@ -122,8 +122,6 @@ def functions() -> list[Any]:
         _list_function("sum", _SUMMABLE, T.DYN, _sum),
         _list_function("max", _COMPARABLE, T.DYN, _extreme("max", max)),
         _list_function("min", _COMPARABLE, T.DYN, _extreme("min", min)),
-        cel.FunctionDecl("includes", [cel.Overload("list_includes_dyn_dyn", T.BOOL, [T.List(T.DYN), T.DYN],
-                                                   is_member=True, impl=_includes)]),
         cel.FunctionDecl("find", [cel.Overload("string_find_string", T.STRING, [T.STRING, T.STRING],
                                                is_member=True, impl=_find)]),
         cel.FunctionDecl("findAll", [
@@ -136,13 +134,16 @@ def functions() -> list[Any]:
 
 
 def extension() -> Any:
-    """``indexOf`` and ``lastIndexOf`` of lists: declared through an extension they join the strings
-    extension's overloads instead of clashing with them."""
+    """``indexOf`` and ``lastIndexOf`` of lists (declared through an extension they join the strings
+    extension's overloads instead of clashing with them), and ``includes`` (which cel-expr-python dispatches
+    only when it comes through an extension)."""
     return cel.CelExtension("kubernetes.lists", [
         cel.FunctionDecl("indexOf", [cel.Overload("list_a_index_of_int", T.INT, [T.List(T.DYN), T.DYN],
                                                   is_member=True, impl=_index_of)]),
         cel.FunctionDecl("lastIndexOf", [cel.Overload("list_a_last_index_of_int", T.INT, [T.List(T.DYN), T.DYN],
                                                       is_member=True, impl=_last_index_of)]),
+        cel.FunctionDecl("includes", [cel.Overload("list_includes_dyn_dyn", T.BOOL, [T.List(T.DYN), T.DYN],
+                                                   is_member=True, impl=_includes)]),
     ])
 
 
