@@ -454,9 +454,11 @@ class StructuralSchema:
                                            "invalid; correct the existing errors to complete validation")]
         return []
 
-    def rule_errors(self, errs: list[FieldError], obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
+    def rule_errors(self, errs: list[FieldError], obj: dict[str, Any], old: dict[str, Any] | None,
+                    warnings: list[str] | None = None) -> list[FieldError]:
         """The ``x-kubernetes-validations`` errors of a write whose other errors are ``errs`` (the CR strategy
-        runs the rules last, and not at all past a blocking error: ``rules_not_checked``)."""
+        runs the rules last, and not at all past a blocking error: ``rules_not_checked``); the errors of
+        unchanged values (ratcheting) go to ``warnings``."""
         if not self.has_rules:
             return []
         blocked = self.rules_not_checked(errs)
@@ -466,7 +468,7 @@ class StructuralSchema:
 
         if self._rules is _UNBUILT:
             self._rules = celvalidator.build(self.source)
-        return celvalidator.validate_object(self._rules, obj, old)
+        return celvalidator.validate_object(self._rules, obj, old, warnings)
 
     def validate(self, obj: Any, old: Any = None) -> list[FieldError]:
         """Schema errors for everything but top-level ``metadata`` (validation.py owns that).

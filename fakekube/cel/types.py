@@ -94,28 +94,32 @@ def _timestamp(text: str, date_only: bool) -> datetime | str:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-def to_cel(schema: dict[str, Any], value: Any, *, root: bool = False) -> Any:
+def to_cel(schema: dict[str, Any], value: Any, *, root: bool = False, typed: bool = True) -> Any:
     """``value`` (JSON) as the rules of ``schema`` see it. Object members the schema does not declare are
     hidden (cel-go's object types expose declared fields only), and their names are escaped; at a resource
     root only ``apiVersion``, ``kind`` and ``metadata.name``/``generateName`` are added
-    (``WithTypeAndObjectMeta``)."""
+    (``WithTypeAndObjectMeta``).
+
+    ``typed``: the value's place has a declared CEL type (it is ``self``, or an item of a typed list or map
+    below it). cel-expr-python takes a timestamp or a duration only there, so below an object (whose members
+    are ``dyn`` here) ``date-time`` and ``duration`` strings stay strings."""
     if value is None or is_int_or_string(schema):
         return value
     kind = schema.get("type")
     if kind == "array" and isinstance(value, list):
         items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-        return [to_cel(items, v) for v in value]
+        return [to_cel(items, v, typed=typed) for v in value]
     if kind == "object" and isinstance(value, dict):
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict):
-            return {k: to_cel(extra, v) for k, v in value.items()}
+            return {k: to_cel(extra, v, typed=typed) for k, v in value.items()}
         props = schema.get("properties") or {}
         out: dict[str, Any] = {}
         for key, member in value.items():
             sub = props.get(key)
             name = escape(key)
             if isinstance(sub, dict) and name is not None and cel_type(sub) is not None:
-                out[name] = to_cel(sub, member)
+                out[name] = to_cel(sub, member, typed=False)
         if root:
             for key in ("apiVersion", "kind"):
                 if isinstance(value.get(key), str):
@@ -133,8 +137,8 @@ def to_cel(schema: dict[str, Any], value: Any, *, root: bool = False) -> Any:
                 return base64.b64decode(value, validate=True)
             except ValueError:
                 return value
-        if fmt == "duration":
+        if fmt == "duration" and typed:
             return _duration(value)
-        if fmt in ("date", "date-time"):
+        if fmt in ("date", "date-time") and typed:
             return _timestamp(value, fmt == "date")
     return value

@@ -13,9 +13,9 @@ After k8s.io/apiextensions-apiserver ``pkg/apiserver/schema/cel/validation.go`` 
 - an evaluation error is ``<error> evaluating rule: <rule or message>`` (cel-go's error texts), and a runtime
   overload error ``'no such overload': call arguments did not match ...``;
 - ratcheting: a failing rule that does not use ``oldSelf``, on a value equal to the old one (or, where the
-  value does not correlate, whose nearest correlating ancestor is equal), is not an error (upstream warns).
+  value does not correlate, whose nearest correlating ancestor is equal), is a warning, not an error.
 
-Not done (docs/admission.md): the runtime cost budget, and the warnings ratcheted errors become.
+Not done (docs/admission.md): the runtime cost budget.
 """
 
 from __future__ import annotations
@@ -160,7 +160,8 @@ def _field_error(path: str, value: Any, detail: str, reason: Any) -> FieldError:
     return invalid(path, value, detail)
 
 
-def _run_rules(node: Node, path: str, value: Any, old: Any, ratchet: bool, errs: list[FieldError]) -> None:
+def _run_rules(node: Node, path: str, value: Any, old: Any, ratchet: bool, errs: list[FieldError],
+               warnings: list[str] | None) -> None:
     kind = node.schema.get("type") or ""
     self_value = celtypes.to_cel(node.schema, value, root=node.root)
     has_old = old is not _NONE and old is not None
@@ -184,12 +185,16 @@ def _run_rules(node: Node, path: str, value: Any, old: Any, ratchet: bool, errs:
             continue
         if result:
             continue
-        if not compiled.uses_old_self and ratchet:
-            continue
         where = (_child(path, rule.field_path) if rule.field_path else path) or "<nil>"  # field.Path of nil
         shown = _NONE if kind in ("object", "array") else _go_value(value)
         detail = _message(rule, celrules.message_activation(self_value, old_value, has_old))
-        errs.append(_field_error(where, shown, detail, rule.source.get("reason")))
+        error = _field_error(where, shown, detail, rule.source.get("reason"))
+        if not compiled.uses_old_self and ratchet:
+            # Ratcheted: the unchanged value keeps passing, with the error as a warning (warning.AddWarning).
+            if warnings is not None:
+                warnings.append(str(error))
+            continue
+        errs.append(error)
 
 
 def _map_list_key(schema: dict[str, Any], item: Any) -> Any:
@@ -200,7 +205,7 @@ def _map_list_key(schema: dict[str, Any], item: Any) -> Any:
 
 
 def validate(node: Node | None, path: str, value: Any, old: Any = _NONE, ratchet: bool = False,
-             errs: list[FieldError] | None = None) -> list[FieldError]:
+             errs: list[FieldError] | None = None, warnings: list[str] | None = None) -> list[FieldError]:
     """The rule errors for ``value`` (and ``old``, its correlated old value, or ``_NONE``); ``ratchet``: the
     nearest correlating ancestor equals its old value."""
     errs = [] if errs is None else errs
@@ -209,7 +214,7 @@ def validate(node: Node | None, path: str, value: Any, old: Any = _NONE, ratchet
     if old is not _NONE:
         ratchet = json_equal(value, old)
     if node.rules:
-        _run_rules(node, path, value, old, ratchet, errs)
+        _run_rules(node, path, value, old, ratchet, errs, warnings)
     schema = node.schema
     if isinstance(value, list) and node.items is not None:
         by_key: dict[Any, Any] = {}
@@ -218,7 +223,7 @@ def validate(node: Node | None, path: str, value: Any, old: Any = _NONE, ratchet
                 by_key.setdefault(_map_list_key(schema, item), item)
         for i, item in enumerate(value):
             was = by_key.get(_map_list_key(schema, item), _NONE) if by_key else _NONE
-            validate(node.items, f"{path}[{i}]", item, was, ratchet, errs)
+            validate(node.items, f"{path}[{i}]", item, was, ratchet, errs, warnings)
     elif isinstance(value, dict):
         correlatable = schema.get("x-kubernetes-map-type") in (None, "granular", "atomic")
         old_map = old if correlatable and isinstance(old, dict) else {}
@@ -234,12 +239,14 @@ def validate(node: Node | None, path: str, value: Any, old: Any = _NONE, ratchet
             else:
                 ratchet_here = ratchet
             validate(sub, _child(path, key) if node.properties else f"{path}[{key}]", member, was,
-                     ratchet_here, errs)
+                     ratchet_here, errs, warnings)
     return errs
 
 
-def validate_object(node: Node | None, obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
-    """Every rule's errors for a custom resource (``old``: the stored object on an update)."""
+def validate_object(node: Node | None, obj: dict[str, Any], old: dict[str, Any] | None,
+                    warnings: list[str] | None = None) -> list[FieldError]:
+    """Every rule's errors for a custom resource (``old``: the stored object on an update); the errors
+    ratcheting lets pass are added to ``warnings``."""
     if node is None:
         return []
-    return validate(node, "", obj, old if old is not None else _NONE, False)
+    return validate(node, "", obj, old if old is not None else _NONE, False, None, warnings)

@@ -131,6 +131,8 @@ def test_ratcheting_an_unchanged_value_is_not_validated_again(kube: Store) -> No
     kube.update("customresourcedefinitions", current)
     stored = kube.get("gadgets", "g", "default")
     kube.update("gadgets", {**stored, "spec": {"size": 500, "name": "abd"}}, namespace="default")
+    # The rule still fails on the unchanged value: a warning with the error's text, not an error.
+    assert kube.audit.entries[-1].warnings == ["spec.size: Invalid value: 500: failed rule: self < 100"]
     stored = kube.get("gadgets", "g", "default")
     with pytest.raises(errors.Invalid) as caught:
         kube.update("gadgets", {**stored, "spec": {"size": 501, "name": "abd"}}, namespace="default")
