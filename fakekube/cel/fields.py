@@ -131,3 +131,44 @@ def _literal(token: str) -> str | None:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def typed_rewrite(text: str, schema: dict[str, Any], *, root: bool,
+                  variables: tuple[str, ...]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """``text`` with each field chain (``self.a.b``, not inside ``has()``) replaced by a variable of the same
+    length, and those variables' schemas: compiled with each variable declared with its member's CEL type, the
+    expression is type-checked as cel-go checks it (its object types know their members' types), and its
+    errors keep their columns."""
+    toks = _tokens(text)
+    out = list(text)
+    names: dict[str, str] = {}
+    schemas: dict[str, dict[str, Any]] = {}
+    for i, (kind, value, at) in enumerate(toks):
+        if kind != "ident" or value not in variables or (i > 0 and toks[i - 1][1] in (".", ".?")):
+            continue
+        if i >= 2 and toks[i - 1][1] == "(" and toks[i - 2][1] == "has":
+            continue
+        node, is_root, j, end, path = schema, root, i + 1, -1, value
+        member: dict[str, Any] | None = None
+        while j + 1 < len(toks) and toks[j][1] == "." and toks[j + 1][0] == "ident":
+            if j + 2 < len(toks) and toks[j + 2][1] == "(":
+                break
+            fields = _fields(node, is_root)
+            if fields is None or toks[j + 1][1] not in fields:
+                break
+            member = fields[toks[j + 1][1]]
+            path += "." + toks[j + 1][1]
+            end = toks[j + 1][2] + len(toks[j + 1][1])
+            node, is_root = member, member.get("x-kubernetes-embedded-resource") is True
+            j += 2
+        if member is None or text[at:end] != path or "\n" in text[at:end]:
+            continue  # nothing selected, or spaces inside the chain: left as it is
+        name = names.get(path)
+        if name is None:
+            name = f"v{len(names)}".ljust(len(path), "_")
+            if len(name) > len(path):
+                continue
+            names[path] = name
+            schemas[name] = member
+        out[at:end] = list(name)
+    return "".join(out), schemas

@@ -79,3 +79,31 @@ def test_optional_old_self_is_an_optional_and_errors_keep_their_columns() -> Non
     bad = compile_rule({"rule": "oldSelf + 1 < self", "optionalOldSelf": True}, T.INT)
     assert bad.error == ("compilation failed: ERROR: <input>:1:9: found no matching overload for '_+_' applied to "
                          "'(optional_type(int), int)'\n | oldSelf + 1 < self\n | ........^")
+
+
+@pytest.mark.parametrize(("rule", "error"), [
+    # cel.CrossTypeNumericComparisons(true) in the base environment: ordering across numeric types compiles.
+    ("self.n > 1.5 && self.d <= 1 && 2 > 1.5", ""),
+    ("self.n == 1.0", "compilation failed: ERROR: <input>:1:8: found no matching overload for '_==_' applied to "
+                      "'(int, double)'\n | self.n == 1.0\n | .......^"),
+    # The types of an object's members, as cel-go's object types give them.
+    ("self.s + 1 > 2", "compilation failed: ERROR: <input>:1:8: found no matching overload for '_+_' applied to "
+                       "'(string, int)'\n | self.s + 1 > 2\n | .......^"),
+    ("self.s", "cel expression must evaluate to a bool"),
+    ("self.l.all(x, x > 1)", "compilation failed: ERROR: <input>:1:17: found no matching overload for '_>_' "
+                             "applied to '(string, int)'\n | self.l.all(x, x > 1)\n | ................^"),
+    ("self.n > 1.5 && self.s + 1 == 2", "compilation failed: ERROR: <input>:1:24: found no matching overload for "
+                                        "'_+_' applied to '(string, int)'\n | self.n > 1.5 && self.s + 1 == 2\n"
+                                        " | .......................^"),
+])
+def test_member_types_and_numeric_comparisons(rule: str, error: str) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "d": {"type": "number"},
+                                               "s": {"type": "string"},
+                                               "l": {"type": "array", "items": {"type": "string"}}}}
+    assert compile_rule({"rule": rule}, T.Map(T.STRING, T.DYN), schema).error == error
+
+
+def test_a_message_expression_of_a_member_that_is_not_a_string() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    compiled = compile_rule({"rule": "self.n > 0", "messageExpression": "self.n"}, T.Map(T.STRING, T.DYN), schema)
+    assert compiled.message_error == "messageExpression must evaluate to a string"
