@@ -377,6 +377,32 @@ _TRANSLATIONS = (
 )
 
 
+def _end_of_text(text: str) -> str:
+    """Go's ``$`` (without the m flag) is the end of the text, Python's ``\\Z``; a ``$`` that is escaped or
+    inside a character class (``[$%]``) is a literal dollar and stays."""
+    out, i, in_class = [], 0, False
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if ch == "]" and not (out and out[-1] in ("[", "[^")):
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            if text[i + 1:i + 2] == "^":
+                out.append("[^")
+                i += 2
+                continue
+        elif ch == "$":
+            ch = "\\Z"
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 @lru_cache(maxsize=512)
 def python_pattern(pattern: str) -> re.Pattern[str] | None:
     """A Python ``re`` pattern that matches as Go's does (ASCII classes, ``$`` at the end of the text), or None
@@ -387,7 +413,7 @@ def python_pattern(pattern: str) -> re.Pattern[str] | None:
     for rule, replace in _TRANSLATIONS:
         text = rule.sub(replace, text)
     if "(?m" not in text:
-        text = re.sub(r"(?<!\\)\$", r"\\Z", text)
+        text = _end_of_text(text)
     try:
         return re.compile(text, re.ASCII)
     except re.error:
