@@ -8,7 +8,9 @@ messages). On top of it:
   ``date-time``/``duration``/``byte`` strings as timestamps, durations and bytes), after
   k8s.io/apiserver ``pkg/cel/common/schemas.go`` and ``pkg/cel/escaping.go`` (v0.37.2);
 - ``library``: the Kubernetes CEL library functions rules use (lists, regex), after k8s.io/apiserver
-  ``pkg/cel/library`` (v0.37.2);
+  ``pkg/cel/library`` (v0.37.2); ``k8slib``: its URL, IP, CIDR and quantity types;
+- ``fields``: the type checks an object that is a ``map(string, dyn)`` here needs (undefined fields, member
+  types, ``matches`` literals);
 - ``env``: one environment per rule's variable types;
 - ``fieldpath``: a rule's ``fieldPath`` (and a selectable field's ``jsonPath``) checked against the schema;
 - ``rules``: compiling a schema's rules (``compile_rule``) with upstream's error texts;
