@@ -1,4 +1,5 @@
-"""The Kubernetes CEL library functions CRD rules use, declared for cel-expr-python.
+"""The Kubernetes CEL library functions CRD rules use, and the cel-go extensions of the base environment
+cel-cpp lacks (``sets``; lists version 3 but ``first``, ``last`` and ``sortBy``), declared for cel-expr-python.
 
 After k8s.io/apiserver ``pkg/cel/library/lists.go`` (``isSorted``, ``sum``, ``max``, ``min``, ``indexOf``,
 ``lastIndexOf``, and ``includes`` of lists version 1, in the base environment from v1.37) and
@@ -102,6 +103,47 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     return found if limit < 0 else found[:limit]
 
 
+def _contains_all(a: list[Any], b: list[Any]) -> bool:
+    return all(_includes(a, x) for x in b)
+
+
+def _distinct(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if not any(_equal(v, seen) for seen in out):
+            out.append(v)
+    return out
+
+
+def _flatten(values: list[Any], depth: int = 1) -> list[Any]:
+    if depth < 0:
+        raise CelError("level must be non-negative")
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, list) and depth > 0:
+            out.extend(_flatten(v, depth - 1))
+        else:
+            out.append(v)
+    return out
+
+
+def _slice(values: list[Any], start: int, end: int) -> list[Any]:
+    if start < 0 or end < 0:
+        raise CelError(f"cannot slice({start}, {end}), negative indexes not supported")
+    if start > end:
+        raise CelError(f"cannot slice({start}, {end}), start index must be less than or equal to end index")
+    if end > len(values):
+        raise CelError(f"cannot slice({start}, {end}), list is length {len(values)}")
+    return values[start:end]
+
+
+def _sort(values: list[Any]) -> list[Any]:
+    try:
+        return sorted(values)
+    except TypeError:
+        raise CelError("list elements must have the same type") from None
+
+
 def _list_function(name: str, types: tuple[Any, ...], result: Any, impl: Callable[..., Any],
                    extra: tuple[Any, ...] = ()) -> Any:
     overloads = []
@@ -122,6 +164,28 @@ def functions() -> list[Any]:
         _list_function("sum", _SUMMABLE, T.DYN, _sum),
         _list_function("max", _COMPARABLE, T.DYN, _extreme("max", max)),
         _list_function("min", _COMPARABLE, T.DYN, _extreme("min", min)),
+        cel.FunctionDecl("sets.contains", [cel.Overload("list_sets_contains_list", T.BOOL,
+                                                        [T.List(T.DYN), T.List(T.DYN)], impl=_contains_all)]),
+        cel.FunctionDecl("sets.equivalent", [cel.Overload(
+            "list_sets_equivalent_list", T.BOOL, [T.List(T.DYN), T.List(T.DYN)],
+            impl=lambda a, b: _contains_all(a, b) and _contains_all(b, a))]),
+        cel.FunctionDecl("sets.intersects", [cel.Overload(
+            "list_sets_intersects_list", T.BOOL, [T.List(T.DYN), T.List(T.DYN)],
+            impl=lambda a, b: any(_includes(a, x) for x in b))]),
+        cel.FunctionDecl("lists.range", [cel.Overload("lists_range", T.List(T.INT), [T.INT],
+                                                      impl=lambda n: list(range(n)))]),
+        cel.FunctionDecl("distinct", [cel.Overload("list_distinct", T.List(T.DYN), [T.List(T.DYN)], is_member=True,
+                                                   impl=_distinct)]),
+        cel.FunctionDecl("flatten", [
+            cel.Overload("list_flatten", T.List(T.DYN), [T.List(T.DYN)], is_member=True, impl=_flatten),
+            cel.Overload("list_flatten_int", T.List(T.DYN), [T.List(T.DYN), T.INT], is_member=True,
+                         impl=_flatten)]),
+        cel.FunctionDecl("slice", [cel.Overload("list_slice", T.List(T.DYN), [T.List(T.DYN), T.INT, T.INT],
+                                                is_member=True, impl=_slice)]),
+        cel.FunctionDecl("reverse", [cel.Overload("list_reverse", T.List(T.DYN), [T.List(T.DYN)], is_member=True,
+                                                  impl=lambda values: values[::-1])]),
+        cel.FunctionDecl("sort", [cel.Overload("list_sort", T.List(T.DYN), [T.List(T.DYN)], is_member=True,
+                                               impl=_sort)]),
         cel.FunctionDecl("find", [cel.Overload("string_find_string", T.STRING, [T.STRING, T.STRING],
                                                is_member=True, impl=_find)]),
         cel.FunctionDecl("findAll", [

@@ -31,6 +31,13 @@ def _eval(expression: str) -> Any:
     ("'abc 123'.find('[0-9]+')", "123"), ("'abc'.find('[0-9]+')", ""),
     ("'a1b2c3'.findAll('[0-9]')", ["1", "2", "3"]), ("'a1b2c3'.findAll('[0-9]', 2)", ["1", "2"]),
     ("'a1b2c3'.findAll('[0-9]', 0)", []),
+    # cel-go's sets extension and lists extension v3 (k8s.io/apiserver pkg/cel/environment/base.go).
+    ("sets.contains([1, 2, 3], [2, 1])", True), ("sets.contains([1], [1.0])", True),
+    ("sets.equivalent([1, 2], [2, 1, 1])", True), ("sets.intersects([1], [2])", False),
+    ("lists.range(3)", [0, 1, 2]), ("[1, 2, 1].distinct()", [1, 2]), ("[[1], [2, [3]]].flatten()", [1, 2, [3]]),
+    ("[[1], [2, [3]]].flatten(2)", [1, 2, 3]), ("[1, 2, 3].slice(1, 3)", [2, 3]), ("[3, 1, 2].sort()", [1, 2, 3]),
+    ("[1, 2, 3].reverse()", [3, 2, 1]),
+    ("[1, 2, 3].slice(2, 1)", ("error", "cannot slice(2, 1), start index must be less than or equal to end index")),
 ])
 def test_library_functions(expression: str, expected: Any) -> None:
     assert _eval(expression) == expected
