@@ -15,7 +15,6 @@ overload's type, and one function serves every element type.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
 from typing import Any
 
 from cel_expr_python import cel
@@ -211,4 +210,4 @@ def extension() -> Any:
     ])
 
 
-__all__ = ["CelError", "extension", "functions", "datetime", "timedelta"]
+__all__ = ["CelError", "extension", "functions"]

@@ -20,7 +20,6 @@ Not done (docs/admission.md): the runtime cost budget.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +30,7 @@ from fakekube.cel import types as celtypes
 from fakekube.cel.fieldpath import PathError, valid_field_path
 from fakekube.errors import FieldError, GoLiteral, duplicate, forbidden, invalid, required
 from fakekube.jsonvalues import json_equal
+from fakekube.schemavalues import go_float
 
 _NONE: Any = object()  # no correlated old value
 _MAX_MESSAGE = 5 * 1024  # celconfig.MaxEvaluatedMessageExpressionSizeBytes
@@ -95,15 +95,9 @@ def _child(path: str, name: str) -> str:
 
 
 def _go_value(value: Any) -> Any:
-    # %v of a float64: Go's shortest 'g' form (2 for 2.0, 1e+06 for a million).
-    if isinstance(value, float) and not isinstance(value, bool):
-        if math.isfinite(value) and value == int(value) and abs(value) < 1e21:
-            digits = str(int(value))
-            stripped = digits.lstrip("-").rstrip("0")
-            if len(digits.lstrip("-")) > max(len(stripped), 0) and len(digits.lstrip("-")) > 6:
-                return GoLiteral(f"{value:e}".replace("e+0", "e+").replace(".000000", ""))
-            return GoLiteral(digits)
-        return GoLiteral(repr(value))
+    # A float64 as field.Error prints it (%v: shortest digits, 2 for 2.0, 1e+06 for a million).
+    if isinstance(value, float):
+        return GoLiteral(go_float(value))
     return value
 
 
