@@ -427,6 +427,7 @@ def check_value(schema: dict[str, Any], value: Any, *, embedded: bool) -> tuple[
     return schemaprune.would_prune(node, value, embedded), errs
 
 
+_UNBUILT: Any = object()
 _BLOCKING = frozenset({"FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany",
                        "FieldValueTypeInvalid"})
 
@@ -449,16 +450,33 @@ class StructuralSchema:
         self._root = _Node(self.source)
         # Whether the version has a CEL validator: any x-kubernetes-validations rule anywhere in the schema.
         self.has_rules = _has_rules(self.source)
+        self._rules: Any = _UNBUILT
 
     def rules_not_checked(self, errs: list[FieldError]) -> list[FieldError]:
         """What the CR strategy adds instead of running the CEL rules when an error blocks them: the rules
         need a well-typed object, so a NotSupported, Required, TooLong, TooMany or TypeInvalid error skips them
         with one ``<nil>`` note at the end (apiextensions-apiserver ``pkg/registry/customresource/strategy.go``
-        ``hasBlockingErr``, v0.37.2). fakekube does not evaluate CEL rules otherwise."""
+        ``hasBlockingErr``, v0.37.2)."""
         if self.has_rules and any(e.type in _BLOCKING for e in errs):
             return [invalid("<nil>", None, "some validation rules were not checked because the object was "
                                            "invalid; correct the existing errors to complete validation")]
         return []
+
+    def rule_errors(self, errs: list[FieldError], obj: dict[str, Any], old: dict[str, Any] | None,
+                    warnings: list[str] | None = None) -> list[FieldError]:
+        """The ``x-kubernetes-validations`` errors of a write whose other errors are ``errs`` (the CR strategy
+        runs the rules last, and not at all past a blocking error: ``rules_not_checked``); the errors of
+        unchanged values (ratcheting) go to ``warnings``."""
+        if not self.has_rules:
+            return []
+        blocked = self.rules_not_checked(errs)
+        if blocked:
+            return blocked
+        from fakekube.cel import validator as celvalidator  # the CEL runtime loads with the first rule
+
+        if self._rules is _UNBUILT:
+            self._rules = celvalidator.build(self.source)
+        return celvalidator.validate_object(self._rules, obj, old, warnings)
 
     def validate(self, obj: Any, old: Any = None) -> list[FieldError]:
         """Schema errors for everything but top-level ``metadata`` (validation.py owns that).

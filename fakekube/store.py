@@ -394,12 +394,14 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None,
                   subresource: str | None = None, old_checked: Any = None, *,
-                  request: ResourceType | None = None, extra: list[Any] | None = None) -> Any:
+                  request: ResourceType | None = None, extra: list[Any] | None = None,
+                  warnings: list[str] | None = None) -> Any:
         """Raise the write's 422, if any; return the custom resource schema the whole of ``obj`` is now known
         to pass (``Record.checked``), or None. ``old_checked``: the old version's ``Record.checked``.
         ``request``: the type a create came through; one stored in another shape (events.k8s.io Events) has
         its own name rule and create validation (upstream: the strategy sees the request's version).
-        ``extra``: field errors found before, reported after the strategy's."""
+        ``extra``: field errors found before, reported after the strategy's. ``warnings``: where the CRD
+        validation rules' ratcheted errors go (the request's Warning headers)."""
         meta = obj["metadata"]
         shape = request if request is not None and request.to_storage is not None else rt
         if rt.custom:
@@ -427,7 +429,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             errs += scale_errors(obj, rt.scale.spec_replicas_path, rt.scale.status_replicas_path,
                                  rt.scale.label_selector_path, status_write=subresource == "status")
         if rt.schema is not None:
-            errs += rt.schema.rules_not_checked(errs)
+            errs += rt.schema.rule_errors(errs, obj, old, warnings)
             checked = rt.schema if whole else None
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)

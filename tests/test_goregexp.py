@@ -100,3 +100,12 @@ def test_go_spellings_python_lacks_match() -> None:
     assert go_pattern(r"^a\z").search("a") and not go_pattern(r"^a\z").search("a\n")
     assert go_pattern(r"\Q*+\E").fullmatch("*+")
     assert go_pattern(r"(?<n>a)").fullmatch("a")
+
+
+def test_a_dollar_inside_a_class_is_a_literal() -> None:
+    # Gateway API's HTTP header name pattern: kube-apiserver v1.37.2 refuses "magic/" with it (its CRD test data,
+    # apiextensions-apiserver test/integration/ratcheting_test_cases/invalid/httproute/invalid-header-name.yaml).
+    compiled = go_pattern(r"^[A-Za-z0-9!#$%&'*+\-.^_\x60|~]+$")
+    assert compiled is not None
+    assert compiled.search("magic") and compiled.search("a$b") and not compiled.search("magic/")
+    assert go_pattern(r"[^$]x$").search("ax") and not go_pattern(r"[^$]x$").search("ax\n")

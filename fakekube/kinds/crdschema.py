@@ -3,8 +3,8 @@
 (``pkg/apis/apiextensions/validation/validation.go``) and the structural rules (``ValidateStructural``,
 ``pkg/apiserver/schema/validation.go``: reported sorted by their text).
 
-Not emulated: defaults inside metadata (validated as metadata upstream), CEL compilation and cost of
-``x-kubernetes-validations``, the structural completeness rule, and schemas
+The rules of ``x-kubernetes-validations`` compile in fakekube.kinds.crdrules. Not emulated: defaults inside
+metadata (validated as metadata upstream), the estimated cost of the rules, the structural completeness rule, and schemas
 ``NewStructural`` cannot convert. Properties are walked in sorted order where upstream walks a Go map (its
 order changes between requests).
 """
@@ -15,6 +15,7 @@ from typing import Any
 
 from fakekube.errors import FieldError, GoLiteral, forbidden, go_json, invalid, not_supported, required
 from fakekube.goregexp import syntax_error
+from fakekube.kinds import crdrules
 from fakekube.kinds.checks import mapping, seq
 from fakekube.schema import check_value
 
@@ -128,10 +129,15 @@ def validate_schema_root(schema: Any, path: str, status_enabled: bool) -> list[F
     # run, and its own error shows only when nothing else is wrong (validation.go
     # validateCustomResourceDefinitionValidation; observed on kube-apiserver v1.37.2 for a $ref)
     init_error = _structural_init_error(schema)
+    before: list[Any] = []
     if init_error is None:
         structural = sorted(_structural(schema, "root", root), key=str)
-        errs += structural or _defaults(schema, root, embedded=True, inside_meta=False)
-    errs += _openapi(schema, root, is_root=True, defaults_forbidden="", inside_meta=False)
+        before = structural or _defaults(schema, root, embedded=True, inside_meta=False)
+        errs += before
+    openapi = _openapi(schema, root, is_root=True, defaults_forbidden="", inside_meta=False)
+    errs += openapi
+    if init_error is None and not before:  # the rules compile only once the schema is structural with valid defaults
+        errs += crdrules.rule_errors(schema, root, openapi)
     if init_error is not None and not errs:
         errs.append(invalid(root, "", init_error))
     return errs
@@ -430,7 +436,7 @@ def _extensions(s: dict[str, Any], path: str) -> list[FieldError]:
                     errs.append(forbidden(f"{path}.items.properties[{key}].nullable", "this property is in "
                                           "x-kubernetes-list-map-keys, so it cannot be nullable"))
     for i, rule in enumerate(seq(s.get("x-kubernetes-validations"))):
-        errs += _rule(mapping(rule), f"{path}.x-kubernetes-validations[{i}]")
+        errs += _rule(mapping(rule), f"{path}.x-kubernetes-validations[{i}]", s)
     return errs
 
 
@@ -463,7 +469,7 @@ def _map_list(s: dict[str, Any], path: str, keys: list[Any], items: dict[str, An
     return errs
 
 
-def _rule(rule: dict[str, Any], path: str) -> list[FieldError]:
+def _rule(rule: dict[str, Any], path: str, node: dict[str, Any]) -> list[FieldError]:
     errs: list[FieldError] = []
     text, message = str(rule.get("rule") or ""), str(rule.get("message") or "")
     if not text.strip():
@@ -485,4 +491,16 @@ def _rule(rule: dict[str, Any], path: str) -> list[FieldError]:
         errs.append(invalid(f"{path}.fieldPath", field_path, "must be non-empty if specified"))
     if "\n" in field_path or "\r" in field_path:
         errs.append(invalid(f"{path}.fieldPath", field_path, "must not contain line breaks"))
+    if field_path and not _path_valid(node, field_path):
+        errs.append(invalid(f"{path}.fieldPath", field_path, "must be a valid path"))
     return errs
+
+
+def _path_valid(node: dict[str, Any], field_path: str) -> bool:
+    from fakekube.cel.fieldpath import PathError, valid_field_path
+
+    try:
+        valid_field_path(field_path, node)
+    except PathError:
+        return False
+    return True

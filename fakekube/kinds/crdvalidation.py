@@ -13,7 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.errors import FieldError, GoLiteral, forbidden, go_json, invalid, not_supported, required
+from fakekube.errors import (
+    FieldError,
+    GoLiteral,
+    duplicate,
+    forbidden,
+    go_json,
+    invalid,
+    not_supported,
+    required,
+    too_many,
+)
 from fakekube.kinds.checks import mapping, seq
 from fakekube.kinds.crdschema import internal_props, validate_schema_root
 from fakekube.namerules import is_dns1035_label, is_dns1123_subdomain, name_is_dns_subdomain
@@ -189,6 +199,12 @@ def _spec(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> list[FieldEr
     errs += _subresources(internal.get("subresources"), "spec.subresources")
     for i, column in enumerate(seq(internal.get("additionalPrinterColumns"))):
         errs += _column(mapping(column), f"spec.additionalPrinterColumns[{i}]")
+    if seq(internal.get("selectableFields")):
+        schema = mapping(internal.get("validation")).get("openAPIV3Schema")
+        if schema is None:
+            errs.append(invalid("spec.selectableFields", "", "may only be set when validations.schema is included"))
+        else:
+            errs += _selectable_fields(seq(internal["selectableFields"]), mapping(schema), "spec.selectableFields")
     errs += _conversion(spec.get("conversion"), spec.get("preserveUnknownFields"))
     return errs
 
@@ -224,6 +240,47 @@ def _version(v: dict[str, Any], path: str, status_enabled: bool) -> list[FieldEr
     errs += _subresources(v.get("subresources"), f"{path}.subresources")
     for i, column in enumerate(seq(v.get("additionalPrinterColumns"))):
         errs += _column(mapping(column), f"{path}.additionalPrinterColumns[{i}]")
+    if seq(v.get("selectableFields")):
+        schema = mapping(v.get("schema")).get("openAPIV3Schema")
+        if schema is None:
+            errs.append(invalid(f"{path}.selectableFields", "", "may only be set when `version.schema.openAPIV3Schema` "
+                                                                "is not included"))
+        else:
+            errs += _selectable_fields(seq(v["selectableFields"]), mapping(schema), f"{path}.selectableFields")
+    return errs
+
+
+_MAX_SELECTABLE_FIELDS = 8
+
+
+def _selectable_fields(fields: list[Any], schema: dict[str, Any], path: str) -> list[FieldError]:
+    """``ValidateCustomResourceSelectableFields``: each ``jsonPath`` names a string, boolean or integer field
+    outside metadata (the CEL field path check, fakekube.cel.fieldpath), once; at most 8."""
+    from fakekube.cel.fieldpath import PathError, valid_field_path
+
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, item in enumerate(fields):
+        where = f"{path}[{i}].jsonPath"
+        json_path = str(mapping(item).get("jsonPath") or "")
+        if not json_path:
+            errs.append(required(where, ""))
+            continue
+        try:
+            normal, node = valid_field_path(json_path, schema, allow_array_notation=False)
+        except PathError as exc:
+            errs.append(invalid(where, json_path, f"is an invalid path: {exc}"))
+            continue
+        if normal.split(".", 1)[0].split("[", 1)[0] == "metadata":
+            errs.append(invalid(where, json_path, "must not point to fields in metadata"))
+        if mapping(node).get("type") not in ("string", "boolean", "integer"):
+            errs.append(invalid(where, json_path, "must point to a field of type string, boolean or integer. Enum "
+                                                  "string fields and strings with formats are allowed."))
+        if normal in seen:
+            errs.append(duplicate(where, json_path))
+        seen.add(normal)
+    if len(seen) > _MAX_SELECTABLE_FIELDS:
+        errs.append(too_many(path, len(seen), _MAX_SELECTABLE_FIELDS))
     return errs
 
 

@@ -257,7 +257,8 @@ class WriteVerbs:
         raw_fields = strategy.raw_extension_fields if subresource is None and spelled is not None else ()
         raw_errors = (rawdata.immutable_errors(raw_fields, obj, old, spelled or {},
                                                self.raw_spellings.get(old_meta["uid"], {})) if raw_fields else None)
-        checked = self._validate(target, obj, old, subresource, record.checked, extra=raw_errors)
+        checked = self._validate(target, obj, old, subresource, record.checked, extra=raw_errors,
+                                 warnings=entry.warnings)
         if subresource is None and strategy.update_warnings is not None:
             entry.warnings.extend(strategy.update_warnings(obj, old))
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
