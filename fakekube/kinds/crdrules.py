@@ -42,17 +42,15 @@ def _node(s: Any, path: str, uncorrelatable: str | None, schema_errors: list[Fie
           errs: list[FieldError], root: bool = False) -> None:
     if not isinstance(s, dict):
         return
+    # Below a map that is not correlatable (atomic), an old value cannot be matched to the new one.
+    below_map = uncorrelatable
+    if below_map is None and s.get("x-kubernetes-map-type") not in _CORRELATABLE_MAPS:
+        below_map = path
     for name, prop in sorted((s.get("properties") or {}).items()):
-        below = uncorrelatable
-        if below is None and s.get("x-kubernetes-map-type") not in _CORRELATABLE_MAPS:
-            below = path
-        _node(prop, f"{path}.properties[{name}]", below, schema_errors, errs, _embedded(prop))
+        _node(prop, f"{path}.properties[{name}]", below_map, schema_errors, errs, _embedded(prop))
     extra = s.get("additionalProperties")
     if isinstance(extra, dict):
-        below = uncorrelatable
-        if below is None and s.get("x-kubernetes-map-type") not in _CORRELATABLE_MAPS:
-            below = path
-        _node(extra, f"{path}.additionalProperties", below, schema_errors, errs, _embedded(extra))
+        _node(extra, f"{path}.additionalProperties", below_map, schema_errors, errs, _embedded(extra))
     items = s.get("items")
     if isinstance(items, dict):
         below = uncorrelatable
