@@ -75,21 +75,10 @@ def build(modules: Path) -> dict[str, list[list[str]]]:
     packages = [read_structs(d) for d in package_dirs(modules)]
     meta = packages[-3]
 
-    def expand(struct: dict[str, list[tuple[str, str, bool]]], name: str) -> list[str]:
-        names: list[str] = []
-        for json_name, go_type, inline in struct[name]:
-            if not inline:
-                names.append(json_name)
-                continue
-            embedded = go_type.lstrip("*").rsplit(".", 1)[-1]
-            home = struct if embedded in struct else meta
-            names += expand(home, embedded) if embedded in home else []
-        return names
-
     table: dict[str, list[list[str]]] = {}
     for package in packages:
         for name in sorted(package):
-            order = expand(package, name)
+            order = _expand(package, meta, name)
             if not order:
                 continue
             known = table.setdefault(name, [])
