@@ -532,3 +532,17 @@ def test_a_rules_review_is_compared_as_a_set_of_rules() -> None:
     # Elsewhere a list's order is compared.
     assert comparable(Answer(200, [], json.dumps({"rules": rules}).encode()), Context(namespace="")) != \
         comparable(Answer(200, [], json.dumps({"rules": rules[::-1]}).encode()), Context(namespace=""))
+
+
+def test_a_case_fails_only_if_it_fails_twice() -> None:
+    first = verdicts.Verdicts({"flaky": "differs", "broken": "differs"}, {"flaky": [], "broken": []})
+    asked: list[list[str]] = []
+
+    def again(names: list[str]) -> verdicts.Verdicts:
+        asked.append(names)
+        return verdicts.Verdicts({"broken": "differs again"})
+
+    settled = verdicts.settle_flakes(first, again)
+    assert asked == [["broken", "flaky"]]
+    assert settled.failures == {"broken": "differs"} and list(settled.diverging) == ["broken"]
+    assert verdicts.settle_flakes(verdicts.Verdicts(), again).failures == {} and len(asked) == 1
