@@ -124,6 +124,11 @@ NAME_RULES: dict[tuple[str, str], str] = {
     ("certificates.k8s.io", "CertificateSigningRequest"): "any",
     # kube-aggregator ValidateAPIService: a path segment; that it is version.group is the kind's own check
     ("apiregistration.k8s.io", "APIService"): "path_segment",
+    # apps/validation ValidateStatefulSetName: NameIsDNSLabel (the pods' names add "-<ordinal>")
+    ("apps", "StatefulSet"): "label",
+    # policy/validation ValidatePodDisruptionBudget checks no metadata; apiserver rest.ValidateCreate then runs
+    # ValidateObjectMetaAccessor with validatePathSegment (content.IsPathSegmentName)
+    ("policy", "PodDisruptionBudget"): "path_segment",
 }
 
 

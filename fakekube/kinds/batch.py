@@ -15,18 +15,23 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
+from fakekube.errors import FieldError, invalid, not_supported, required
 from fakekube.kinds.checks import (
     dict_at,
     go_label_selector,
+    go_string_map,
     immutable,
     mapping,
     non_negative,
+    selector_is_empty,
+    selector_matches,
     seq,
     validate_label_selector,
 )
+from fakekube.kinds.internalvalues import internal_equal, internal_json
 from fakekube.kinds.podspec import default_pod_template
-from fakekube.kinds.workloads import validate_template
+from fakekube.kinds.podvalidation import validate_pod_template
+from fakekube.kinds.workloads import MISMATCH
 from fakekube.strategies import BuiltinStrategy, Strategy
 
 JOB_RESTART_POLICIES = ["OnFailure", "Never"]
@@ -83,6 +88,8 @@ def _generate_selector(job: dict[str, Any]) -> None:
 
 
 def validate_job_spec(spec: dict[str, Any], path: str, *, template_of_cronjob: bool = False) -> list[FieldError]:
+    """``validateJobSpec`` then, for a Job (``ValidateJobSpec``), the selector and the template's labels; for a
+    CronJob's template (``ValidateJobTemplateSpec``), the selector and manualSelector it may not set."""
     errs: list[FieldError] = []
     for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished",
                 "backoffLimitPerIndex", "maxFailedIndexes"):
@@ -92,25 +99,31 @@ def validate_job_spec(spec: dict[str, Any], path: str, *, template_of_cronjob: b
         errs.append(not_supported(f"{path}.completionMode", mode, ["NonIndexed", "Indexed"]))
     if mode == "Indexed" and spec.get("completions") is None:
         errs.append(required(f"{path}.completions", "when completion mode is Indexed"))
+    template = mapping(spec.get("template"))
+    errs += validate_pod_template(template, f"{path}.template")
+    policy = mapping(template.get("spec")).get("restartPolicy")
+    where = f"{path}.template.spec.restartPolicy"
+    # SetDefaults_PodSpec turns an unset policy into Always, so both are "Required" (not "Unsupported").
+    if policy in ("Always", "", None):
+        errs.append(required(where, 'valid values: "OnFailure", "Never"'))
+    elif policy not in JOB_RESTART_POLICIES:
+        errs.append(not_supported(where, policy, JOB_RESTART_POLICIES))
+    elif spec.get("podFailurePolicy") is not None and policy != "Never":
+        errs.append(invalid(where, policy, 'only "Never" is supported when podFailurePolicy is specified'))
+    selector = spec.get("selector")
     if template_of_cronjob:
-        if spec.get("selector") is not None:
-            errs.append(invalid(f"{path}.selector", go_label_selector(spec["selector"]),
-                                "`selector` will be auto-generated"))
+        if selector is not None:
+            errs.append(invalid(f"{path}.selector", go_label_selector(selector), "`selector` will be auto-generated"))
         if spec.get("manualSelector") is True:
             errs.append(not_supported(f"{path}.manualSelector", True, ["nil", "false"]))
-        errs += validate_template({"template": spec.get("template"), "selector": {}}, path, restart_policies=None)
-    else:
-        if spec.get("selector") is None:
-            errs.append(required(f"{path}.selector", ""))
-        else:
-            errs += validate_label_selector(spec["selector"], f"{path}.selector")
-        errs += validate_template(spec, path, restart_policies=None)
-    policy = mapping(mapping(spec.get("template")).get("spec")).get("restartPolicy")
-    if policy not in JOB_RESTART_POLICIES:
-        errs.append(not_supported(f"{path}.template.spec.restartPolicy", policy, JOB_RESTART_POLICIES))
-    elif spec.get("podFailurePolicy") is not None and policy != "Never":
-        errs.append(invalid(f"{path}.template.spec.restartPolicy", policy,
-                            'only "Never" is supported when podFailurePolicy is specified'))
+        return errs
+    selector_errs = validate_label_selector(selector, f"{path}.selector")
+    errs += [required(f"{path}.selector", "")] if selector is None else selector_errs
+    # A nil selector matches nothing; one LabelSelectorAsSelector refuses is not compared.
+    labels = mapping(template.get("metadata")).get("labels")
+    if not selector_errs and not (selector is not None and selector_is_empty(selector)) \
+            and not selector_matches(selector, labels):
+        errs.append(invalid(f"{path}.template.metadata.labels", go_string_map(labels), MISMATCH))
     return errs
 
 
@@ -167,19 +180,61 @@ class JobStrategy(BuiltinStrategy):
 
 
 def _template_update(spec: dict[str, Any], old_spec: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-    """The template is immutable, but a suspended Job that never started may change where its pods go."""
+    """``validatePodTemplateUpdate``: the template is immutable, but a suspended Job that has no active pods
+    and never started (or is Suspended again) may change where its pods go, their labels and annotations
+    (MutableSchedulingDirectivesForSuspendedJobs) and, comparing only the pod spec, its containers' resources
+    (MutablePodResourcesForSuspendedJobs): both beta and on in v1.37 (pkg/registry/batch/job/strategy.go
+    ``shouldAllowMutablePodTemplate``)."""
     template, old_template = mapping(spec.get("template")), mapping(old_spec.get("template"))
-    if old_spec.get("suspend") is True and not mapping(old.get("status")).get("startTime"):
-        pod, old_pod = mapping(template.get("spec")), mapping(old_template.get("spec"))
-        scheduling = ("nodeSelector", "tolerations", "affinity", "schedulingGates")
-        old_template = {**old_template, "metadata": {**mapping(old_template.get("metadata")),
-                                                      **{k: v for k, v in mapping(template.get("metadata")).items()
-                                                         if k in ("labels", "annotations")}},
-                        "spec": {**{k: v for k, v in old_pod.items() if k not in scheduling},
-                                 **{k: v for k, v in pod.items() if k in scheduling}}}
-    if template == old_template:
+    status = mapping(old.get("status"))
+    suspended_condition = any(mapping(c).get("type") == "Suspended" and mapping(c).get("status") == "True"
+                              for c in seq(status.get("conditions")))
+    mutable = (old_spec.get("suspend") is True and (not status.get("startTime") or suspended_condition)
+               and not status.get("active"))
+    if mutable:
+        old_template = _with_scheduling_of(old_template, template)
+    if old_spec.get("suspend") is not True or not mutable:
+        if internal_equal("PodTemplateSpec", template, old_template):
+            return []
+        return [invalid("spec.template", internal_json("PodTemplateSpec", spec.get("template")),
+                        "field is immutable")]
+    pod, old_pod = mapping(template.get("spec")), dict(mapping(old_template.get("spec")))
+    for key in ("containers", "initContainers"):
+        containers, old_containers = seq(pod.get(key)), seq(old_pod.get(key))
+        if key in old_pod and len(containers) == len(old_containers):
+            old_pod[key] = [{**mapping(was), "resources": mapping(now).get("resources")}
+                            if mapping(was).get("name") == mapping(now).get("name") else was
+                            for now, was in zip(containers, old_containers, strict=True)]
+    if internal_equal("PodSpec", pod, old_pod):
         return []
-    return [invalid("spec.template", GoLiteral("core.PodTemplateSpec{...}"), "field is immutable")]
+    return [invalid("spec.template.spec", internal_json("PodSpec", template.get("spec")), "field is immutable")]
+
+
+def _with_scheduling_of(old_template: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
+    """The old template with the new one's node affinity, node selector, tolerations, scheduling gates, labels
+    and annotations (an affinity left holding nothing but the node affinity may go)."""
+    pod, old_pod = mapping(template.get("spec")), dict(mapping(old_template.get("spec")))
+    affinity, old_affinity = pod.get("affinity"), old_pod.get("affinity")
+    if affinity is None and old_affinity is not None:
+        rest = {k: v for k, v in mapping(old_affinity).items() if k != "nodeAffinity" and v is not None}
+        if rest:
+            old_pod["affinity"] = rest
+        else:
+            old_pod.pop("affinity")
+    elif affinity is not None:
+        node = mapping(affinity).get("nodeAffinity")
+        base = {} if old_affinity is None else {k: v for k, v in mapping(old_affinity).items() if k != "nodeAffinity"}
+        old_pod["affinity"] = {**base, **({"nodeAffinity": node} if node is not None else {})}
+    for key in ("nodeSelector", "tolerations", "schedulingGates"):
+        old_pod.pop(key, None)
+        if pod.get(key) is not None:
+            old_pod[key] = pod[key]
+    meta = dict(mapping(old_template.get("metadata")))
+    for key in ("labels", "annotations"):
+        meta.pop(key, None)
+        if mapping(template.get("metadata")).get(key) is not None:
+            meta[key] = template["metadata"][key]
+    return {**old_template, "metadata": meta, "spec": old_pod}
 
 
 # ----------------------------------------------------------------------------------- CronJob
@@ -220,37 +275,44 @@ class CronJobStrategy(BuiltinStrategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         name = mapping(obj.get("metadata")).get("name") or ""
-        errs: list[FieldError] = []
+        errs, declarative = self._validate_spec(obj)
         if len(name) > CRONJOB_NAME_MAX:
             errs.append(invalid("metadata.name", name, f"must be no more than {CRONJOB_NAME_MAX} characters"))
-        return errs + self._validate_spec(obj)
+        return errs + declarative
 
-    def _validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
+    def _validate_spec(self, obj: dict[str, Any]) -> tuple[list[FieldError], list[FieldError]]:
+        """validateCronJobSpec's errors, and the declarative ones (v1.37 beta, enforced): those replace the
+        handwritten errors they cover and come after all of them (apiserver ``rest.ValidateDeclaratively...``)."""
         spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
+        declarative: list[FieldError] = []
         schedule = spec.get("schedule") or ""
         if not schedule:
-            errs.append(required("spec.schedule", ""))
-        elif re.search(r"(^|\s)(CRON_)?TZ=", schedule):
-            errs.append(invalid("spec.schedule", schedule,
-                                "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+            declarative.append(required("spec.schedule", ""))  # +k8s:required (beta)
         else:
             error = cron_schedule_error(schedule)
             if error:
                 errs.append(invalid("spec.schedule", schedule, error))
+            if "TZ" in schedule:
+                errs.append(invalid("spec.schedule", schedule,
+                                    "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+        errs += non_negative(spec.get("startingDeadlineSeconds"), "spec.startingDeadlineSeconds")
         policy = spec.get("concurrencyPolicy")
         if policy not in ("Allow", "Forbid", "Replace"):
             errs.append(not_supported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]))
-        for key in ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
-            errs += non_negative(spec.get(key), f"spec.{key}")
         job_spec = mapping(spec.get("jobTemplate")).get("spec")
         errs += validate_job_spec(job_spec if isinstance(job_spec, dict) else {}, "spec.jobTemplate.spec",
                                   template_of_cronjob=True)
-        return errs
+        for key in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
+            errs += non_negative(spec.get(key), f"spec.{key}")
+        return errs, declarative
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
-        return [] if subresource == "status" else self._validate_spec(new)
+        if subresource == "status":
+            return []
+        errs, declarative = self._validate_spec(new)
+        return errs + declarative
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {

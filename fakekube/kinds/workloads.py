@@ -41,13 +41,17 @@ def validate_selector(spec: dict[str, Any], path: str, kind: str) -> list[FieldE
 
 
 def validate_template(spec: dict[str, Any], path: str, *, restart_policies: list[str] | None = ("Always",),
-                      kind_for_deadline: str | None = None, map_selector: bool = False) -> list[FieldError]:
+                      kind_for_deadline: str | None = None, map_selector: bool = False,
+                      compare_labels: bool = True, after_labels: list[FieldError] | None = None,
+                      deadline_forbidden: bool = False) -> list[FieldError]:
     """The template must exist, carry labels the selector matches and pass ``ValidatePodTemplateSpec``;
-    ``restart_policies`` are the ones this workload accepts."""
+    ``restart_policies`` are the ones this workload accepts. ``compare_labels``: whether the selector parsed
+    (upstream compares only a selector ``LabelSelectorAsSelector`` accepts); ``after_labels``: the kind's errors
+    reported between the labels check and the pod template's."""
     template = spec.get("template")
     here = f"{path}.template"
     if not isinstance(template, dict):
-        return [required(here, "")]
+        return [required(here, ""), *(after_labels or [])]
     errs: list[FieldError] = []
     selector = spec.get("selector")
     labels = template_labels(spec)
@@ -55,8 +59,9 @@ def validate_template(spec: dict[str, Any], path: str, *, restart_policies: list
         matches = not selector or all(mapping(labels).get(k) == v for k, v in mapping(selector).items())
     else:
         matches = (selector is not None and selector_is_empty(selector)) or selector_matches(selector, labels)
-    if not matches:
+    if compare_labels and not matches:
         errs.append(invalid(f"{here}.metadata.labels", go_string_map(labels), MISMATCH))
+    errs.extend(after_labels or [])
     errs.extend(validate_pod_template(template, here))
     pod_spec = mapping(template.get("spec"))
     policy = pod_spec.get("restartPolicy")
@@ -66,5 +71,5 @@ def validate_template(spec: dict[str, Any], path: str, *, restart_policies: list
     if kind_for_deadline and deadline is not None:
         detail = f"activeDeadlineSeconds in {kind_for_deadline} is not Supported"
         where = f"{here}.spec.activeDeadlineSeconds"
-        errs.append(forbidden(where, detail) if map_selector else invalid(where, deadline, detail))
+        errs.append(forbidden(where, detail) if map_selector or deadline_forbidden else invalid(where, deadline, detail))
     return errs
