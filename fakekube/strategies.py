@@ -101,6 +101,9 @@ class Strategy:
     # The feature gates on in the emulated release (fakekube.kinds.features); the registry sets it per version.
     features: frozenset[str] = frozenset({"HPAGeneration", "MaxUnavailableStatefulSet", "VolumeLimitScaling"})
     allow_unconditional_update = True
+    # The kind's create validation checks its own ObjectMeta. When not (PodDisruptionBudget), apiserver
+    # rest.ValidateCreate checks the metadata only once the strategy found nothing, with a path-segment name.
+    validates_own_metadata = True
     # A PUT to a missing object creates it (the strategy's AllowCreateOnUpdate; data: fakekube.kinds.updaterules).
     allow_create_on_update = False
     graceful_delete = False

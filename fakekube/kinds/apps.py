@@ -207,7 +207,8 @@ class StatefulSetStrategy(_Workload):
             errs.append(required("spec.updateStrategy", ""))
         elif kind == "OnDelete":
             if strategy.get("rollingUpdate") is not None:
-                errs.append(invalid("spec.updateStrategy.rollingUpdate", _sts_rolling(strategy["rollingUpdate"]),
+                rolling = _sts_rolling(strategy["rollingUpdate"])
+                errs.append(invalid("spec.updateStrategy.rollingUpdate", go_struct(*rolling.items()),
                                     "only allowed for updateStrategy 'RollingUpdate'"))
         elif kind == "RollingUpdate":
             errs += non_negative(mapping(strategy.get("rollingUpdate")).get("partition"),

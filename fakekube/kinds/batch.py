@@ -11,7 +11,6 @@ spec changes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +27,7 @@ from fakekube.kinds.checks import (
     seq,
     validate_label_selector,
 )
+from fakekube.kinds.cronparse import cron_schedule_error
 from fakekube.kinds.internalvalues import internal_equal, internal_json
 from fakekube.kinds.podspec import default_pod_template
 from fakekube.kinds.podvalidation import validate_pod_template
@@ -40,7 +40,6 @@ JOB_NAME = "batch.kubernetes.io/job-name"
 LEGACY_CONTROLLER_UID = "controller-uid"
 LEGACY_JOB_NAME = "job-name"
 CRONJOB_NAME_MAX = 52
-_CRON_MACROS = {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
 
 
 def default_job_spec(spec: dict[str, Any]) -> None:
@@ -238,24 +237,6 @@ def _with_scheduling_of(old_template: dict[str, Any], template: dict[str, Any]) 
 
 
 # ----------------------------------------------------------------------------------- CronJob
-
-def cron_schedule_error(schedule: str) -> str | None:
-    """The parse error ``cron.ParseStandard`` gives (five fields, or a descriptor)."""
-    text = schedule.strip()
-    if text.startswith(("TZ=", "CRON_TZ=")):
-        return None
-    if text.startswith("@"):
-        if text in _CRON_MACROS or re.fullmatch(r"@every \S+", text):
-            return None
-        return f"unrecognized descriptor: {text}"
-    fields = text.split()
-    if len(fields) != 5:
-        return f"expected exactly 5 fields, found {len(fields)}: [{' '.join(fields)}]"
-    for field_text in fields:
-        if not re.fullmatch(r"[0-9A-Za-z*?/,\-]+", field_text):
-            return f"failed to parse int from {field_text}: strconv.Atoi: parsing {field_text!r}: invalid syntax"
-    return None
-
 
 class CronJobStrategy(BuiltinStrategy):
     initial_status = {}

@@ -132,6 +132,13 @@ def test_statefulset_and_pdb_names(kube: Store) -> None:
     assert kube.create("poddisruptionbudgets", pdb, "default")["metadata"]["name"] == "Not_A_Subdomain"
     assert _reject(kube, "poddisruptionbudgets", {**pdb, "metadata": {"name": "a%b"}}) == [
         "metadata.name: Invalid value: \"a%b\": may not contain '%'"]
+    # ... and only once the spec passed (observed: workloads/pdb-metadata-after-spec)
+    bad = {"metadata": {"name": "p2", "labels": {"bad key!": "x"}}, "spec": {"minAvailable": 1, "maxUnavailable": 1}}
+    assert _reject(kube, "poddisruptionbudgets", bad) == [
+        'spec: Invalid value: {"MinAvailable":1,"Selector":null,"MaxUnavailable":1,"UnhealthyPodEvictionPolicy":null}: '
+        "minAvailable and maxUnavailable cannot be both set"]
+    del bad["spec"]["maxUnavailable"]
+    assert [c.split(":")[0] for c in _reject(kube, "poddisruptionbudgets", bad)] == ["metadata.labels"]
 
 
 def test_a_bad_strategy_type_quotes_the_internal_strategy(kube: Store) -> None:
