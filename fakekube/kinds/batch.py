@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fakekube.cron import CronError, parse_standard
 from fakekube.errors import FieldError, invalid, not_supported, required
 from fakekube.kinds.checks import (
     dict_at,
@@ -27,7 +28,6 @@ from fakekube.kinds.checks import (
     seq,
     validate_label_selector,
 )
-from fakekube.kinds.cronparse import cron_schedule_error
 from fakekube.kinds.internalvalues import internal_equal, internal_json
 from fakekube.kinds.podspec import default_pod_template
 from fakekube.kinds.podvalidation import validate_pod_template
@@ -271,9 +271,10 @@ class CronJobStrategy(BuiltinStrategy):
         if not schedule:
             declarative.append(required("spec.schedule", ""))  # +k8s:required (beta)
         else:
-            error = cron_schedule_error(schedule)
-            if error:
-                errs.append(invalid("spec.schedule", schedule, error))
+            try:  # ParseCronScheduleWithPanicRecovery: cron.ParseStandard's error
+                parse_standard(schedule)
+            except CronError as error:
+                errs.append(invalid("spec.schedule", schedule, str(error)))
             if "TZ" in schedule:
                 errs.append(invalid("spec.schedule", schedule,
                                     "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))

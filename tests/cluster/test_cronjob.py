@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 from fakekube.cluster import Cluster, Timing
 from fakekube.sim import Simulation
@@ -129,7 +130,10 @@ def test_time_zone():
 
 
 def test_bad_schedules_and_zones_are_events_not_errors():
-    sim = run(cronjob("bad", "61 * * * *"), cronjob("zone", timeZone="Mars/Olympus"), until=2 * MINUTE)
+    # The API refuses such a schedule (validateScheduleFormat); one stored before that check existed is what the
+    # controller meets, so the create skips the API's parse here.
+    with mock.patch("fakekube.kinds.batch.parse_standard"):
+        sim = run(cronjob("bad", "61 * * * *"), cronjob("zone", timeZone="Mars/Olympus"), until=2 * MINUTE)
     assert jobs(sim) == []
     assert events(sim, "UnparseableSchedule") == [
         'unparseable schedule: "61 * * * *" : end of range (61) above maximum (59): 61']
