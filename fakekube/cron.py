@@ -248,6 +248,15 @@ def _wall(year: int, month: int, day: int, hour: int, minute: int, second: int, 
     return naive.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
 
 
+def known_zone(name: str) -> bool:
+    """Whether Go's ``time.LoadLocation`` finds the zone ("", "UTC" and "Local" always)."""
+    try:
+        _zone(name)
+    except CronError:
+        return False
+    return True
+
+
 def _zone(name: str) -> tzinfo | None:
     if name in ("", "UTC"):
         return UTC

@@ -11,11 +11,12 @@ spec changes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.cron import CronError, parse_standard
-from fakekube.errors import FieldError, invalid, not_supported, required
+from fakekube.cron import CronError, known_zone, parse_standard
+from fakekube.errors import FieldError, GoLiteral, go_json, invalid, not_supported, required
 from fakekube.kinds.checks import (
     dict_at,
     go_label_selector,
@@ -261,7 +262,8 @@ class CronJobStrategy(BuiltinStrategy):
             errs.append(invalid("metadata.name", name, f"must be no more than {CRONJOB_NAME_MAX} characters"))
         return errs + declarative
 
-    def _validate_spec(self, obj: dict[str, Any]) -> tuple[list[FieldError], list[FieldError]]:
+    def _validate_spec(self, obj: dict[str, Any],
+                       old: dict[str, Any] | None = None) -> tuple[list[FieldError], list[FieldError]]:
         """validateCronJobSpec's errors, and the declarative ones (v1.37 beta, enforced): those replace the
         handwritten errors they cover and come after all of them (apiserver ``rest.ValidateDeclaratively...``)."""
         spec = mapping(obj.get("spec"))
@@ -279,6 +281,9 @@ class CronJobStrategy(BuiltinStrategy):
                 errs.append(invalid("spec.schedule", schedule,
                                     "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
         errs += non_negative(spec.get("startingDeadlineSeconds"), "spec.startingDeadlineSeconds")
+        zone = spec.get("timeZone")
+        if old is None or zone != mapping(old.get("spec")).get("timeZone"):
+            errs += _time_zone_errors(zone)
         policy = spec.get("concurrencyPolicy")
         if policy not in ("Allow", "Forbid", "Replace"):
             errs.append(not_supported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]))
@@ -293,8 +298,31 @@ class CronJobStrategy(BuiltinStrategy):
                         subresource: str | None) -> list[FieldError]:
         if subresource == "status":
             return []
-        errs, declarative = self._validate_spec(new)
+        errs, declarative = self._validate_spec(new, old)
         return errs + declarative
+
+
+_ZONE_PART = re.compile(r"[A-Za-z.\-_0-9+]{1,14}")
+
+
+def _time_zone_errors(zone: Any) -> list[FieldError]:
+    """``validateTimeZone``: an IANA name (its parts' syntax, then ``time.LoadLocation``), not ``Local``; the
+    bad value is the *string, printed by json.Marshal."""
+    if not isinstance(zone, str):
+        return []
+    value = GoLiteral(go_json(zone))
+    if not zone:
+        return [invalid("spec.timeZone", value, "timeZone must be nil or non-empty string")]
+    for part in zone.split("/"):
+        if part in (".", "..") or part.startswith("-") or not _ZONE_PART.fullmatch(part):
+            return [invalid("spec.timeZone", value, f"unknown time zone {zone}")]
+    errs = []
+    if zone.lower() == "local":
+        errs.append(invalid("spec.timeZone", value,
+                            "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"))
+    if not known_zone(zone):
+        errs.append(invalid("spec.timeZone", value, f"unknown time zone {zone}"))
+    return errs
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {

@@ -130,9 +130,10 @@ def test_time_zone():
 
 
 def test_bad_schedules_and_zones_are_events_not_errors():
-    # The API refuses such a schedule (validateScheduleFormat); one stored before that check existed is what the
-    # controller meets, so the create skips the API's parse here.
-    with mock.patch("fakekube.kinds.batch.parse_standard"):
+    # The API refuses such a schedule and zone (validateScheduleFormat, validateTimeZone); ones stored before
+    # those checks existed are what the controller meets, so the create skips the API's checks here.
+    with mock.patch("fakekube.kinds.batch.parse_standard"), \
+            mock.patch("fakekube.kinds.batch._time_zone_errors", return_value=[]):
         sim = run(cronjob("bad", "61 * * * *"), cronjob("zone", timeZone="Mars/Olympus"), until=2 * MINUTE)
     assert jobs(sim) == []
     assert events(sim, "UnparseableSchedule") == [

@@ -285,6 +285,24 @@ def test_cronjob_schedule(kube: Store, schedule: str, expected: str) -> None:
     assert _reject(kube, "cronjobs", body) == [expected]
 
 
+@pytest.mark.parametrize(("zone", "expected"), [
+    ("", ['spec.timeZone: Invalid value: "": timeZone must be nil or non-empty string']),
+    ("local", ['spec.timeZone: Invalid value: "local": timeZone must be an explicit time zone as defined in '
+               "https://www.iana.org/time-zones", 'spec.timeZone: Invalid value: "local": unknown time zone local']),
+    ("a/../b", ['spec.timeZone: Invalid value: "a/../b": unknown time zone a/../b']),
+    ("x<y", ['spec.timeZone: Invalid value: "x\\u003cy": unknown time zone x<y']),  # json.Marshal of the *string
+    ("Europe/Berlin", []),
+])
+def test_cronjob_time_zones(kube: Store, zone: str, expected: list[str]) -> None:
+    # Observed on kube-apiserver v1.37.2 (workloads/cronjob-time-zones): pkg/apis/batch/validation validateTimeZone.
+    body = {"metadata": {"name": "c"}, "spec": {"schedule": "@hourly", "timeZone": zone, "jobTemplate": {"spec": {
+        "template": pod_template(restartPolicy="OnFailure")}}}}
+    if expected:
+        assert _reject(kube, "cronjobs", body) == expected
+    else:
+        kube.create("cronjobs", body, "default")
+
+
 def test_cronjob_names_are_at_most_52_characters(kube: Store) -> None:
     name = "c" * 53
     body = {"metadata": {"name": name}, "spec": {"schedule": "@hourly", "jobTemplate": {"spec": {
