@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
 from fakekube.kinds.internalvalues import internal_equal, internal_json
 from fakekube.kinds.podspec import default_pod_template
 
@@ -57,3 +63,12 @@ def test_semantic_equality_equates_unset_empty_and_zero() -> None:
     b = {"metadata": {}, "spec": {"containers": [{"name": "app", "stdin": False, "command": None}]}}
     assert internal_equal("PodTemplateSpec", a, b)
     assert not internal_equal("PodTemplateSpec", a, {"spec": {"containers": [{"name": "other"}]}})
+
+
+def test_the_internal_type_shapes_are_current() -> None:
+    root = Path(__file__).resolve().parents[2]
+    if shutil.which("go") is None or not Path("/root/go/pkg/mod/k8s.io/kubernetes@v1.37.2").is_dir():
+        pytest.skip("no Go toolchain or module cache on this machine")
+    result = subprocess.run([str(root / "scripts" / "generate-internal-types"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
