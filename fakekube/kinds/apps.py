@@ -16,6 +16,7 @@ from typing import Any
 from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
 from fakekube.kinds.checks import (
     dict_at,
+    dns_label,
     go_int_or_string,
     go_label_selector,
     go_struct,
@@ -32,7 +33,7 @@ from fakekube.kinds.checks import (
     validate_label_selector,
 )
 from fakekube.kinds.podspec import default_pod_template, default_pvc_spec
-from fakekube.kinds.workloads import validate_selector, validate_template
+from fakekube.kinds.workloads import validate_selected_template, validate_template
 from fakekube.strategies import BuiltinStrategy, Strategy
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
@@ -54,6 +55,20 @@ def _rolling_struct(rolling: Any, fields: tuple[str, ...]) -> Any:
 def _strategy_struct(strategy: dict[str, Any], rolling: Any) -> Any:
     """An internal ``*UpdateStrategy`` (``Type``, ``RollingUpdate``) quoted in a bad value."""
     return go_struct(("Type", strategy.get("type") or ""), ("RollingUpdate", rolling))
+
+
+def _sts_rolling_update(rolling: Any) -> list[FieldError]:
+    """``validateRollingUpdateStatefulSet``: partition ≥ 0; maxUnavailable, when set, positive, not 0, ≤ 100%."""
+    rolling = mapping(rolling)
+    here = "spec.updateStrategy.rollingUpdate"
+    errs = non_negative(rolling.get("partition") or 0, f"{here}.partition")
+    unavailable = rolling.get("maxUnavailable")
+    if unavailable is not None:
+        errs += int_or_percent(unavailable, f"{here}.maxUnavailable")
+        if int_or_percent_value(unavailable) == 0:
+            errs.append(invalid(f"{here}.maxUnavailable", go_int_or_string(unavailable), "cannot be 0"))
+        errs += percent_at_most_100(unavailable, f"{here}.maxUnavailable")
+    return errs
 
 
 def _sts_rolling(rolling: Any) -> Any:
@@ -106,8 +121,7 @@ class DeploymentStrategy(_Workload):
     def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = mapping(obj.get("spec"))
         errs = non_negative(spec.get("replicas"), "spec.replicas")
-        errs += validate_selector(spec, "spec", "deployment")
-        errs += validate_template(spec, "spec")
+        errs += validate_selected_template(spec, "spec", "deployment")
         errs += _deployment_strategy(mapping(spec.get("strategy")), "spec.strategy")
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
         errs += non_negative(spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit")
@@ -154,8 +168,8 @@ class ReplicaSetStrategy(_Workload):
         spec = mapping(obj.get("spec"))
         errs = non_negative(spec.get("replicas"), "spec.replicas")
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
-        errs += validate_selector(spec, "spec", "deployment")  # sic: upstream's text for ReplicaSets too
-        return errs + validate_template(spec, "spec", kind_for_deadline="ReplicaSet")
+        # sic: upstream's empty-selector text names deployments for ReplicaSets too
+        return errs + validate_selected_template(spec, "spec", "deployment")
 
 
 # ----------------------------------------------------------------------------------- StatefulSet
@@ -211,20 +225,25 @@ class StatefulSetStrategy(_Workload):
                 errs.append(invalid("spec.updateStrategy.rollingUpdate", go_struct(*rolling.items()),
                                     "only allowed for updateStrategy 'RollingUpdate'"))
         elif kind == "RollingUpdate":
-            errs += non_negative(mapping(strategy.get("rollingUpdate")).get("partition"),
-                                 "spec.updateStrategy.rollingUpdate.partition")
+            errs += _sts_rolling_update(strategy.get("rollingUpdate"))
         else:
             errs.append(invalid("spec.updateStrategy",
                                 _strategy_struct(strategy, _sts_rolling(strategy.get("rollingUpdate"))),
                                 "must be 'RollingUpdate' or 'OnDelete'"))
+        retention = spec.get("persistentVolumeClaimRetentionPolicy")
+        if isinstance(retention, dict):
+            for key in ("whenDeleted", "whenScaled"):
+                if retention.get(key) not in ("Retain", "Delete"):
+                    errs.append(not_supported(f"spec.persistentVolumeClaimRetentionPolicy.{key}",
+                                              retention.get(key) or "", ["Retain", "Delete"]))
         errs += non_negative(spec.get("replicas"), "spec.replicas")
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
-        errs += validate_selector(spec, "spec", "statefulset")
-        errs += validate_template(spec, "spec")
-        if mapping(mapping(spec.get("template")).get("spec")).get("activeDeadlineSeconds") is not None:
-            errs.append(forbidden("spec.template.spec.activeDeadlineSeconds",
-                                  "activeDeadlineSeconds in StatefulSet is not Supported"))
-        return errs
+        if isinstance(spec.get("ordinals"), dict):
+            errs += non_negative(spec["ordinals"].get("start") or 0, "spec.ordinals.start")
+        if spec.get("serviceName"):
+            errs += dns_label(spec["serviceName"], "spec.serviceName")
+        return errs + validate_selected_template(spec, "spec", "statefulset", deadline_kind="StatefulSet",
+                                                 bad_selector="")
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:

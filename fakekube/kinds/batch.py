@@ -20,26 +20,24 @@ from fakekube.errors import FieldError, GoLiteral, go_json, invalid, not_support
 from fakekube.kinds.checks import (
     dict_at,
     go_label_selector,
-    go_string_map,
     immutable,
     mapping,
     non_negative,
-    selector_is_empty,
-    selector_matches,
     seq,
-    validate_label_selector,
 )
 from fakekube.kinds.internalvalues import internal_equal, internal_json
+from fakekube.kinds.jobvalidation import (
+    CONTROLLER_UID,
+    JOB_NAME,
+    LEGACY_CONTROLLER_UID,
+    LEGACY_JOB_NAME,
+    name_allows_completions,
+    validate_generated_selector,
+    validate_job_spec,
+)
 from fakekube.kinds.podspec import default_pod_template
-from fakekube.kinds.podvalidation import validate_pod_template
-from fakekube.kinds.workloads import MISMATCH
 from fakekube.strategies import BuiltinStrategy, Strategy
 
-JOB_RESTART_POLICIES = ["OnFailure", "Never"]
-CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
-JOB_NAME = "batch.kubernetes.io/job-name"
-LEGACY_CONTROLLER_UID = "controller-uid"
-LEGACY_JOB_NAME = "job-name"
 CRONJOB_NAME_MAX = 52
 
 
@@ -87,46 +85,6 @@ def _generate_selector(job: dict[str, Any]) -> None:
     dict_at(selector, "matchLabels").setdefault(CONTROLLER_UID, meta["uid"])
 
 
-def validate_job_spec(spec: dict[str, Any], path: str, *, template_of_cronjob: bool = False) -> list[FieldError]:
-    """``validateJobSpec`` then, for a Job (``ValidateJobSpec``), the selector and the template's labels; for a
-    CronJob's template (``ValidateJobTemplateSpec``), the selector and manualSelector it may not set."""
-    errs: list[FieldError] = []
-    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished",
-                "backoffLimitPerIndex", "maxFailedIndexes"):
-        errs += non_negative(spec.get(key), f"{path}.{key}")
-    mode = spec.get("completionMode")
-    if mode is not None and mode not in ("NonIndexed", "Indexed"):
-        errs.append(not_supported(f"{path}.completionMode", mode, ["NonIndexed", "Indexed"]))
-    if mode == "Indexed" and spec.get("completions") is None:
-        errs.append(required(f"{path}.completions", "when completion mode is Indexed"))
-    template = mapping(spec.get("template"))
-    errs += validate_pod_template(template, f"{path}.template")
-    policy = mapping(template.get("spec")).get("restartPolicy")
-    where = f"{path}.template.spec.restartPolicy"
-    # SetDefaults_PodSpec turns an unset policy into Always, so both are "Required" (not "Unsupported").
-    if policy in ("Always", "", None):
-        errs.append(required(where, 'valid values: "OnFailure", "Never"'))
-    elif policy not in JOB_RESTART_POLICIES:
-        errs.append(not_supported(where, policy, JOB_RESTART_POLICIES))
-    elif spec.get("podFailurePolicy") is not None and policy != "Never":
-        errs.append(invalid(where, policy, 'only "Never" is supported when podFailurePolicy is specified'))
-    selector = spec.get("selector")
-    if template_of_cronjob:
-        if selector is not None:
-            errs.append(invalid(f"{path}.selector", go_label_selector(selector), "`selector` will be auto-generated"))
-        if spec.get("manualSelector") is True:
-            errs.append(not_supported(f"{path}.manualSelector", True, ["nil", "false"]))
-        return errs
-    selector_errs = validate_label_selector(selector, f"{path}.selector")
-    errs += [required(f"{path}.selector", "")] if selector is None else selector_errs
-    # A nil selector matches nothing; one LabelSelectorAsSelector refuses is not compared.
-    labels = mapping(template.get("metadata")).get("labels")
-    if not selector_errs and not (selector is not None and selector_is_empty(selector)) \
-            and not selector_matches(selector, labels):
-        errs.append(invalid(f"{path}.template.metadata.labels", go_string_map(labels), MISMATCH))
-    return errs
-
-
 class JobStrategy(BuiltinStrategy):
     orphans_dependents_by_default = True  # DefaultGarbageCollectionPolicy, for back compatibility
     initial_status = {}
@@ -159,7 +117,9 @@ class JobStrategy(BuiltinStrategy):
         super().prepare_for_create(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return validate_job_spec(mapping(obj.get("spec")), "spec")
+        # ValidateJobCreate: the generated selector, the spec, then whether the name leaves room for the indexes
+        return (validate_generated_selector(obj) + validate_job_spec(mapping(obj.get("spec")), "spec")
+                + name_allows_completions(obj))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
@@ -167,16 +127,18 @@ class JobStrategy(BuiltinStrategy):
             return []
         spec, old_spec = mapping(new.get("spec")), mapping(old.get("spec"))
         errs = validate_job_spec(spec, "spec")
-        elastic = spec.get("completionMode") == "Indexed" and spec.get("completions") == spec.get("parallelism")
-        if not elastic:
-            errs += immutable(spec.get("completions"), old_spec.get("completions"), "spec.completions")
+        # validateCompletions: an Indexed Job's completions may change, in tandem with its parallelism
+        completions = spec.get("completions")
+        if spec.get("completionMode") != "Indexed":
+            errs += immutable(completions, old_spec.get("completions"), "spec.completions")
+        elif completions not in (None, old_spec.get("completions")) and completions != spec.get("parallelism"):
+            errs.append(invalid("spec.completions", completions, "can only be modified in tandem with spec.parallelism"))
         errs += immutable(spec.get("selector"), old_spec.get("selector"), "spec.selector",
                           go_label_selector(spec.get("selector")))
         errs += _template_update(spec, old_spec, old)
-        for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy",
-                    "podReplacementPolicy"):
+        for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy"):
             errs += immutable(spec.get(key), old_spec.get(key), f"spec.{key}")
-        return errs
+        return errs + name_allows_completions(new)
 
 
 def _template_update(spec: dict[str, Any], old_spec: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:

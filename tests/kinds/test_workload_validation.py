@@ -97,8 +97,7 @@ def test_replicaset_and_daemonset(kube: Store) -> None:
     rs = {"metadata": {"name": "rs"}, "spec": {"selector": {"matchLabels": {"app": "web"}},
                                                "template": pod_template(activeDeadlineSeconds=5)}}
     assert _reject(kube, "replicasets", rs) == [
-        "spec.template.spec.activeDeadlineSeconds: Invalid value: 5: activeDeadlineSeconds in ReplicaSet is not "
-        "Supported"]
+        "spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported"]
     ds = {"metadata": {"name": "ds"}, "spec": {"selector": {"matchLabels": {"app": "web"}},
                                                "template": pod_template(),
                                                "updateStrategy": {"rollingUpdate": {"maxUnavailable": 1,
