@@ -154,7 +154,9 @@ def _failure_rule(spec: dict[str, Any], rule: dict[str, Any], path: str, names: 
     exit_codes, conditions = rule.get("onExitCodes"), seq(rule.get("onPodConditions"))
     if exit_codes is not None:
         errs += _on_exit_codes(mapping(exit_codes), f"{path}.onExitCodes", names)
-    for j, pattern in enumerate(conditions if len(conditions) <= 20 else []):
+    if len(conditions) > 20:
+        errs.append(too_many(f"{path}.onPodConditions", len(conditions), 20))
+    for j, pattern in enumerate(conditions):
         pattern = mapping(pattern)
         status = pattern.get("status") or ""
         errs += [invalid(f"{path}.onPodConditions[{j}].type", pattern.get("type") or "", m)
@@ -163,8 +165,6 @@ def _failure_rule(spec: dict[str, Any], rule: dict[str, Any], path: str, names: 
             errs.append(required(f"{path}.onPodConditions[{j}].status", f"valid values: {_go_list(_CONDITION_STATUSES)}"))
         elif status not in _CONDITION_STATUSES:
             errs.append(not_supported(f"{path}.onPodConditions[{j}].status", status, _CONDITION_STATUSES))
-    if len(conditions) > 20:
-        errs.append(too_many(f"{path}.onPodConditions", len(conditions), 20))
     if exit_codes is not None and conditions:
         errs.append(FieldError("FieldValueInvalid", path, "specifying both OnExitCodes and OnPodConditions is not supported"))
     if exit_codes is None and not conditions:
