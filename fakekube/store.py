@@ -415,7 +415,10 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             errs = validation.validate_object_meta_update(meta, old["metadata"])
         if meta.get("finalizers") and validation.checks_kube_finalizer_names(rt.group, rt.custom):
             errs += validation.validate_kube_finalizer_names(meta["finalizers"])
-        if old is None:
+        if old is None and not shape.strategy.validates_own_metadata:
+            own = shape.strategy.validate(obj)
+            errs = own or errs
+        elif old is None:
             errs += shape.strategy.validate(obj)
         else:
             errs += rt.strategy.validate_update(obj, old, subresource)

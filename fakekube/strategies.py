@@ -105,6 +105,9 @@ class Strategy:
     # status.phase, which PrepareForCreate clears), so the first update after it writes new bytes even when
     # nothing visible changes: a new resourceVersion (observed on kube-apiserver v1.37.2).
     created_without_read_defaults = False
+    # The kind's create validation checks its own ObjectMeta. When not (PodDisruptionBudget), apiserver
+    # rest.ValidateCreate checks the metadata only once the strategy found nothing, with a path-segment name.
+    validates_own_metadata = True
     # A PUT to a missing object creates it (the strategy's AllowCreateOnUpdate; data: fakekube.kinds.updaterules).
     allow_create_on_update = False
     graceful_delete = False

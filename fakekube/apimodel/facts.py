@@ -126,6 +126,11 @@ NAME_RULES: dict[tuple[str, str], str] = {
     ("apiregistration.k8s.io", "APIService"): "path_segment",
     # networking/validation ValidateIPAddressName: IsValidIP (fakekube.ipstrings)
     ("networking.k8s.io", "IPAddress"): "ip",
+    # apps/validation ValidateStatefulSetName: NameIsDNSLabel (the pods' names add "-<ordinal>")
+    ("apps", "StatefulSet"): "label",
+    # policy/validation ValidatePodDisruptionBudget checks no metadata; apiserver rest.ValidateCreate then runs
+    # ValidateObjectMetaAccessor with validatePathSegment (content.IsPathSegmentName)
+    ("policy", "PodDisruptionBudget"): "path_segment",
 }
 
 

@@ -16,19 +16,24 @@ from typing import Any
 from fakekube.errors import FieldError, forbidden, invalid, not_supported, required
 from fakekube.kinds.checks import (
     dict_at,
+    dns_label,
     go_int_or_string,
     go_label_selector,
+    go_struct,
     immutable,
     int_or_percent,
     int_or_percent_value,
+    int_or_string_json,
     mapping,
     non_negative,
     percent_at_most_100,
+    selector_is_empty,
     seq,
     spec_of,
+    validate_label_selector,
 )
 from fakekube.kinds.podspec import default_pod_template, default_pvc_spec
-from fakekube.kinds.workloads import validate_selector, validate_template
+from fakekube.kinds.workloads import validate_selected_template, validate_template
 from fakekube.strategies import BuiltinStrategy, Strategy
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
@@ -37,6 +42,43 @@ TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 def _selector_immutable(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     selector, old_selector = mapping(new.get("spec")).get("selector"), mapping(old.get("spec")).get("selector")
     return immutable(selector, old_selector, "spec.selector", go_label_selector(selector))
+
+
+def _rolling_struct(rolling: Any, fields: tuple[str, ...]) -> Any:
+    """An internal ``RollingUpdate*`` as ``json.Marshal`` writes it in a bad value (Go field names, declaration
+    order): a nil pointer is null, an ``intstr.IntOrString`` the conversion left unset is 0."""
+    if not isinstance(rolling, dict):
+        return None
+    return {name: int_or_string_json(rolling.get(name[0].lower() + name[1:])) for name in fields}
+
+
+def _strategy_struct(strategy: dict[str, Any], rolling: Any) -> Any:
+    """An internal ``*UpdateStrategy`` (``Type``, ``RollingUpdate``) quoted in a bad value."""
+    return go_struct(("Type", strategy.get("type") or ""), ("RollingUpdate", rolling))
+
+
+def _sts_rolling_update(rolling: Any) -> list[FieldError]:
+    """``validateRollingUpdateStatefulSet``: partition ≥ 0; maxUnavailable, when set, positive, not 0, ≤ 100%."""
+    rolling = mapping(rolling)
+    here = "spec.updateStrategy.rollingUpdate"
+    errs = non_negative(rolling.get("partition") or 0, f"{here}.partition")
+    unavailable = rolling.get("maxUnavailable")
+    if unavailable is not None:
+        errs += int_or_percent(unavailable, f"{here}.maxUnavailable")
+        if int_or_percent_value(unavailable) == 0:
+            errs.append(invalid(f"{here}.maxUnavailable", go_int_or_string(unavailable), "cannot be 0"))
+        errs += percent_at_most_100(unavailable, f"{here}.maxUnavailable")
+    return errs
+
+
+def _sts_rolling(rolling: Any) -> Any:
+    """An internal ``RollingUpdateStatefulSetStrategy``: ``Partition`` an int32 (0 when unset), ``MaxUnavailable``
+    a pointer (null when unset)."""
+    if not isinstance(rolling, dict):
+        return None
+    unavailable = rolling.get("maxUnavailable")
+    return {"Partition": rolling.get("partition") or 0,
+            "MaxUnavailable": None if unavailable is None else int_or_string_json(unavailable)}
 
 
 class _Workload(BuiltinStrategy):
@@ -79,8 +121,7 @@ class DeploymentStrategy(_Workload):
     def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = mapping(obj.get("spec"))
         errs = non_negative(spec.get("replicas"), "spec.replicas")
-        errs += validate_selector(spec, "spec", "deployment")
-        errs += validate_template(spec, "spec")
+        errs += validate_selected_template(spec, "spec", "deployment")
         errs += _deployment_strategy(mapping(spec.get("strategy")), "spec.strategy")
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
         errs += non_negative(spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit")
@@ -100,7 +141,8 @@ def _deployment_strategy(strategy: dict[str, Any], path: str) -> list[FieldError
             return [forbidden(f"{path}.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'")]
         return []
     if kind != "RollingUpdate":
-        return [not_supported(path, kind, ["Recreate", "RollingUpdate"])]
+        value = _strategy_struct(strategy, _rolling_struct(rolling, ("MaxUnavailable", "MaxSurge")))
+        return [not_supported(path, value, ["Recreate", "RollingUpdate"])]
     if not isinstance(rolling, dict):
         return [required(f"{path}.rollingUpdate", "this should be defaulted and never be nil")]
     here = f"{path}.rollingUpdate"
@@ -126,8 +168,8 @@ class ReplicaSetStrategy(_Workload):
         spec = mapping(obj.get("spec"))
         errs = non_negative(spec.get("replicas"), "spec.replicas")
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
-        errs += validate_selector(spec, "spec", "deployment")  # sic: upstream's text for ReplicaSets too
-        return errs + validate_template(spec, "spec", kind_for_deadline="ReplicaSet")
+        # sic: upstream's empty-selector text names deployments for ReplicaSets too
+        return errs + validate_selected_template(spec, "spec", "deployment")
 
 
 # ----------------------------------------------------------------------------------- StatefulSet
@@ -179,21 +221,29 @@ class StatefulSetStrategy(_Workload):
             errs.append(required("spec.updateStrategy", ""))
         elif kind == "OnDelete":
             if strategy.get("rollingUpdate") is not None:
-                errs.append(invalid("spec.updateStrategy.rollingUpdate", strategy["rollingUpdate"],
+                rolling = _sts_rolling(strategy["rollingUpdate"])
+                errs.append(invalid("spec.updateStrategy.rollingUpdate", go_struct(*rolling.items()),
                                     "only allowed for updateStrategy 'RollingUpdate'"))
         elif kind == "RollingUpdate":
-            errs += non_negative(mapping(strategy.get("rollingUpdate")).get("partition"),
-                                 "spec.updateStrategy.rollingUpdate.partition")
+            errs += _sts_rolling_update(strategy.get("rollingUpdate"))
         else:
-            errs.append(invalid("spec.updateStrategy", strategy, "must be 'RollingUpdate' or 'OnDelete'"))
+            errs.append(invalid("spec.updateStrategy",
+                                _strategy_struct(strategy, _sts_rolling(strategy.get("rollingUpdate"))),
+                                "must be 'RollingUpdate' or 'OnDelete'"))
+        retention = spec.get("persistentVolumeClaimRetentionPolicy")
+        if isinstance(retention, dict):
+            for key in ("whenDeleted", "whenScaled"):
+                if retention.get(key) not in ("Retain", "Delete"):
+                    errs.append(not_supported(f"spec.persistentVolumeClaimRetentionPolicy.{key}",
+                                              retention.get(key) or "", ["Retain", "Delete"]))
         errs += non_negative(spec.get("replicas"), "spec.replicas")
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
-        errs += validate_selector(spec, "spec", "statefulset")
-        errs += validate_template(spec, "spec")
-        if mapping(mapping(spec.get("template")).get("spec")).get("activeDeadlineSeconds") is not None:
-            errs.append(forbidden("spec.template.spec.activeDeadlineSeconds",
-                                  "activeDeadlineSeconds in StatefulSet is not Supported"))
-        return errs
+        if isinstance(spec.get("ordinals"), dict):
+            errs += non_negative(spec["ordinals"].get("start") or 0, "spec.ordinals.start")
+        if spec.get("serviceName"):
+            errs += dns_label(spec["serviceName"], "spec.serviceName")
+        return errs + validate_selected_template(spec, "spec", "statefulset", deadline_kind="StatefulSet",
+                                                 bad_selector="")
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
@@ -258,18 +308,24 @@ class DaemonSetStrategy(_Workload):
             dict_at(new["metadata"], "annotations")[TEMPLATE_GENERATION] = str(stored + 1 if changed else stored)
 
     def validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
+        # ValidateDaemonSetSpec: unlike the other workloads a missing selector is not itself an error (it only
+        # matches no labels), and one that does not parse is not compared with the labels at all.
         spec = mapping(obj.get("spec"))
-        errs = validate_selector(spec, "spec", "daemonset")
-        errs += validate_template(spec, "spec")
-        deadline = mapping(mapping(spec.get("template")).get("spec")).get("activeDeadlineSeconds")
-        if deadline is not None:
-            errs.append(invalid("spec.template.spec.activeDeadlineSeconds", deadline,
-                                "activeDeadlineSeconds must be nil for daemon set pods"))
+        selector = spec.get("selector")
+        errs = validate_label_selector(selector, "spec.selector") if selector is not None else []
+        after_labels = []
+        if selector is not None and selector_is_empty(selector):
+            after_labels.append(invalid("spec.selector", go_label_selector(selector),
+                                        "empty selector is invalid for daemonset"))
+        errs += validate_template(spec, "spec", compare_labels=not errs, after_labels=after_labels,
+                                  kind_for_deadline="DaemonSet", deadline_forbidden=True)
         errs += non_negative(spec.get("minReadySeconds"), "spec.minReadySeconds")
         strategy = mapping(spec.get("updateStrategy"))
         kind = strategy.get("type")
         if kind not in ("OnDelete", "RollingUpdate"):
-            errs.append(not_supported("spec.updateStrategy.type", kind, ["OnDelete", "RollingUpdate"]))
+            rolling = _rolling_struct(strategy.get("rollingUpdate"), ("MaxUnavailable", "MaxSurge"))
+            errs.append(not_supported("spec.updateStrategy", _strategy_struct(strategy, rolling),
+                                      ["RollingUpdate", "OnDelete"]))
         elif kind == "RollingUpdate":
             rolling = mapping(strategy.get("rollingUpdate"))
             here = "spec.updateStrategy.rollingUpdate"

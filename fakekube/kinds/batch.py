@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from fakekube.errors import FieldError, GoLiteral, invalid, not_supported, required
+from fakekube.cron import CronError, known_zone, parse_standard
+from fakekube.errors import FieldError, GoLiteral, go_json, invalid, not_supported, required
 from fakekube.kinds.checks import (
     dict_at,
     go_label_selector,
@@ -23,19 +24,21 @@ from fakekube.kinds.checks import (
     mapping,
     non_negative,
     seq,
-    validate_label_selector,
+)
+from fakekube.kinds.internalvalues import internal_equal, internal_json
+from fakekube.kinds.jobvalidation import (
+    CONTROLLER_UID,
+    JOB_NAME,
+    LEGACY_CONTROLLER_UID,
+    LEGACY_JOB_NAME,
+    name_allows_completions,
+    validate_generated_selector,
+    validate_job_spec,
 )
 from fakekube.kinds.podspec import default_pod_template
-from fakekube.kinds.workloads import validate_template
 from fakekube.strategies import BuiltinStrategy, Strategy
 
-JOB_RESTART_POLICIES = ["OnFailure", "Never"]
-CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
-JOB_NAME = "batch.kubernetes.io/job-name"
-LEGACY_CONTROLLER_UID = "controller-uid"
-LEGACY_JOB_NAME = "job-name"
 CRONJOB_NAME_MAX = 52
-_CRON_MACROS = {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
 
 
 def default_job_spec(spec: dict[str, Any]) -> None:
@@ -82,38 +85,6 @@ def _generate_selector(job: dict[str, Any]) -> None:
     dict_at(selector, "matchLabels").setdefault(CONTROLLER_UID, meta["uid"])
 
 
-def validate_job_spec(spec: dict[str, Any], path: str, *, template_of_cronjob: bool = False) -> list[FieldError]:
-    errs: list[FieldError] = []
-    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished",
-                "backoffLimitPerIndex", "maxFailedIndexes"):
-        errs += non_negative(spec.get(key), f"{path}.{key}")
-    mode = spec.get("completionMode")
-    if mode is not None and mode not in ("NonIndexed", "Indexed"):
-        errs.append(not_supported(f"{path}.completionMode", mode, ["NonIndexed", "Indexed"]))
-    if mode == "Indexed" and spec.get("completions") is None:
-        errs.append(required(f"{path}.completions", "when completion mode is Indexed"))
-    if template_of_cronjob:
-        if spec.get("selector") is not None:
-            errs.append(invalid(f"{path}.selector", go_label_selector(spec["selector"]),
-                                "`selector` will be auto-generated"))
-        if spec.get("manualSelector") is True:
-            errs.append(not_supported(f"{path}.manualSelector", True, ["nil", "false"]))
-        errs += validate_template({"template": spec.get("template"), "selector": {}}, path, restart_policies=None)
-    else:
-        if spec.get("selector") is None:
-            errs.append(required(f"{path}.selector", ""))
-        else:
-            errs += validate_label_selector(spec["selector"], f"{path}.selector")
-        errs += validate_template(spec, path, restart_policies=None)
-    policy = mapping(mapping(spec.get("template")).get("spec")).get("restartPolicy")
-    if policy not in JOB_RESTART_POLICIES:
-        errs.append(not_supported(f"{path}.template.spec.restartPolicy", policy, JOB_RESTART_POLICIES))
-    elif spec.get("podFailurePolicy") is not None and policy != "Never":
-        errs.append(invalid(f"{path}.template.spec.restartPolicy", policy,
-                            'only "Never" is supported when podFailurePolicy is specified'))
-    return errs
-
-
 class JobStrategy(BuiltinStrategy):
     orphans_dependents_by_default = True  # DefaultGarbageCollectionPolicy, for back compatibility
     initial_status = {}
@@ -146,7 +117,9 @@ class JobStrategy(BuiltinStrategy):
         super().prepare_for_create(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return validate_job_spec(mapping(obj.get("spec")), "spec")
+        # ValidateJobCreate: the generated selector, the spec, then whether the name leaves room for the indexes
+        return (validate_generated_selector(obj) + validate_job_spec(mapping(obj.get("spec")), "spec")
+                + name_allows_completions(obj))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
@@ -154,53 +127,79 @@ class JobStrategy(BuiltinStrategy):
             return []
         spec, old_spec = mapping(new.get("spec")), mapping(old.get("spec"))
         errs = validate_job_spec(spec, "spec")
-        elastic = spec.get("completionMode") == "Indexed" and spec.get("completions") == spec.get("parallelism")
-        if not elastic:
-            errs += immutable(spec.get("completions"), old_spec.get("completions"), "spec.completions")
+        # validateCompletions: an Indexed Job's completions may change, in tandem with its parallelism
+        completions = spec.get("completions")
+        if spec.get("completionMode") != "Indexed":
+            errs += immutable(completions, old_spec.get("completions"), "spec.completions")
+        elif completions not in (None, old_spec.get("completions")) and completions != spec.get("parallelism"):
+            errs.append(invalid("spec.completions", completions, "can only be modified in tandem with spec.parallelism"))
         errs += immutable(spec.get("selector"), old_spec.get("selector"), "spec.selector",
                           go_label_selector(spec.get("selector")))
         errs += _template_update(spec, old_spec, old)
-        for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy",
-                    "podReplacementPolicy"):
+        for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy"):
             errs += immutable(spec.get(key), old_spec.get(key), f"spec.{key}")
-        return errs
+        return errs + name_allows_completions(new)
 
 
 def _template_update(spec: dict[str, Any], old_spec: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-    """The template is immutable, but a suspended Job that never started may change where its pods go."""
+    """``validatePodTemplateUpdate``: the template is immutable, but a suspended Job that has no active pods
+    and never started (or is Suspended again) may change where its pods go, their labels and annotations
+    (MutableSchedulingDirectivesForSuspendedJobs) and, comparing only the pod spec, its containers' resources
+    (MutablePodResourcesForSuspendedJobs): both beta and on in v1.37 (pkg/registry/batch/job/strategy.go
+    ``shouldAllowMutablePodTemplate``)."""
     template, old_template = mapping(spec.get("template")), mapping(old_spec.get("template"))
-    if old_spec.get("suspend") is True and not mapping(old.get("status")).get("startTime"):
-        pod, old_pod = mapping(template.get("spec")), mapping(old_template.get("spec"))
-        scheduling = ("nodeSelector", "tolerations", "affinity", "schedulingGates")
-        old_template = {**old_template, "metadata": {**mapping(old_template.get("metadata")),
-                                                      **{k: v for k, v in mapping(template.get("metadata")).items()
-                                                         if k in ("labels", "annotations")}},
-                        "spec": {**{k: v for k, v in old_pod.items() if k not in scheduling},
-                                 **{k: v for k, v in pod.items() if k in scheduling}}}
-    if template == old_template:
+    status = mapping(old.get("status"))
+    suspended_condition = any(mapping(c).get("type") == "Suspended" and mapping(c).get("status") == "True"
+                              for c in seq(status.get("conditions")))
+    mutable = (old_spec.get("suspend") is True and (not status.get("startTime") or suspended_condition)
+               and not status.get("active"))
+    if mutable:
+        old_template = _with_scheduling_of(old_template, template)
+    if old_spec.get("suspend") is not True or not mutable:
+        if internal_equal("PodTemplateSpec", template, old_template):
+            return []
+        return [invalid("spec.template", internal_json("PodTemplateSpec", spec.get("template")),
+                        "field is immutable")]
+    pod, old_pod = mapping(template.get("spec")), dict(mapping(old_template.get("spec")))
+    for key in ("containers", "initContainers"):
+        containers, old_containers = seq(pod.get(key)), seq(old_pod.get(key))
+        if key in old_pod and len(containers) == len(old_containers):
+            old_pod[key] = [{**mapping(was), "resources": mapping(now).get("resources")}
+                            if mapping(was).get("name") == mapping(now).get("name") else was
+                            for now, was in zip(containers, old_containers, strict=True)]
+    if internal_equal("PodSpec", pod, old_pod):
         return []
-    return [invalid("spec.template", GoLiteral("core.PodTemplateSpec{...}"), "field is immutable")]
+    return [invalid("spec.template.spec", internal_json("PodSpec", template.get("spec")), "field is immutable")]
+
+
+def _with_scheduling_of(old_template: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
+    """The old template with the new one's node affinity, node selector, tolerations, scheduling gates, labels
+    and annotations (an affinity left holding nothing but the node affinity may go)."""
+    pod, old_pod = mapping(template.get("spec")), dict(mapping(old_template.get("spec")))
+    affinity, old_affinity = pod.get("affinity"), old_pod.get("affinity")
+    if affinity is None and old_affinity is not None:
+        rest = {k: v for k, v in mapping(old_affinity).items() if k != "nodeAffinity" and v is not None}
+        if rest:
+            old_pod["affinity"] = rest
+        else:
+            old_pod.pop("affinity")
+    elif affinity is not None:
+        node = mapping(affinity).get("nodeAffinity")
+        base = {} if old_affinity is None else {k: v for k, v in mapping(old_affinity).items() if k != "nodeAffinity"}
+        old_pod["affinity"] = {**base, **({"nodeAffinity": node} if node is not None else {})}
+    for key in ("nodeSelector", "tolerations", "schedulingGates"):
+        old_pod.pop(key, None)
+        if pod.get(key) is not None:
+            old_pod[key] = pod[key]
+    meta = dict(mapping(old_template.get("metadata")))
+    for key in ("labels", "annotations"):
+        meta.pop(key, None)
+        if mapping(template.get("metadata")).get(key) is not None:
+            meta[key] = template["metadata"][key]
+    return {**old_template, "metadata": meta, "spec": old_pod}
 
 
 # ----------------------------------------------------------------------------------- CronJob
-
-def cron_schedule_error(schedule: str) -> str | None:
-    """The parse error ``cron.ParseStandard`` gives (five fields, or a descriptor)."""
-    text = schedule.strip()
-    if text.startswith(("TZ=", "CRON_TZ=")):
-        return None
-    if text.startswith("@"):
-        if text in _CRON_MACROS or re.fullmatch(r"@every \S+", text):
-            return None
-        return f"unrecognized descriptor: {text}"
-    fields = text.split()
-    if len(fields) != 5:
-        return f"expected exactly 5 fields, found {len(fields)}: [{' '.join(fields)}]"
-    for field_text in fields:
-        if not re.fullmatch(r"[0-9A-Za-z*?/,\-]+", field_text):
-            return f"failed to parse int from {field_text}: strconv.Atoi: parsing {field_text!r}: invalid syntax"
-    return None
-
 
 class CronJobStrategy(BuiltinStrategy):
     initial_status = {}
@@ -220,37 +219,72 @@ class CronJobStrategy(BuiltinStrategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         name = mapping(obj.get("metadata")).get("name") or ""
-        errs: list[FieldError] = []
+        errs, declarative = self._validate_spec(obj)
         if len(name) > CRONJOB_NAME_MAX:
             errs.append(invalid("metadata.name", name, f"must be no more than {CRONJOB_NAME_MAX} characters"))
-        return errs + self._validate_spec(obj)
+        return errs + declarative
 
-    def _validate_spec(self, obj: dict[str, Any]) -> list[FieldError]:
+    def _validate_spec(self, obj: dict[str, Any],
+                       old: dict[str, Any] | None = None) -> tuple[list[FieldError], list[FieldError]]:
+        """validateCronJobSpec's errors, and the declarative ones (v1.37 beta, enforced): those replace the
+        handwritten errors they cover and come after all of them (apiserver ``rest.ValidateDeclaratively...``)."""
         spec = mapping(obj.get("spec"))
         errs: list[FieldError] = []
+        declarative: list[FieldError] = []
         schedule = spec.get("schedule") or ""
         if not schedule:
-            errs.append(required("spec.schedule", ""))
-        elif re.search(r"(^|\s)(CRON_)?TZ=", schedule):
-            errs.append(invalid("spec.schedule", schedule,
-                                "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+            declarative.append(required("spec.schedule", ""))  # +k8s:required (beta)
         else:
-            error = cron_schedule_error(schedule)
-            if error:
-                errs.append(invalid("spec.schedule", schedule, error))
+            try:  # ParseCronScheduleWithPanicRecovery: cron.ParseStandard's error
+                parse_standard(schedule)
+            except CronError as error:
+                errs.append(invalid("spec.schedule", schedule, str(error)))
+            if "TZ" in schedule:
+                errs.append(invalid("spec.schedule", schedule,
+                                    "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+        errs += non_negative(spec.get("startingDeadlineSeconds"), "spec.startingDeadlineSeconds")
+        zone = spec.get("timeZone")
+        if old is None or zone != mapping(old.get("spec")).get("timeZone"):
+            errs += _time_zone_errors(zone)
         policy = spec.get("concurrencyPolicy")
         if policy not in ("Allow", "Forbid", "Replace"):
             errs.append(not_supported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]))
-        for key in ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
-            errs += non_negative(spec.get(key), f"spec.{key}")
         job_spec = mapping(spec.get("jobTemplate")).get("spec")
         errs += validate_job_spec(job_spec if isinstance(job_spec, dict) else {}, "spec.jobTemplate.spec",
                                   template_of_cronjob=True)
-        return errs
+        for key in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
+            errs += non_negative(spec.get(key), f"spec.{key}")
+        return errs, declarative
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any],
                         subresource: str | None) -> list[FieldError]:
-        return [] if subresource == "status" else self._validate_spec(new)
+        if subresource == "status":
+            return []
+        errs, declarative = self._validate_spec(new, old)
+        return errs + declarative
+
+
+_ZONE_PART = re.compile(r"[A-Za-z.\-_0-9+]{1,14}")
+
+
+def _time_zone_errors(zone: Any) -> list[FieldError]:
+    """``validateTimeZone``: an IANA name (its parts' syntax, then ``time.LoadLocation``), not ``Local``; the
+    bad value is the *string, printed by json.Marshal."""
+    if not isinstance(zone, str):
+        return []
+    value = GoLiteral(go_json(zone))
+    if not zone:
+        return [invalid("spec.timeZone", value, "timeZone must be nil or non-empty string")]
+    for part in zone.split("/"):
+        if part in (".", "..") or part.startswith("-") or not _ZONE_PART.fullmatch(part):
+            return [invalid("spec.timeZone", value, f"unknown time zone {zone}")]
+    errs = []
+    if zone.lower() == "local":
+        errs.append(invalid("spec.timeZone", value,
+                            "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"))
+    if not known_zone(zone):
+        errs.append(invalid("spec.timeZone", value, f"unknown time zone {zone}"))
+    return errs
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {

@@ -31,7 +31,7 @@ from fakekube.kinds.checks import (
     seq,
 )
 from fakekube.namerules import GENERATE_NAME_ALPHABET, is_qualified_name, is_valid_label_value, remember_valid
-from fakekube.validation import validate_labels
+from fakekube.validation import validate_annotations, validate_labels
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
@@ -318,10 +318,13 @@ def _validate_pod_spec(spec: Any, path: str, *, is_pod: bool) -> list[FieldError
 
 
 def validate_pod_template(template: Any, path: str) -> list[FieldError]:
-    """``ValidatePodTemplateSpec``: the template's labels and annotations, then its spec."""
+    """``ValidatePodTemplateSpec``: the template's labels and annotations, then its spec. The paths skip
+    ``metadata`` (``<path>.labels``): upstream names them from the embedded ObjectMeta's fields (observed on
+    kube-apiserver v1.37.2)."""
     template = mapping(template)
     meta = mapping(template.get("metadata"))
-    errs = validate_labels(meta.get("labels"), f"{path}.metadata.labels")
+    errs = validate_labels(meta.get("labels"), f"{path}.labels")
+    errs += validate_annotations(meta.get("annotations"), f"{path}.annotations")
     return errs + validate_pod_spec(template.get("spec"), f"{path}.spec")
 
 

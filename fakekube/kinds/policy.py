@@ -28,6 +28,7 @@ class PodDisruptionBudgetStrategy(BuiltinStrategy):
     initial_status = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
     generation_fields = ("spec",)
     allow_unconditional_update = False
+    validates_own_metadata = False  # ValidatePodDisruptionBudget checks only the spec
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = mapping(obj.get("spec"))

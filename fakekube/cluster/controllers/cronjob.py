@@ -31,11 +31,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fakekube import errors
 from fakekube.clock import parse_rfc3339, rfc3339
+from fakekube.cron import CronError, Schedule, parse_standard
 from fakekube.jsonvalues import json_copy
 from fakekube.sim.controller import Request, Result
 
 from .. import identity
-from ..cron import CronError, Schedule, parse_standard
 from ..objects import controller_ref
 from .common import KcmController
 

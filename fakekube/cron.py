@@ -1,4 +1,5 @@
-"""Cron schedules as kube-controller-manager reads them: robfig/cron v3's ``ParseStandard`` and ``Next``.
+"""Cron schedules as kube-apiserver validates them and kube-controller-manager reads them: robfig/cron v3's
+``ParseStandard`` (its error texts are a CronJob's ``spec.schedule`` errors) and ``Next``.
 
 kube-controller-manager's CronJob controller parses ``spec.schedule`` with github.com/robfig/cron/v3
 (v3.0.1, ``parser.go``, ``spec.go``, ``constantdelay.go``), so its quirks are the API's semantics:
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from fakekube.gotext import go_quote
+
 STAR = 1 << 63
 _MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTHS = {n: i + 1 for i, n in enumerate(_MONTH_NAMES)}
@@ -54,8 +57,10 @@ def _number(text: str, names: dict[str, int] | None) -> int:
     if names is not None and text.lower() in names:
         return names[text.lower()]
     if not re.fullmatch(r"[+-]?\d+", text):
-        raise CronError(f'failed to parse int from {text}: strconv.Atoi: parsing "{text}": invalid syntax')
+        raise CronError(f"failed to parse int from {text}: strconv.Atoi: parsing {go_quote(text)}: invalid syntax")
     value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise CronError(f"failed to parse int from {text}: strconv.Atoi: parsing {go_quote(text)}: value out of range")
     if value < 0:
         raise CronError(f"negative number ({value}) not allowed: {text}")
     return value
@@ -104,12 +109,31 @@ def _field(text: str, low: int, high: int, names: dict[str, int] | None) -> int:
 
 
 def go_duration(text: str) -> float:
-    """Go's ``time.ParseDuration`` in seconds (``1h30m``, ``90s``, ``1.5h``, ``300ms``)."""
+    """Go's ``time.ParseDuration`` in seconds (``1h30m``, ``90s``, ``1.5h``, ``300ms``); :class:`CronError`
+    with Go's error text."""
     match = re.fullmatch(r"([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+", text)
-    if not match or text in ("", "+", "-"):
-        raise CronError(f'failed to parse duration {text}: time: invalid duration "{text}"')
+    if text in ("0", "+0", "-0"):
+        return 0.0
+    if not match:
+        raise CronError(_duration_error(text))
     total = sum(float(n) * _GO_UNITS[u] for n, u in re.findall(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)", text))
     return -total if match.group(1) == "-" else total
+
+
+_NUMBER = r"(?:\d+\.?\d*|\.\d+)"
+# valid "<number><unit>" parts, then a number followed by something that is not a unit
+_BAD_UNIT = re.compile(rf"[-+]?(?:{_NUMBER}(?:ns|us|µs|μs|ms|s|m|h))*{_NUMBER}([^\d.]+)")
+
+
+def _duration_error(text: str) -> str:
+    """time.ParseDuration's error, for the common shapes (observed on kube-apiserver v1.37.2)."""
+    quoted = go_quote(text)
+    if re.fullmatch(rf"[-+]?{_NUMBER}", text):
+        return f"time: missing unit in duration {quoted}"
+    bad = _BAD_UNIT.match(text)
+    if bad:
+        return f"time: unknown unit {go_quote(bad.group(1))} in duration {quoted}"
+    return f"time: invalid duration {quoted}"
 
 
 @dataclass(frozen=True)
@@ -224,6 +248,15 @@ def _wall(year: int, month: int, day: int, hour: int, minute: int, second: int, 
     return naive.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
 
 
+def known_zone(name: str) -> bool:
+    """Whether Go's ``time.LoadLocation`` finds the zone ("", "UTC" and "Local" always)."""
+    try:
+        _zone(name)
+    except CronError:
+        return False
+    return True
+
+
 def _zone(name: str) -> tzinfo | None:
     if name in ("", "UTC"):
         return UTC
@@ -248,8 +281,8 @@ def parse(spec: str, *, seconds: bool = False) -> Schedule:
     zone: tzinfo | None = None
     if spec.startswith(("TZ=", "CRON_TZ=")):
         space = spec.find(" ")
-        if space < 0:
-            raise CronError(f"provided bad location {spec[spec.index('=') + 1:]}: missing schedule")
+        if space < 0:  # robfig slices spec[eq+1:-1] and panics; kubernetes' ParseCronScheduleWithPanicRecovery
+            raise CronError("invalid schedule format: runtime error: slice bounds out of range [:-1]")
         zone = _zone(spec[spec.index("=") + 1:space])
         spec = spec[space:].strip()
     if spec.startswith("@"):
@@ -277,6 +310,9 @@ def _descriptor(spec: str, zone: tzinfo | None) -> Schedule:
     if spec == "@hourly":
         return Spec(minute, _all(0, 23), all_dom, all_month, all_dow, zone)
     if spec.startswith("@every "):
-        seconds = go_duration(spec[len("@every "):])
+        try:
+            seconds = go_duration(spec[len("@every "):])
+        except CronError as err:
+            raise CronError(f"failed to parse duration {spec}: {err}") from err
         return Every(max(int(seconds), 1))
     raise CronError(f"unrecognized descriptor: {spec}")
