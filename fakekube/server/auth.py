@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from fakekube.store import Store
 
 __all__ = ["PUBLIC_INFO_PATHS", "Authenticator", "Authorizer", "RequestAttributes", "actor_from_user_agent",
-           "forbidden", "granted_to_every_user", "path_attributes", "path_forbidden", "user_from_certificate"]
+           "forbidden", "granted_to_every_user", "path_attributes", "path_granted", "path_forbidden", "user_from_certificate"]
 
 
 def user_from_certificate(subject: Any, der: bytes) -> UserInfo | None:
@@ -99,6 +99,22 @@ def granted_to_every_user(attrs: RequestAttributes) -> bool:
 # plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go): what an anonymous request may read even where the
 # store holds no bootstrap policy.
 PUBLIC_INFO_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
+
+# system:discovery, bound to system:authenticated: GET on discovery, OpenAPI and health paths. Other paths
+# (/metrics, /logs, an unknown path) need a role that grants them, as upstream (a 403 before the 404).
+_DISCOVERY_URLS = ("/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz",
+                   "/version", "/version/")
+
+
+def path_granted(attrs: RequestAttributes) -> bool:
+    """True for the paths the bootstrap policy opens to the request's user whatever the store holds:
+    system:public-info-viewer's to everyone, system:discovery's to authenticated users."""
+    if attrs.verb != "get":
+        return False
+    if attrs.path in PUBLIC_INFO_PATHS:
+        return True
+    return "system:authenticated" in attrs.groups and any(
+        attrs.path == url or (url.endswith("*") and attrs.path.startswith(url[:-1])) for url in _DISCOVERY_URLS)
 
 
 def path_attributes(user: UserInfo, method: str, path: str) -> RequestAttributes:

@@ -28,11 +28,11 @@ from fakekube.server import (
     tables,
 )
 from fakekube.server.auth import (
-    PUBLIC_INFO_PATHS,
     forbidden,
     granted_to_every_user,
     path_attributes,
     path_forbidden,
+    path_granted,
     user_from_certificate,
 )
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
@@ -187,14 +187,13 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def _authorize_path(self, user: UserInfo, method: str, path: str) -> None:
         """A non-resource path (discovery, health, an unknown path), decided before the path is even looked
-        up, as upstream's filters do. Open to authenticated users (``system:discovery``); where anonymous
-        requests are limited, they get the health and version paths and what RBAC grants them."""
+        up, as upstream's filters do. Discovery, OpenAPI and health are open to authenticated users
+        (``system:discovery``), health and version to everyone (``system:public-info-viewer``); other paths need
+        what the authorizer grants (with no authorizer, everything but what limited anonymous requests lack)."""
         attrs = path_attributes(user, method, path)
         user = self._impersonate(attrs, user)
         attrs = path_attributes(user, method, path)
-        anonymous = user.name == ANONYMOUS_NAME
-        self._authorize(attrs, anonymous, open_anyway=not anonymous or (
-            attrs.verb == "get" and path in PUBLIC_INFO_PATHS))
+        self._authorize(attrs, user.name == ANONYMOUS_NAME, open_anyway=path_granted(attrs))
 
     def _impersonate(self, attrs: RequestAttributes, user: UserInfo) -> UserInfo:
         """The user the request acts as: ``user``, or whom its impersonation headers name when the requestor's
