@@ -231,3 +231,15 @@ def test_audit_event_records_the_impersonated_user_and_constraint() -> None:
     assert legacy["impersonatedUser"]["groups"] == ["system:masters", "system:authenticated"]
     assert "authenticationMetadata" not in legacy  # legacy impersonation has no constraint
     assert "impersonatedUser" not in by_stage[("/api/v1/pods", "ResponseComplete")]
+
+
+def test_paths_nothing_serves_are_authorized_before_the_404(rbac: ApiServer) -> None:
+    status, body = _send(rbac, "GET", "/api/v1/namespaces/default/nosuchthings", _as("op"))
+    assert (status, body["message"]) == (403, 'nosuchthings is forbidden: User "operator" cannot list resource '
+                                               '"nosuchthings" in API group "" in the namespace "default"')
+    status, body = _send(rbac, "DELETE", "/api/v1/namespaces/default/configmaps/x/status",
+                         _as("admin", ("Impersonate-User", "bob")))
+    assert (status, body["message"]) == (403, 'configmaps "x" is forbidden: User "bob" cannot delete resource '
+                                               '"configmaps/status" in API group "" in the namespace "default"')
+    assert _send(rbac, "GET", "/api/v1/namespaces/default/nosuchthings", _as("admin"))[0] == 404
+    assert _send(rbac, "DELETE", "/api/v1/namespaces/default/configmaps/x/status", _as("admin"))[0] == 404
