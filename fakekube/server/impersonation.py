@@ -24,6 +24,7 @@ the authorizer allows, as kube-apiserver v1.37.2 does with ConstrainedImpersonat
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -294,12 +295,14 @@ class Impersonator:
                       _Mode("user-info"), _Mode(None)]
         self.capacity = capacity
         self._last: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()  # handler threads share it
 
     def impersonate(self, decide: Decide, wanted: WantedUser, request: RequestAttributes,
                     requestor: UserInfo) -> Impersonated:
         """Who the request acts as; the first refusal (a Forbidden ApiError) when no mode allows it."""
         first: errors.ApiError | None = None
-        cached = self._last.get(requestor.name)
+        with self._lock:
+            cached = self._last.get(requestor.name)
         order = ([cached] if cached is not None else []) + [i for i in range(len(self.modes)) if i != cached]
         for index in order:
             mode = self.modes[index]
@@ -315,7 +318,8 @@ class Impersonator:
         raise first if first is not None else errors.Forbidden("all impersonation modes failed", {})
 
     def _remember(self, name: str, index: int) -> None:
-        self._last[name] = index
-        self._last.move_to_end(name)
-        while len(self._last) > self.capacity:
-            self._last.popitem(last=False)
+        with self._lock:
+            self._last[name] = index
+            self._last.move_to_end(name)
+            while len(self._last) > self.capacity:
+                self._last.popitem(last=False)
