@@ -259,9 +259,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         try:
             verb = routes.verb(rt, method, route, query)
         except errors.ApiError as exc:
+            self._authorize_unserved(method, route, query, user)  # a 403 comes before the handler's warnings
             if isinstance(exc, routes.HandlerRefusal):
                 self._warnings = self._route_warnings = route_warnings
-            self._authorize_unserved(method, route, query, user)
             raise
         req = rest.Request(store, method, route, query, body, self.headers.get("Content-Type"),
                            srv.actor_of(self.headers.get("User-Agent")), user)
