@@ -41,6 +41,7 @@ class AuditRequest:
     groups: tuple[str, ...] = ()
     extra: dict[str, list[str]] = field(default_factory=dict)
     impersonated_user: dict[str, Any] | None = None
+    impersonation_constraint: str = ""  # authenticationMetadata.impersonationConstraint
     source_ips: tuple[str, ...] = ()
     user_agent: str = ""
     received: float | None = None

@@ -5,6 +5,10 @@ kube-apiserver and fakekube write, apiserver ``pkg/endpoints/filters/authorizati
 the annotation, a 403 whose message is RBAC's ``... is forbidden: User "..." cannot ...``. Admission's 403s
 (a terminating namespace, a quota) are not authorization's and are left out.
 
+A refusal that came before authorization — impersonation's (apiserver
+``pkg/endpoints/filters/impersonation``), which writes no decision — is read from its message, which names the
+check that failed: the requestor refused ``impersonate`` on ``users``, not the request's own verb.
+
 The report groups refusals by user, then by what a Role rule would have to grant — verb, API group, resource
 (with its subresource) and namespace — so an operator's RBAC manifest can be fixed before a real cluster says
 Forbidden.
@@ -12,6 +16,7 @@ Forbidden.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,6 +27,11 @@ from fakekube.audit.entry import AuditEntry
 DECISION = "authorization.k8s.io/decision"
 _RBAC_FORBIDDEN = re.compile(r'is forbidden: User ".*" cannot ')
 _SERVICE_ACCOUNT = "system:serviceaccount:"
+# responsewriters.ForbiddenStatusError's text: what was refused to whom (the user part HTML-escaped)
+_REFUSED_RESOURCE = re.compile(r'^\S+?(?: "(?P<name>.*?)")? is forbidden: User "(?P<user>.*?)" cannot (?P<verb>\S+) '
+                               r'resource "(?P<resource>[^"]*)" in API group "(?P<group>[^"]*)"'
+                               r'(?: in the namespace "(?P<namespace>[^"]*)"| at the cluster scope)')
+_REFUSED_PATH = re.compile(r'^forbidden: User "(?P<user>.*?)" cannot (?P<verb>\S+) path "(?P<path>[^"]*)"')
 
 
 @dataclass
@@ -50,7 +60,8 @@ def refused(entry: AuditEntry) -> bool:
     annotations = entry.request.annotations if entry.request is not None else {}
     if DECISION in annotations:
         return annotations[DECISION] == "forbid"
-    return entry.code == 403 and bool(_RBAC_FORBIDDEN.search(entry.message or ""))
+    message = entry.message or ""
+    return entry.code == 403 and bool(_RBAC_FORBIDDEN.search(message) or _REFUSED_PATH.match(message))
 
 
 def _subject(entry: AuditEntry) -> str:
@@ -69,17 +80,40 @@ def denials(entries: Iterable[AuditEntry], *, names_shown: int = 3) -> dict[str,
     for entry in entries:
         if not refused(entry):
             continue
-        user = _subject(entry)
-        resource = entry.resource + (f"/{entry.subresource}" if entry.subresource else "")
-        if not resource and entry.request is not None:
-            resource = entry.request.uri.split("?", 1)[0]  # a path: a nonResourceURLs rule
-        key = (entry.verb, entry.group, resource, entry.namespace)
+        user, key, name = _before_authorization(entry) or _refused_request(entry)
         refusal = by_user.setdefault(user, {}).setdefault(key, Refusal(*key))
         refusal.count += 1
-        if entry.name and entry.name not in refusal.names and len(refusal.names) < names_shown:
-            refusal.names.append(entry.name)
+        if name and name not in refusal.names and len(refusal.names) < names_shown:
+            refusal.names.append(name)
     order = sorted(by_user, key=lambda user: (not user.startswith(_SERVICE_ACCOUNT), user))
     return {user: list(by_user[user].values()) for user in order}
+
+
+_Key = tuple[str, str, str, str | None]
+
+
+def _refused_request(entry: AuditEntry) -> tuple[str, _Key, str | None]:
+    """Authorization refused the request itself: its verb and resource, for the user it acted as."""
+    resource = entry.resource + (f"/{entry.subresource}" if entry.subresource else "")
+    if not resource and entry.request is not None:
+        resource = entry.request.uri.split("?", 1)[0]  # a path: a nonResourceURLs rule
+    return _subject(entry), (entry.verb, entry.group, resource, entry.namespace), entry.name
+
+
+def _before_authorization(entry: AuditEntry) -> tuple[str, _Key, str | None] | None:
+    """A 403 with no decision written (impersonation's): the check its message names, or None."""
+    annotations = entry.request.annotations if entry.request is not None else {}
+    if DECISION in annotations:
+        return None
+    message = entry.message or ""
+    found = _REFUSED_RESOURCE.match(message)
+    if found:
+        key = (found["verb"], found["group"], found["resource"], found["namespace"] or None)
+        return html.unescape(found["user"]), key, found["name"] or None
+    found = _REFUSED_PATH.match(message)
+    if found:
+        return html.unescape(found["user"]), (found["verb"], "", html.unescape(found["path"]), None), None
+    return None
 
 
 def denial_lines(report: dict[str, list[Refusal]]) -> list[str]:

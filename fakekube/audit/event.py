@@ -223,8 +223,11 @@ def encode(entry: AuditEntry, *, stage: str, level: str, audit_id: str, stage_ti
                              "stage": stage, "requestURI": request.uri if request is not None and request.uri
                              else request_uri(entry), "verb": entry.verb, "user": _user(entry)}
     if request is not None:
-        if request.impersonated_user:
+        # The impersonation filter runs after RequestReceived was written (apiserver pkg/server/config.go)
+        if request.impersonated_user and stage != "RequestReceived":
             event["impersonatedUser"] = request.impersonated_user
+            if request.impersonation_constraint:
+                event["authenticationMetadata"] = {"impersonationConstraint": request.impersonation_constraint}
         if request.source_ips:
             event["sourceIPs"] = list(request.source_ips)
         if request.user_agent:
@@ -347,7 +350,10 @@ def decode(event: Any, *, seq: int = 0, notes: tuple[str, ...] = ()) -> AuditEnt
     request = AuditRequest(
         uri=_get(event, "requestURI", str) or "", user=username, uid=_get(user, "uid", str, "user.") or "",
         groups=string_list(user.get("groups"), "user.groups"), extra=_get(user, "extra", dict, "user.") or {},
-        impersonated_user=_get(event, "impersonatedUser", dict), source_ips=string_list(event.get("sourceIPs"), "sourceIPs"),
+        impersonated_user=_get(event, "impersonatedUser", dict),
+        impersonation_constraint=_get(_get(event, "authenticationMetadata", dict) or {}, "impersonationConstraint",
+                                      str, "authenticationMetadata.") or "",
+        source_ips=string_list(event.get("sourceIPs"), "sourceIPs"),
         user_agent=user_agent, received=received, audit_id=str(event.get("auditID") or ""), annotations=others,
         stages=(str(event.get("stage") or ""),), non_resource=not ref.get("resource"))
     actor = own.get("actor") or (actor_from_user_agent(user_agent) if user_agent else username) or "unknown"

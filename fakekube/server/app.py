@@ -24,6 +24,7 @@ from fakekube.server.auth import Authenticator, actor_from_user_agent
 from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
 from fakekube.server.handler import ApiHandler
+from fakekube.server.impersonation import Impersonator
 from fakekube.server.kubeconfig import write_kubeconfig
 from fakekube.server.openapi import OpenAPIDocuments
 from fakekube.server.tables import Printers
@@ -87,6 +88,7 @@ class ApiServer(ThreadingHTTPServer):
             self.anonymous_authorizer = RBACAuthorizer(self.store)
         if authorizer is not None and self.store.authorizer is None:
             self.store.authorizer = authorizer  # access reviews answer with the authorizer the front enforces
+        self.impersonator = Impersonator()  # remembers, per requestor, the impersonation mode that last worked
         self.max_body_bytes = max_body_bytes
         self.idle_timeout = idle_timeout
         self.actor_of = actor_of

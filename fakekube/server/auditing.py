@@ -47,6 +47,16 @@ def authenticated(request: AuditRequest | None, user: UserInfo) -> None:
     request.extra = {k: list(v) for k, v in sorted(user.extra.items())}
 
 
+def impersonated(request: AuditRequest | None, user: UserInfo, constraint: str) -> None:
+    """The user the request acts as (``impersonatedUser``, every stage after RequestReceived) and the constrained
+    impersonation verb that allowed it (``authenticationMetadata.impersonationConstraint``; apiserver
+    pkg/audit/context.go ``LogImpersonatedUser``)."""
+    if request is None:
+        return
+    request.impersonated_user = user.to_json()
+    request.impersonation_constraint = constraint
+
+
 DECISION = "authorization.k8s.io/decision"
 REASON = "authorization.k8s.io/reason"
 

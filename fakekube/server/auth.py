@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from fakekube.store import Store
 
 __all__ = ["PUBLIC_INFO_PATHS", "Authenticator", "Authorizer", "RequestAttributes", "actor_from_user_agent",
-           "forbidden", "granted_to_every_user", "path_attributes", "path_forbidden", "user_from_certificate"]
+           "forbidden", "granted_to_every_user", "path_attributes", "path_granted", "path_forbidden", "user_from_certificate"]
 
 
 def user_from_certificate(subject: Any, der: bytes) -> UserInfo | None:
@@ -100,6 +100,22 @@ def granted_to_every_user(attrs: RequestAttributes) -> bool:
 # store holds no bootstrap policy.
 PUBLIC_INFO_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
 
+# system:discovery, bound to system:authenticated: GET on discovery, OpenAPI and health paths. Other paths
+# (/metrics, /logs, an unknown path) need a role that grants them, as upstream (a 403 before the 404).
+_DISCOVERY_URLS = ("/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz",
+                   "/version", "/version/")
+
+
+def path_granted(attrs: RequestAttributes) -> bool:
+    """True for the paths the bootstrap policy opens to the request's user whatever the store holds:
+    system:public-info-viewer's to everyone, system:discovery's to authenticated users."""
+    if attrs.verb != "get":
+        return False
+    if attrs.path in PUBLIC_INFO_PATHS:
+        return True
+    return "system:authenticated" in attrs.groups and any(
+        attrs.path == url or (url.endswith("*") and attrs.path.startswith(url[:-1])) for url in _DISCOVERY_URLS)
+
 
 def path_attributes(user: UserInfo, method: str, path: str) -> RequestAttributes:
     """A non-resource request's attributes: the lower-case HTTP method as the verb (apiserver RequestInfo)."""
@@ -107,9 +123,15 @@ def path_attributes(user: UserInfo, method: str, path: str) -> RequestAttributes
                              path=path, resource_request=False, extra=user.extra)
 
 
+def _sanitize(text: str) -> str:
+    """responsewriters' ``sanitizer``: the "User ... cannot ..." part is HTML-escaped (observed on kube-apiserver
+    v1.37.2 for an impersonated user named ``a<b>&c``), the resource, name and reason are not."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def path_forbidden(attrs: RequestAttributes, reason: str = "") -> errors.Forbidden:
     """apiserver ``responsewriters.Forbidden`` for a non-resource request (empty details)."""
-    message = f'forbidden: User "{attrs.user}" cannot {attrs.verb} path "{attrs.path}"'
+    message = "forbidden: " + _sanitize(f'User "{attrs.user}" cannot {attrs.verb} path "{attrs.path}"')
     return errors.Forbidden(message + (f": {reason}" if reason else ""), {})
 
 
@@ -117,12 +139,13 @@ def forbidden(attrs: RequestAttributes, reason: str = "") -> errors.Forbidden:
     """The RBAC denial message of the real server (``<resource> is forbidden: User ... cannot ...``), the
     authorizer's reason after a colon when it gave one (apiserver ``responsewriters.Forbidden``)."""
     resource = attrs.resource + (f"/{attrs.subresource}" if attrs.subresource else "")
-    shown = f"{resource}.{attrs.group}" if attrs.group else resource
+    # the Status names the group-resource without the subresource (``pods "x" is forbidden: ... "pods/log"``)
+    shown = f"{attrs.resource}.{attrs.group}" if attrs.group else attrs.resource
     if attrs.name:
         shown += f' "{attrs.name}"'
     where = f' in the namespace "{attrs.namespace}"' if attrs.namespace else " at the cluster scope"
-    message = (f'{shown} is forbidden: User "{attrs.user}" cannot {attrs.verb} resource "{resource}" '
-               f'in API group "{attrs.group}"{where}')
+    message = f"{shown} is forbidden: " + _sanitize(f'User "{attrs.user}" cannot {attrs.verb} resource "{resource}" '
+                                                     f'in API group "{attrs.group}"{where}')
     if reason:
         message += f": {reason}"
     details = {"name": attrs.name or "", "group": attrs.group, "kind": attrs.resource}

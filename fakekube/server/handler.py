@@ -5,6 +5,7 @@ and errors the code did not expect (a 500, logged, never a traceback to the clie
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import ssl
 import uuid
@@ -14,13 +15,24 @@ from typing import TYPE_CHECKING, Any
 
 from fakekube import errors
 from fakekube.identity import ANONYMOUS_NAME, RequestAttributes, UserInfo
-from fakekube.server import auditing, encoding, negotiation, openapi, partial, rest, routes, routing, tables
+from fakekube.server import (
+    auditing,
+    encoding,
+    impersonation,
+    negotiation,
+    openapi,
+    partial,
+    rest,
+    routes,
+    routing,
+    tables,
+)
 from fakekube.server.auth import (
-    PUBLIC_INFO_PATHS,
     forbidden,
     granted_to_every_user,
     path_attributes,
     path_forbidden,
+    path_granted,
     user_from_certificate,
 )
 from fakekube.server.discovery import AGGREGATED_CONTENT_TYPE, wants_aggregated
@@ -58,6 +70,7 @@ class ApiHandler(BaseHTTPRequestHandler):
     _audit_id = ""  # the request's Audit-ID (set per request; empty before the first one is read)
     _reply_code: int = 0
     _reply_error: errors.ApiError | None = None
+    _wanted: impersonation.WantedUser | None = None  # whom the request's impersonation headers name
 
     def setup(self) -> None:
         if isinstance(self.request, ssl.SSLSocket):
@@ -131,6 +144,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._audit_id = self.headers.get("Audit-ID") or str(uuid.uuid4())
         self._audit = auditing.begin(self, method, self._audit_id) if audit.policy is not None else None
         self._reply_code, self._reply_error = 0, None
+        self._wanted = None
         try:
             with audit.context(self._audit) if self._audit is not None else contextlib.nullcontext():
                 self._serve_audited(method, path, query)
@@ -144,6 +158,9 @@ class ApiHandler(BaseHTTPRequestHandler):
             body = self._read_body()
             user = srv.authenticator.authenticate(self.headers.get("Authorization"), self._client_certificate())
             auditing.authenticated(self._audit, user)
+            # Impersonation headers are read right after authentication (400 before any path is looked at);
+            # the checks need the request's attributes, so they run where authorization does.
+            self._wanted = impersonation.requested_user(self.headers)
             route = routing.parse(path)
             if not isinstance(route, routing.ResourcePath):
                 self._authorize_path(user, method, path)
@@ -172,12 +189,41 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def _authorize_path(self, user: UserInfo, method: str, path: str) -> None:
         """A non-resource path (discovery, health, an unknown path), decided before the path is even looked
-        up, as upstream's filters do. Open to authenticated users (``system:discovery``); where anonymous
-        requests are limited, they get the health and version paths and what RBAC grants them."""
+        up, as upstream's filters do. Discovery, OpenAPI and health are open to authenticated users
+        (``system:discovery``), health and version to everyone (``system:public-info-viewer``); other paths need
+        what the authorizer grants (with no authorizer, everything but what limited anonymous requests lack)."""
         attrs = path_attributes(user, method, path)
-        anonymous = user.name == ANONYMOUS_NAME
-        self._authorize(attrs, anonymous, open_anyway=not anonymous or (
-            attrs.verb == "get" and path in PUBLIC_INFO_PATHS))
+        user = self._impersonate(attrs, user)
+        attrs = path_attributes(user, method, path)
+        self._authorize(attrs, user.name == ANONYMOUS_NAME, open_anyway=path_granted(attrs))
+
+    def _authorize_unserved(self, method: str, route: routing.ResourcePath, query: Query, user: UserInfo) -> None:
+        """Before the 404 or 405 of a resource path nothing serves: upstream's filters impersonate and authorize
+        on the path's RequestInfo first, so a user the authorizer refuses gets the 403 (observed on kube-apiserver
+        v1.37.2: ``nosuchthings is forbidden: User "bob" cannot list resource "nosuchthings" ...``)."""
+        attrs = RequestAttributes(user.name, rest.request_info_verb(method, route, query), route.group, route.plural,
+                                  route.subresource, route.namespace, route.name, groups=user.groups, uid=user.uid,
+                                  version=route.version, extra=user.extra)
+        acting = self._impersonate(attrs, user)
+        attrs = dataclasses.replace(attrs, user=acting.name, groups=acting.groups, uid=acting.uid, extra=acting.extra)
+        self._authorize(attrs, acting.name == ANONYMOUS_NAME, open_anyway=granted_to_every_user(attrs))
+
+    def _impersonate(self, attrs: RequestAttributes, user: UserInfo) -> UserInfo:
+        """The user the request acts as: ``user``, or whom its impersonation headers name when the requestor's
+        authorizer allows it (fakekube.server.impersonation); a refusal is a 403 before authorization, so its
+        audit event carries no decision annotation, as upstream's."""
+        wanted = self._wanted
+        if wanted is None:
+            return user
+        srv = self.server
+        authorizer = srv.anonymous_authorizer if user.name == ANONYMOUS_NAME else srv.authorizer
+
+        def decide(check: RequestAttributes) -> tuple[bool, str]:
+            return _decide(authorizer, check) if authorizer is not None else (True, "")
+
+        result = srv.impersonator.impersonate(decide, wanted, attrs, user)
+        auditing.impersonated(self._audit, result.user, result.constraint)
+        return result.user
 
     def _authorize(self, attrs: RequestAttributes, anonymous: bool, *, open_anyway: bool) -> None:
         """The authorizer's decision, written to the audit event as upstream's WithAuthorization filter writes
@@ -205,18 +251,28 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: UserInfo) -> None:
         srv = self.server
         store = srv.store
-        rt = routes.resolve(store.registry, route)
+        try:
+            rt = routes.resolve(store.registry, route)
+        except errors.ApiError:
+            self._authorize_unserved(method, route, query, user)
+            raise
         # A deprecated kind's warning (kinds.features.deprecation_warning), on every request its routes take.
         route_warnings = [rt.strategy.deprecation] if rt.strategy.deprecation else []
         try:
             verb = routes.verb(rt, method, route, query)
-        except routes.HandlerRefusal:
-            self._warnings = self._route_warnings = route_warnings
+        except errors.ApiError as exc:
+            self._authorize_unserved(method, route, query, user)  # a 403 comes before the handler's warnings
+            if isinstance(exc, routes.HandlerRefusal):
+                self._warnings = self._route_warnings = route_warnings
             raise
         req = rest.Request(store, method, route, query, body, self.headers.get("Content-Type"),
                            srv.actor_of(self.headers.get("User-Agent")), user)
         attrs = rest.attributes(req, rt, verb)
-        self._authorize(attrs, user.name == ANONYMOUS_NAME, open_anyway=granted_to_every_user(attrs))
+        acting = self._impersonate(attrs, user)
+        if acting is not user:
+            req = dataclasses.replace(req, user=acting)
+            attrs = rest.attributes(req, rt, verb)
+        self._authorize(attrs, acting.name == ANONYMOUS_NAME, open_anyway=granted_to_every_user(attrs))
         # The route's own warnings come first: the real handler adds them before it runs (installer.go).
         self._route_warnings = route_warnings
         self._warnings = list(route_warnings)

@@ -82,6 +82,23 @@ def check_name(name: str | None) -> None:
         raise errors.BadRequest(f"Name parameter invalid: {go_quote(name)}: {';'.join(problems)}")
 
 
+_METHOD_VERBS = {"POST": "create", "GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
+def request_info_verb(method: str, path: ResourcePath, query: Query) -> str:
+    """The verb apiserver's ``RequestInfoFactory`` gives any resource path, served or not (authorization runs on
+    it before the mux looks for a route; apiserver pkg/endpoints/request/requestinfo.go): the method's verb, a
+    GET without a name ``list`` or ``watch``, a DELETE without one ``deletecollection``."""
+    if path.watch_prefix:
+        return "watch"
+    verb = _METHOD_VERBS.get(method, "")
+    if path.name is None and verb == "get":
+        return "watch" if query.bool("watch") else "list"
+    if path.name is None and verb == "delete":
+        return "deletecollection"
+    return verb
+
+
 def verb_of(method: str, path: ResourcePath, query: Query) -> str:
     """The Kubernetes verb (what RBAC and the audit log call it) of a method on a path."""
     if method == "GET":

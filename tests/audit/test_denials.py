@@ -85,3 +85,20 @@ def test_only_authorizations_refusals_count() -> None:
     assert refused(_entry(403, rbac))  # a log without the annotation (an export that dropped it)
     assert not refused(_entry(403, admission))
     assert denials([_entry(200, "")]) == {}
+
+
+def test_impersonation_refusals_name_the_check_that_failed() -> None:
+    # impersonation refuses before authorization: no decision annotation, the message names the failed check
+    # (observed on kube-apiserver v1.37.2)
+    legacy = ('users "bob" is forbidden: User "system:serviceaccount:shop:operator" cannot impersonate resource '
+              '"users" in API group "" at the cluster scope')
+    constrained = ('pods is forbidden: User "a&lt;b" cannot impersonate-on:user-info:list resource "pods" in API '
+                   'group "" in the namespace "shop"')
+    path = 'forbidden: User "system:anonymous" cannot impersonate-on:user-info:get path "/api"'
+    report = denials([_entry(403, legacy), _entry(403, legacy), _entry(403, constrained), _entry(403, path)])
+    assert {user: [(r.verb, r.group, r.resource, r.namespace, r.count, r.names) for r in refusals]
+            for user, refusals in report.items()} == {
+        OPERATOR: [("impersonate", "", "users", None, 2, ["bob"])],
+        "a<b": [("impersonate-on:user-info:list", "", "pods", "shop", 1, [])],
+        "system:anonymous": [("impersonate-on:user-info:get", "", "/api", None, 1, [])],
+    }

@@ -101,3 +101,24 @@ def test_kubectl_auth_can_i_asks_rbac(served: ApiServer, tmp_path: Path) -> None
     kubeconfig = alice
     assert can_i("list", "pods") == "no"
     assert can_i("get", "/version") == "yes"  # a non-resource URL: system:public-info-viewer
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_kubectl_as_impersonates(served: ApiServer, tmp_path: Path) -> None:
+    """``kubectl --as`` sends the impersonation headers (fakekube.server.impersonation): the admin may; the
+    impersonated user is then authorized as itself."""
+    kubeconfig = served.write_kubeconfig(tmp_path / "kubeconfig")
+
+    def kubectl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["kubectl", "--kubeconfig", str(kubeconfig), *args], capture_output=True, text=True,
+                              timeout=60)
+
+    refused = kubectl("--as", "bob", "get", "pods", "-n", "default")
+    assert refused.returncode != 0
+    assert ('pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"'
+            in refused.stderr)
+    assert kubectl("--as", "bob", "--as-group", "system:masters", "get", "namespace", "default").returncode == 0
+    whoami = kubectl("--as", "bob", "--as-group", "dev", "auth", "whoami", "-o", "json")
+    assert json.loads(whoami.stdout)["status"]["userInfo"] == {"username": "bob",
+                                                               "groups": ["dev", "system:authenticated"]}
+    assert kubectl("auth", "can-i", "list", "pods", "--as", "bob").stdout.strip() == "no"
