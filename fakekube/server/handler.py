@@ -22,6 +22,7 @@ from fakekube.server import (
     negotiation,
     openapi,
     partial,
+    requestbody,
     rest,
     routes,
     routing,
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("fakekube.server")
 
 JSON_TYPE = "application/json"
-_DISCARD_LIMIT = 64 * 1024 * 1024  # read (and drop) oversized bodies up to this, so the client sees the 413
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
 
@@ -391,59 +391,11 @@ class ApiHandler(BaseHTTPRequestHandler):
     # -- bodies --------------------------------------------------------------------------------------------
 
     def _read_body(self) -> bytes:
-        limit = self.server.max_body_bytes
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            return self._read_chunked(limit)
-        raw_length = self.headers.get("Content-Length")
-        if not raw_length:
-            return b""
         try:
-            length = int(raw_length)
-            if length < 0:
-                raise ValueError
-        except ValueError:
-            self.close_connection = True
-            raise errors.BadRequest(f"invalid Content-Length: {raw_length!r}") from None
-        if length > limit:
-            self.close_connection = True
-            if length <= _DISCARD_LIMIT:
-                self._discard(length)
-            raise too_large(limit)
-        data = self.rfile.read(length)
-        if len(data) < length:
-            raise ConnectionResetError("the client closed the connection in the middle of the body")
-        return data
-
-    def _read_chunked(self, limit: int) -> bytes:
-        parts: list[bytes] = []
-        total = 0
-        while True:
-            line = self.rfile.readline(1024)
-            try:
-                size = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                self.close_connection = True
-                raise errors.BadRequest("malformed chunked request body") from None
-            if size == 0:
-                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return b"".join(parts)
-            total += size
-            if total > limit:
-                self.close_connection = True
-                raise too_large(limit)
-            data = self.rfile.read(size)
-            if len(data) < size:
-                raise ConnectionResetError("the client closed the connection in the middle of the body")
-            parts.append(data)
-            self.rfile.readline(2)
-
-    def _discard(self, length: int) -> None:
-        while length > 0:
-            data = self.rfile.read(min(length, 1 << 16))
-            if not data:
-                return
-            length -= len(data)
+            return requestbody.read(self.rfile, self.headers, self.server.max_body_bytes)
+        except errors.ApiError:
+            self.close_connection = True  # what follows the refused body cannot be told from a next request
+            raise
 
     def _read_body_quietly(self) -> None:
         try:
@@ -505,8 +457,3 @@ def warning_header(text: str) -> str:
     """apimachinery ``net.NewWarningHeader(299, "-", text)``: ``299 - "unknown field \\"spec.foo\\""``."""
     quoted = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'299 - "{quoted}"'
-
-
-def too_large(limit: int) -> errors.ApiError:
-    return errors.RequestEntityTooLarge(f"Request entity too large: limit is {limit}")
-
