@@ -224,3 +224,36 @@ def test_many_watchers_get_every_event_in_order(kube_server):
     for t in threads:
         t.join(10)
     assert all(r == expected for r in results)
+
+
+def test_a_closed_client_is_noticed_at_once_not_at_the_next_poll(kube_server_factory):
+    # With a 30 s poll, only a wait on the socket itself notices the close within the second.
+    served = kube_server_factory(poll_interval=30.0)
+    parts = urlsplit(served.url)
+    sock = socket.create_connection((parts.hostname, parts.port))
+    sock.sendall(f"GET {CMS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    assert _wait(lambda: served.store.hub.watcher_count() == 1)
+    time.sleep(0.05)  # the stream is waiting now
+    sock.close()
+    assert _wait(lambda: served.store.hub.watcher_count() == 0, timeout=1.0)
+
+
+def test_a_client_that_sends_while_watching_gets_events_without_spinning(kube_server_factory):
+    import resource
+
+    served = kube_server_factory(poll_interval=0.1)
+    parts = urlsplit(served.url)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=10)
+    sock.sendall(f"GET {CMS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    sock.sendall(b"unexpected bytes")  # the socket stays readable: waiting on it again would spin
+    time.sleep(0.1)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    time.sleep(0.5)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 0.3
+    served.store.create("configmaps", {"metadata": {"name": "seen"}}, "default")
+    assert b'"name":"seen"' in sock.recv(4096)
+    sock.close()  # noticed at the next peek
+    assert _wait(lambda: served.store.hub.watcher_count() == 0, timeout=2.0)
