@@ -119,11 +119,13 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
         print(f"fakekube serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         store.audit.close_writers()
         return 1
+    cleanup = before_serve(store, server) if before_serve is not None else None
     kubeconfig = None
-    if args.kubeconfig:  # before the URL, so whoever waits for the URL finds the file in place
+    if args.kubeconfig:
+        # Once the actors are up (a launcher that waits for the file finds a ready cluster) and before the URL,
+        # so whoever waits for the URL finds the file in place.
         kubeconfig = server.write_kubeconfig(args.kubeconfig)
         print(f"kubeconfig written to {kubeconfig}", file=sys.stderr, flush=True)
-    cleanup = before_serve(store, server) if before_serve is not None else None
     _stop_on_sigterm()
     print(server.url, flush=True)
     ready_file = getattr(args, "ready_file", None)
