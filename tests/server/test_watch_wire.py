@@ -257,3 +257,30 @@ def test_a_client_that_sends_while_watching_gets_events_without_spinning(kube_se
     assert b'"name":"seen"' in sock.recv(4096)
     sock.close()  # noticed at the next peek
     assert _wait(lambda: served.store.hub.watcher_count() == 0, timeout=2.0)
+
+
+def test_300_watchers_each_get_every_event_in_order(kube_server):
+    # Each stream holds its socket and its watch's wakeup descriptor: 300 of them stay within poll's reach.
+    store, parts = kube_server.store, urlsplit(kube_server.url)
+    sockets = []
+    try:
+        for _ in range(300):
+            sock = socket.create_connection((parts.hostname, parts.port), timeout=20)
+            sock.sendall(f"GET {CMS}?watch=true&timeoutSeconds=30 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            sockets.append(sock)
+        assert _wait(lambda: store.hub.watcher_count() == 300, timeout=30)
+        expected = [store.create("configmaps", {"metadata": {"name": f"w{i}"}}, "default")["metadata"]["name"]
+                    for i in range(10)]
+        for sock in sockets:
+            data = b""
+            while data.count(b'"type":"ADDED"') < 10:
+                chunk = sock.recv(65536)
+                assert chunk, "stream ended early"
+                data += chunk
+            names = [json.loads(line)["object"]["metadata"]["name"] for line in data.split(b"\r\n")
+                     if line.startswith(b'{"type"')]
+            assert names == expected
+    finally:
+        for sock in sockets:
+            sock.close()
+    assert _wait(lambda: store.hub.watcher_count() == 0, timeout=10)
