@@ -23,7 +23,9 @@ import http.client
 import json
 import logging
 import re
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -135,6 +137,10 @@ class Report:
     statuses: Counter[int] = field(default_factory=Counter)
     closed: int = 0
     findings: list[Finding] = field(default_factory=list)
+    slowest: list[tuple[float, str]] = field(default_factory=list)  # (seconds, request), the 5 slowest
+
+    def timed(self, seconds: float, label: str) -> None:
+        self.slowest = sorted([*self.slowest, (round(seconds, 3), label)], reverse=True)[:5]
 
     def counts(self) -> dict[str, int]:
         kinds = Counter(f.kind for f in self.findings)
@@ -164,6 +170,7 @@ class Target:
         self._errors = _Errors()
         logging.getLogger("fakekube").addHandler(self._errors)
         self._conn: http.client.HTTPConnection | None = None
+        self.on_finding: Callable[[Finding], None] = lambda finding: None  # told at once (a hang may stall what follows)
 
     def close(self) -> None:
         logging.getLogger("fakekube").removeHandler(self._errors)
@@ -216,11 +223,13 @@ class Target:
                  f"{(request.get('body') or b'')[:60]!r}")
         before, logged = self.store.resource_version, len(self._errors.records)
         self._last_body = b""
+        started = time.perf_counter()
         status = self._send(request["method"], path, request.get("body"), headers)
+        self.report.timed(time.perf_counter() - started, label)
         found = []
         self.report.sent += 1
         if status is None:
-            found.append(Finding("hang", label, f"no answer in {HANG_SECONDS} s"))
+            found.append(Finding("hang", label, f"no answer in {HANG_SECONDS} s: {(request.get('body') or b'')[:2000]!r}"))
         elif status == 0:
             self.report.closed += 1
         else:
@@ -235,6 +244,8 @@ class Target:
         if len(self._errors.records) > logged:
             found.append(Finding("logged-exception", label, " | ".join(self._errors.records[logged:])[:300]))
         self.report.findings += found
+        for finding in found:
+            self.on_finding(finding)
         self._keep_namespace()
         return found
 
