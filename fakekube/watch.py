@@ -8,6 +8,7 @@ Stored objects are immutable, so events share them; consumers get copies through
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -74,6 +75,38 @@ class Change:
         return f"Change(rv={self.rv}, storage={self.storage!r}, type={self.type!r})"
 
 
+class Wakeup:
+    """A file descriptor that turns readable when set and stays so until cleared, so a consumer can wait on it
+    together with a socket (``select``/``poll``): an eventfd where the system has one, else a pipe."""
+
+    __slots__ = ("fd", "_write_fd", "_set")
+
+    def __init__(self) -> None:
+        if hasattr(os, "eventfd"):
+            self.fd = self._write_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        else:  # pragma: no cover - systems without eventfd
+            self.fd, self._write_fd = os.pipe()
+            os.set_blocking(self.fd, False)
+            os.set_blocking(self._write_fd, False)
+        self._set = False
+
+    # Both called with the watch's condition held, so a set wakeup holds exactly one signal.
+    def set(self) -> None:
+        if not self._set:
+            self._set = True
+            os.write(self._write_fd, (1).to_bytes(8, "little"))
+
+    def clear(self) -> None:
+        if self._set:
+            self._set = False
+            os.read(self.fd, 8)  # set() wrote once: never blocks
+
+    def close(self) -> None:
+        os.close(self.fd)
+        if self._write_fd != self.fd:
+            os.close(self._write_fd)
+
+
 Matcher = Callable[[dict[str, Any]], bool]
 Presenter = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -107,6 +140,7 @@ class Watch:
         self.max_pending: int | None = None  # see limit_pending
         self._piled = 0  # events queued since the consumer last took any
         self.dropped_as_slow = False
+        self._wakeup: Wakeup | None = None  # see wakeup_fd
 
     # -- producer side --------------------------------------------------------------------------------
 
@@ -122,6 +156,8 @@ class Watch:
                 self._piled += 1
             self._queue.append(event)
             self._cond.notify()
+            if self._wakeup is not None:
+                self._wakeup.set()
 
     def limit_pending(self, events: int) -> None:
         """A watcher that lets more than ``events`` events pile up unread is ended, as the watch cache ends one
@@ -135,6 +171,8 @@ class Watch:
         self.closed = True
         self._queue.clear()
         self._cond.notify_all()
+        if self._wakeup is not None:
+            self._wakeup.set()
         self._hub.remove(self)
 
     def offer(self, change: Change) -> None:
@@ -167,19 +205,41 @@ class Watch:
 
     # -- consumer side --------------------------------------------------------------------------------
 
+    def wakeup_fd(self) -> int:
+        """A file descriptor readable while events are queued or once the watch is stopped, for a consumer that
+        waits on it and a socket at once (the HTTP watch stream: a new event and a closing client are both seen
+        at once). The consumer must call ``release_wakeup`` when done with it."""
+        with self._cond:
+            if self._wakeup is None:
+                self._wakeup = Wakeup()
+                if self._queue or self.closed:
+                    self._wakeup.set()
+            return self._wakeup.fd
+
+    def release_wakeup(self) -> None:
+        with self._cond:
+            wakeup, self._wakeup = self._wakeup, None
+        if wakeup is not None:
+            wakeup.close()
+
     def next(self, timeout: float | None = None) -> WatchEvent | None:
         """The next event, or None after ``timeout`` seconds or once the watch is stopped and drained."""
         with self._cond:
             if not self._queue and not self.closed:
                 self._cond.wait(timeout)
             self._piled = 0
-            return self._queue.popleft() if self._queue else None
+            event = self._queue.popleft() if self._queue else None
+            if not self._queue and not self.closed and self._wakeup is not None:
+                self._wakeup.clear()
+            return event
 
     def drain(self) -> list[WatchEvent]:
         with self._cond:
             events = list(self._queue)
             self._queue.clear()
             self._piled = 0
+            if not self.closed and self._wakeup is not None:
+                self._wakeup.clear()
             return events
 
     def __iter__(self) -> Iterator[WatchEvent]:
@@ -193,6 +253,8 @@ class Watch:
         with self._cond:
             self.closed = True
             self._cond.notify_all()
+            if self._wakeup is not None:
+                self._wakeup.set()
         self._hub.remove(self)
 
     def __enter__(self) -> Watch:

@@ -565,6 +565,7 @@ class Decoder:
         converter does (a strategic merge patch's result): its words for a wrong type, and a whole float
         taken for an integer (set to the integer in ``obj``)."""
         walk = _Walk()
+        converted: set[tuple[Any, ...]] = set()
         while True:
             try:
                 self.root.check(obj, walk)
@@ -575,7 +576,11 @@ class Decoder:
                 refused = mismatch.converter_error()
                 if refused is not None:
                     raise refused from None
-                _set_at(obj, mismatch.location, int(mismatch.value))
+                where = tuple(mismatch.location)
+                if where in converted:  # converted once and still refused: never loop on it
+                    raise mismatch.error(self.root) from None
+                converted.add(where)
+                _set_at(obj, mismatch.location, converter_integer(mismatch.value, mismatch.base))
                 walk = _Walk()
             except DecodeError as exc:
                 if converter and str(exc).startswith("illegal base64"):
@@ -598,6 +603,27 @@ class Decoder:
             for container, key in walk.unknown:
                 container.pop(key, None)
         return Decoded(obj, locations, zeroed, filled)
+
+
+_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "int": 64,
+             "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64, "uint": 64}
+
+
+def converter_integer(value: int | float, go_type: str) -> int | float:
+    """What the unstructured converter stores for a number in an integer field: reflect's SetInt truncates to
+    the field's width, as Go's conversions do (int32 field, 2147483648 -> -2147483648; 4294967376 -> 80), and a
+    float goes through int64 first (amd64: a float past int64's range becomes -2**63, so 1e300 -> 0 in an
+    int32) — runtime/converter.go fromUnstructured, v0.37.2; the answers the oracle gives to such a port in a
+    strategic merge patch. A float field keeps the value."""
+    bits = _INT_BITS.get(go_type)
+    if bits is None:
+        return value
+    if isinstance(value, float):
+        value = int(value) if -(2**63) <= value < 2**63 else -(2**63)
+    value &= (1 << bits) - 1
+    if not go_type.startswith("uint") and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
 
 
 def _set_at(doc: Any, location: list[Any], value: Any) -> None:

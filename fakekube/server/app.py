@@ -165,6 +165,16 @@ class ApiServer(ThreadingHTTPServer):
             with self._conn_lock:
                 self._connections.pop(request, None)
 
+    def shutdown_request(self, request: Any) -> None:
+        # TLS ends with the server's close_notify, as Go's tls.Conn.Close sends it: a client that gets a bare TCP
+        # close sees a truncation attack (SSLEOFError), and asyncio clients (aiohttp, kopf) keep the transport.
+        # Non-blocking: the alert is sent, the client's reply is not waited for.
+        if isinstance(request, ssl.SSLSocket):
+            with contextlib.suppress(OSError, ValueError):
+                request.setblocking(False)
+                request.unwrap()
+        super().shutdown_request(request)
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A connection that broke outside a request (reset during the request line, ...): nothing to answer.
         logging.getLogger("fakekube.server").debug("connection error from %s", client_address, exc_info=True)
@@ -196,7 +206,9 @@ class ApiServer(ThreadingHTTPServer):
             connections = list(self._connections.items())
         for conn, _ in connections:
             with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)  # wakes a handler blocked reading the next request
+                # Wakes a handler blocked reading the next request. (Not SHUT_RD alone, to let it send a TLS
+                # close_notify: OpenSSL answers a read cut short with a decode_error alert, not a clean close.)
+                conn.shutdown(socket.SHUT_RDWR)
         for _, thread in connections:
             if thread is not threading.current_thread():
                 thread.join(timeout)

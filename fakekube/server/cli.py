@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -119,11 +121,21 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
         print(f"fakekube serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         store.audit.close_writers()
         return 1
+    cleanup = before_serve(store, server) if before_serve is not None else None
+    # What is loaded by now (the API model, schemas, OpenAPI documents, the actors) lives as long as the server:
+    # left to the cyclic collector, every full collection walks it with all threads stopped, and one client's
+    # garbage-heavy request (a list of 1,000 objects, a body nested 10,000 deep) then holds every other client
+    # 100-400 ms. Frozen, a full collection walks only what came later (benchmarks/bench_hardening.py). Only
+    # in a process that serves from its main thread: a test that runs this in a thread keeps its collector.
+    if threading.current_thread() is threading.main_thread():
+        gc.collect()
+        gc.freeze()
     kubeconfig = None
-    if args.kubeconfig:  # before the URL, so whoever waits for the URL finds the file in place
+    if args.kubeconfig:
+        # Once the actors are up (a launcher that waits for the file finds a ready cluster) and before the URL,
+        # so whoever waits for the URL finds the file in place.
         kubeconfig = server.write_kubeconfig(args.kubeconfig)
         print(f"kubeconfig written to {kubeconfig}", file=sys.stderr, flush=True)
-    cleanup = before_serve(store, server) if before_serve is not None else None
     _stop_on_sigterm()
     print(server.url, flush=True)
     ready_file = getattr(args, "ready_file", None)

@@ -10,8 +10,10 @@ WatchEvents, see fakekube/server/replies.py), one thread per stream.
   from — none when the watch lasts 2 s or less (apiserver ``storage/cacher/cache_watcher.go``
   ``nextBookmarkTime``, v0.37.2). A timeout that has already passed (``timeoutSeconds`` negative) ends the
   stream before its first event.
-- A thread-per-connection server only sees a vanished client when it writes, so the socket is peeked between
-  waits: a client that disconnects frees its thread within ``poll_interval`` seconds.
+- A thread-per-connection server only sees a vanished client when it writes, so the stream waits on the socket
+  and the watch's wakeup descriptor together (``poll``): a client that disconnects frees its thread, and a new
+  event leaves, as soon as either happens. A client that sends bytes while it watches (nothing a watch client
+  does) makes its socket readable for good; that stream falls back to peeking every ``poll_interval`` seconds.
 """
 
 from __future__ import annotations
@@ -60,15 +62,25 @@ def chunk(data: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(data), data)
 
 
+# poll(2), never select(2): a server with a thousand connections has descriptors past select's 1,024. POLLRDHUP
+# (Linux) reports a client's close even when bytes it sent are still unread.
+_HANGUP = getattr(select, "POLLRDHUP", 0)
+_GONE = _HANGUP | select.POLLHUP | select.POLLERR | select.POLLNVAL
+
+
 def peer_gone(conn: socket.socket) -> bool:
-    """True when the client closed its end (readable with zero bytes) or the socket failed.
+    """True when the client closed its end (hung up, or readable with zero bytes) or the socket failed.
 
     A watch client sends nothing while it reads a stream, so on a TLS connection anything readable is the
     client's close_notify (peeking cannot see through TLS records)."""
     try:
-        readable, _, _ = select.select([conn], [], [], 0)
-        if not readable:
+        poller = select.poll()
+        poller.register(conn, select.POLLIN | _HANGUP)
+        ready = poller.poll(0)
+        if not ready:
             return False
+        if ready[0][1] & _GONE:
+            return True
         if isinstance(conn, ssl.SSLSocket):
             return True
         return conn.recv(1, socket.MSG_PEEK) == b""
@@ -135,6 +147,7 @@ class WatchStreamer:
         watch.limit_pending(settings.max_pending)
         with self._lock:
             self._active.add(watch)
+        waiter = _Waiter(conn, watch)
         try:
             while not self.closing.is_set():
                 now = time.monotonic()
@@ -145,23 +158,64 @@ class WatchStreamer:
                     pre_timeout_due = False
                     send_bookmark()
                     continue
-                wait = min(remaining, settings.poll_interval)
+                events = watch.drain()
+                if events:
+                    if send(events):
+                        break
+                    continue
+                if watch.closed:
+                    break
+                wait = remaining
+                if bookmarks:
+                    wait = min(wait, max(settings.bookmark_interval - (now - last_write), 0.0))
                 if pre_timeout_due:
                     wait = min(wait, max(pre_timeout - now, 0.0))
-                event = watch.next(wait)
-                if event is None:
-                    if watch.closed:
-                        break
+                if waiter.wait(wait, settings.poll_interval):
                     if peer_gone(conn):
                         return False
-                    if bookmarks and time.monotonic() - last_write >= settings.bookmark_interval:
-                        send_bookmark()
-                    continue
-                if send([event, *watch.drain()]):
-                    break
+                    waiter.peek_only()
+                if bookmarks and time.monotonic() - last_write >= settings.bookmark_interval:
+                    send_bookmark()
             write(_END)
             return True
         finally:
             with self._lock:
                 self._active.discard(watch)
             watch.stop()
+            waiter.close()
+
+
+class _Waiter:
+    """Waits until the watch has something (an event, its end) or the client's socket says it may be gone: readable
+    (its close, a TLS close_notify) or hung up. A client that sends bytes while it watches leaves its socket readable
+    for good, so after that only a hang-up wakes the wait (POLLRDHUP, Linux), or, where poll has none, the socket
+    is peeked each ``poll_interval``."""
+
+    def __init__(self, conn: socket.socket, watch: Watch) -> None:
+        self._watch = watch
+        self._conn = conn
+        self._poll = select.poll()
+        self._poll.register(watch.wakeup_fd(), select.POLLIN)
+        self._conn_fd = conn.fileno()
+        self._watching_conn = True
+        self._poll.register(self._conn_fd, select.POLLIN | _HANGUP)
+
+    def wait(self, timeout: float, poll_interval: float) -> bool:
+        """True when the socket is due a peek: it turned readable or hung up, or (not waited on) a poll passed."""
+        if not self._watching_conn:
+            timeout = min(timeout, poll_interval)
+        ready = dict(self._poll.poll(max(timeout, 0.0) * 1000))
+        if self._conn_fd in ready:
+            return True
+        return not self._watching_conn and not ready
+
+    def peek_only(self) -> None:
+        """The socket is readable but the client is there (it sent bytes): waiting on it again would spin."""
+        if _HANGUP:
+            self._poll.modify(self._conn_fd, _HANGUP)
+        elif self._watching_conn:  # pragma: no cover - systems without POLLRDHUP
+            self._poll.unregister(self._conn_fd)
+            self._watching_conn = False
+
+    def close(self) -> None:
+        self._watch.release_wakeup()

@@ -106,3 +106,44 @@ def test_only_the_emulated_plugins_with_a_switch_can_be_disabled():
     assert done.returncode == 2
     assert ("cannot disable Priority (only ServiceAccount, StorageObjectInUseProtection, TaintNodesByCondition)"
             in done.stderr)
+
+
+def test_sigint_stops_serving_even_when_inherited_ignored(tmp_path):
+    ready = tmp_path / "ready"
+    # As under nohup or a shell's background job: SIGINT ignored from the start.
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--no-controllers", "--ready-file", str(ready)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        _wait_for(ready, proc)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(15) == 0
+        assert not ready.exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_kubeconfig_is_written_only_once_the_actors_are_up(tmp_path):
+    import argparse
+    import threading
+
+    from fakekube.server import cli as server_cli
+
+    parser = argparse.ArgumentParser()
+    server_cli.add_arguments(parser)
+    kubeconfig = tmp_path / "kubeconfig"
+    args = parser.parse_args(["--kubeconfig", str(kubeconfig)])
+    seen = []
+
+    def before_serve(store, server):
+        seen.append(kubeconfig.exists())  # the actors start here: no kubeconfig may exist yet
+        threading.Timer(0.2, server.shutdown).start()
+
+    codes = []  # run from another thread, which installs no signal handlers in the test process
+    thread = threading.Thread(target=lambda: codes.append(server_cli.run(args, before_serve=before_serve)))
+    thread.start()
+    thread.join(30)
+    assert codes == [0]
+    assert seen == [False] and kubeconfig.exists()

@@ -393,3 +393,49 @@ def test_apply_of_the_wrong_type_fails_the_typed_conversion(api: Any, body: str,
     _status(api("PATCH", f"{DEPLOYMENTS}/d?fieldManager=m", body, APPLY), 500, None,
             f"failed to create typed patch object (/d; apps/v1, Kind=Deployment): {detail}")
     assert api("GET", f"{DEPLOYMENTS}/d").json() == created.json()
+
+
+# -- bounded parsing (issue 28 item 2) ----------------------------------------------------------------------------
+
+ALIAS_BOMB = "\n".join(["apiVersion: v1", "kind: ConfigMap", "metadata: {name: bomb}",
+                        "a0: &a0 [x, x, x, x, x, x, x, x, x, x]",
+                        *(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10))]) + "\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once_as_upstream(api: Any, configmap: dict[str, Any]) -> None:
+    """624 bytes that expand to 10^10 nodes: go-yaml's excessive-aliasing guard, oracle answers v1.37.2."""
+    import time
+
+    started = time.monotonic()
+    created = api("POST", CMS, ALIAS_BOMB.encode(), YAML)
+    _status(created, 400, "BadRequest", "the object provided is unrecognized (must be of type ConfigMap): yaml: "
+            f"document contains excessive aliasing ({_summary(ALIAS_BOMB.encode())})")
+    applied = api("PATCH", f"{CMS}/c?fieldManager=x", ALIAS_BOMB.replace("bomb", "c").encode(), APPLY)
+    _status(applied, 400, "BadRequest", "error encoding patch: yaml: document contains excessive aliasing")
+    assert time.monotonic() - started < 2.0
+    assert api("GET", f"{CMS}/bomb").status == 404
+    assert api("GET", f"{CMS}/c").json()["metadata"]["resourceVersion"] == configmap["metadata"]["resourceVersion"]
+
+
+def test_the_default_body_limit_is_upstreams_3_mib(api: Any) -> None:
+    """apiserver's MaxRequestBodyBytes default (3 MiB, pkg/server/config.go): one byte over is 413."""
+    body = b'{"metadata":{"name":"big"},"data":{"k":"' + b"x" * (3 * 1024 * 1024) + b'"}}'
+    _status(api("POST", CMS, body, {"Content-Type": "application/json"}), 413, "RequestEntityTooLarge",
+            "Request entity too large: limit is 3145728")
+    assert api("GET", f"{CMS}/big").status == 404
+
+
+@pytest.mark.parametrize(("port", "stored"), [(2**31, -2147483648), (2**31 + 0.0, -2147483648), (1e300, 0)])
+def test_an_integer_past_its_fields_width_in_a_strategic_merge_patch_wraps_as_gos_converter(
+        api: Any, port: Any, stored: int) -> None:
+    """The unstructured converter truncates to the field's width (found by scripts/fuzz-requests: the decode
+    looped forever under the store lock, holding every client). Answers from kube-apiserver v1.37.2."""
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "fz"},
+               "spec": {"selector": {"app": "fz"}, "ports": [{"name": "http", "port": 80}]}}
+    assert api("POST", "/api/v1/namespaces/default/services", service).status == 201
+    patch = json.dumps({"metadata": {"name": "fz"}, "spec": {"selector": {"app": "fz"},
+                                                             "ports": [{"name": "http", "port": port}]}})
+    invalid = f"Invalid value: {stored}: must be between 1 and 65535, inclusive"
+    _status(api("PATCH", "/api/v1/namespaces/default/services/fz", patch, SMP), 422, "Invalid",
+            f'Service "fz" is invalid: [spec.ports[0].port: {invalid}, spec.ports[0].targetPort: {invalid}, '
+            'spec.ports[1].name: Duplicate value: "http"]')

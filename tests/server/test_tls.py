@@ -86,6 +86,63 @@ def test_tls_watch_client_disconnect_frees_the_stream(kube_server_factory):
     silent.close()
 
 
+def _tls_client(served):
+    import socket
+    import ssl
+    from urllib.parse import urlsplit
+
+    ctx = ssl.create_default_context(cadata=served.server.ca_pem.decode())
+    parts = urlsplit(served.url)
+    # Ragged EOFs not suppressed: a close without close_notify raises SSLEOFError.
+    return ctx.wrap_socket(socket.create_connection((parts.hostname, parts.port), timeout=10),
+                           server_hostname=parts.hostname, suppress_ragged_eofs=False)
+
+
+def _read_to_eof(conn) -> bytes:
+    data = b""
+    while chunk := conn.recv(65536):
+        data += chunk
+    return data
+
+
+def test_the_server_closes_tls_connections_with_close_notify(kube_server_factory):
+    served = kube_server_factory(tls=True, tokens={"t": "admin"})
+    conn = _tls_client(served)
+    conn.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nConnection: close\r\n\r\n")
+    assert _read_to_eof(conn).startswith(b"HTTP/1.1 200")
+    conn.unwrap()  # succeeds only once the server's close_notify has arrived
+    conn.close()
+    # The same after an answer the server closes the connection on (a bad request) and after an idle timeout.
+    conn = _tls_client(served)
+    conn.sendall(b"BOGUS\r\n\r\n")
+    assert _read_to_eof(conn).startswith(b"HTTP/1.1 400")
+    conn.unwrap()
+    conn.close()
+    served.server.idle_timeout = 0.2
+    conn = _tls_client(served)
+    conn.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n")
+    assert _read_to_eof(conn).startswith(b"HTTP/1.1 200")
+    conn.unwrap()
+    conn.close()
+
+
+def test_a_closed_tls_watch_client_is_noticed_at_once(kube_server_factory):
+    import time
+
+    served = kube_server_factory(tls=True, tokens={"t": "admin"}, poll_interval=30.0)
+    conn = _tls_client(served)
+    conn.sendall(b"GET /api/v1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n"
+                 b"Authorization: Bearer t\r\n\r\n")
+    assert conn.recv(1024).startswith(b"HTTP/1.1 200")
+    time.sleep(0.05)
+    conn.unwrap()  # the client's close_notify
+    conn.close()
+    deadline = time.monotonic() + 1.0
+    while served.store.hub.watcher_count() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert served.store.hub.watcher_count() == 0
+
+
 # -- client certificates ----------------------------------------------------------------------------------------
 
 

@@ -224,3 +224,63 @@ def test_many_watchers_get_every_event_in_order(kube_server):
     for t in threads:
         t.join(10)
     assert all(r == expected for r in results)
+
+
+def test_a_closed_client_is_noticed_at_once_not_at_the_next_poll(kube_server_factory):
+    # With a 30 s poll, only a wait on the socket itself notices the close within the second.
+    served = kube_server_factory(poll_interval=30.0)
+    parts = urlsplit(served.url)
+    sock = socket.create_connection((parts.hostname, parts.port))
+    sock.sendall(f"GET {CMS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    assert _wait(lambda: served.store.hub.watcher_count() == 1)
+    time.sleep(0.05)  # the stream is waiting now
+    sock.close()
+    assert _wait(lambda: served.store.hub.watcher_count() == 0, timeout=1.0)
+
+
+def test_a_client_that_sends_while_watching_gets_events_without_spinning(kube_server_factory):
+    import resource
+
+    served = kube_server_factory(poll_interval=0.1)
+    parts = urlsplit(served.url)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=10)
+    sock.sendall(f"GET {CMS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    sock.sendall(b"unexpected bytes")  # the socket stays readable: waiting on it again would spin
+    time.sleep(0.1)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    time.sleep(0.5)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 0.3
+    served.store.create("configmaps", {"metadata": {"name": "seen"}}, "default")
+    assert b'"name":"seen"' in sock.recv(4096)
+    sock.close()  # noticed at the next peek
+    assert _wait(lambda: served.store.hub.watcher_count() == 0, timeout=2.0)
+
+
+def test_300_watchers_each_get_every_event_in_order(kube_server):
+    # Each stream holds its socket and its watch's wakeup descriptor: 300 of them stay within poll's reach.
+    store, parts = kube_server.store, urlsplit(kube_server.url)
+    sockets = []
+    try:
+        for _ in range(300):
+            sock = socket.create_connection((parts.hostname, parts.port), timeout=20)
+            sock.sendall(f"GET {CMS}?watch=true&timeoutSeconds=30 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            sockets.append(sock)
+        assert _wait(lambda: store.hub.watcher_count() == 300, timeout=30)
+        expected = [store.create("configmaps", {"metadata": {"name": f"w{i}"}}, "default")["metadata"]["name"]
+                    for i in range(10)]
+        for sock in sockets:
+            data = b""
+            while data.count(b'"type":"ADDED"') < 10:
+                chunk = sock.recv(65536)
+                assert chunk, "stream ended early"
+                data += chunk
+            names = [json.loads(line)["object"]["metadata"]["name"] for line in data.split(b"\r\n")
+                     if line.startswith(b'{"type"')]
+            assert names == expected
+    finally:
+        for sock in sockets:
+            sock.close()
+    assert _wait(lambda: store.hub.watcher_count() == 0, timeout=10)

@@ -121,9 +121,9 @@ def mutated(draw: st.DrawFn, obj: dict[str, Any]) -> dict[str, Any]:
             parent = draw(st.sampled_from([p for p in paths if isinstance(_get(result, p), dict)] or [()]))
             _set(result, (*parent, draw(st.sampled_from(["unknownField", "x", "spec", "status", "metadata"]))),
                  draw(VALUES))
-        elif kind == "label":
+        elif kind == "label" and isinstance(result.get("metadata"), dict):  # an earlier change may have replaced it
             result["metadata"].setdefault("labels", {})[draw(LABEL_KEYS)] = draw(LABEL_VALUES)
-        elif kind == "annotation":
+        elif kind == "annotation" and isinstance(result.get("metadata"), dict):
             result["metadata"]["annotations"] = {draw(LABEL_KEYS): draw(st.sampled_from(["", "v", "x" * 300]))}
         elif kind == "remove" and paths:
             path = draw(st.sampled_from(paths))
@@ -157,7 +157,7 @@ def drawn_case(draw: st.DrawFn) -> dict[str, Any]:
     setup = [] if verb in ("create", "list") else [{"method": "POST", "path": collection, "body": valid}]
     body = draw(mutated(valid))
     if verb == "create":
-        if draw(st.booleans()):
+        if draw(st.booleans()) and isinstance(body.get("metadata"), dict):
             body["metadata"]["name"] = draw(NAMES)
         step = {"method": "POST", "path": collection, "body": body}
     elif verb == "update":
