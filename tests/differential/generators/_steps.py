@@ -91,6 +91,12 @@ def created(p: Profile, body: Json, query: Json | None = None) -> list[Json]:
     return steps
 
 
+# The wait for an object whose deletion finishes later (a CRD's instances cleaned up, a Job's pods collected):
+# under load the real server took more than 60 s for a CRD (its finalizer queue shares the controllers with
+# other cases' namespace deletions), so the wait allows the longest a step may wait.
+GONE = {"until": 404, "timeout": 120}
+
+
 def settled(p: Profile, name: str) -> list[Json]:
     """After a create made some other way than ``created`` (an apply, a PUT), the same wait."""
     if not p.settle:

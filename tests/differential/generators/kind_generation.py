@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _profiles import Profile, profiles  # noqa: E402
-from _steps import created, delete, get, kind_case, patch, put, with_rv  # noqa: E402
+from _steps import GONE, created, delete, get, kind_case, patch, put, with_rv  # noqa: E402
 
 HOLD = "example.com/hold"
 # Deleting these starts a controller's work (namespace content removal, CRD instance cleanup), which writes
@@ -44,7 +44,7 @@ def finalizers(p: Profile) -> list[dict]:
     body["metadata"]["finalizers"] = [HOLD]
     item = k.item(name)
     made = created(p, body)
-    wait = {"until": 404, "timeout": 60} if p.deletion_finishes_later else None
+    wait = GONE if p.deletion_finishes_later else None
     # Where the default propagation is Orphan, the garbage collector would remove its orphan finalizer on its
     # own schedule: Background keeps our finalizer the only one, so every read after the DELETE is stable.
     query = {"propagationPolicy": "Background"} if p.deletion_finishes_later else None

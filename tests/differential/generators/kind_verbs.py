@@ -10,7 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _profiles import Profile, profiles  # noqa: E402
-from _steps import created, delete, get, kind_case, post, put, with_rv  # noqa: E402
+from _steps import GONE, created, delete, get, kind_case, post, put, with_rv  # noqa: E402
 
 ZERO_UID = "00000000-0000-0000-0000-000000000000"
 
@@ -93,7 +93,7 @@ def deletes(p: Profile, name: str) -> list[dict]:
     k, body = p.kind, p.body(name)
     made = created(p, body)
     last = len(made) - 1
-    wait = {"until": 404, "timeout": 60} if p.deletion_finishes_later else None
+    wait = GONE if p.deletion_finishes_later else None
     options = {"apiVersion": "v1", "kind": "DeleteOptions"}
     return [
         kind_case(p, "delete", "basic", "verbs", [*made, delete(k.item(name)),
@@ -115,7 +115,7 @@ def deletecollection(p: Profile, name: str) -> list[dict]:
     first, second = p.body(p.name(0), {**scope, "tier": "a"}), p.body(p.name(1), {**scope, "tier": "b"})
     steps = [*created(p, first), *created(p, second)]
     selector = ",".join([*(f"{k}={v}" for k, v in scope.items()), "tier=a"])
-    wait = {"until": 404, "timeout": 60} if p.deletion_finishes_later else None
+    wait = GONE if p.deletion_finishes_later else None
     reads = [get(k.item(p.name(0)), wait=wait)] if p.read_after_delete else []
     return [kind_case(p, "deletecollection", "label-selected", "verbs", [
         *steps, delete(k.collection(), query={"labelSelector": selector}), *reads, get(k.item(p.name(1)))])]
