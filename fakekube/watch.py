@@ -162,8 +162,12 @@ class Watch:
     def limit_pending(self, events: int) -> None:
         """A watcher that lets more than ``events`` events pile up unread is ended, as the watch cache ends one
         whose channel stays full (apiserver ``storage/cacher/cache_watcher.go`` ``add``: "Forcing watcher close
-        due to unresponsiveness"); its client resumes from the last resourceVersion it saw, as after any end."""
-        self.max_pending = events
+        due to unresponsiveness"); its client resumes from the last resourceVersion it saw, as after any end.
+        Counted from this call, so the events a watch starts with (the list it replays) are not held against its
+        consumer."""
+        with self._cond:
+            self.max_pending = events
+            self._piled = 0
 
     def _drop_as_slow(self) -> None:
         # Called with the condition held; the hub's list is copied on write, so leaving it here is safe.
