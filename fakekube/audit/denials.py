@@ -24,7 +24,9 @@ from typing import Any
 
 from fakekube.audit.entry import AuditEntry
 
+# The annotations kube-apiserver's authorization filter writes (and fakekube's front, fakekube.server.auditing).
 DECISION = "authorization.k8s.io/decision"
+REASON = "authorization.k8s.io/reason"
 _RBAC_FORBIDDEN = re.compile(r'is forbidden: User ".*" cannot ')
 _SERVICE_ACCOUNT = "system:serviceaccount:"
 # responsewriters.ForbiddenStatusError's text: what was refused to whom (the user part HTML-escaped)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from fakekube import errors
 from fakekube.audit import AuditEntry
 from fakekube.audit.context import AuditRequest
+from fakekube.audit.denials import DECISION, REASON
 from fakekube.identity import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_NAME, UserInfo
 from fakekube.server import rest, routing
 from fakekube.server.params import Query
@@ -57,8 +58,6 @@ def impersonated(request: AuditRequest | None, user: UserInfo, constraint: str) 
     request.impersonation_constraint = constraint
 
 
-DECISION = "authorization.k8s.io/decision"
-REASON = "authorization.k8s.io/reason"
 
 
 def authorized(request: AuditRequest | None, allowed: bool, reason: str) -> None:
