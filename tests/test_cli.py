@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import fakekube
 from fakekube.cli import build_parser, main
 
@@ -18,6 +20,7 @@ def test_version_is_in_the_help_too():
     assert "--version" in build_parser().format_help()
 
 
+@pytest.mark.slow
 def test_python_dash_m_fakekube_runs_the_command():
     done = subprocess.run([sys.executable, "-m", "fakekube", "--version"], capture_output=True, text=True,
                           timeout=60)

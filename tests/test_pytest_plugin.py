@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 
+@pytest.mark.slow
 def test_fixtures_are_available_without_conftest(pytester) -> None:
     pytester.makepyfile(
         """

@@ -18,6 +18,7 @@ def test_the_total_is_the_summary_lines_first_event() -> None:
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
+@pytest.mark.slow
 def test_a_longer_program_counts_more_and_the_count_repeats() -> None:
     idle = count_instructions("pass")
     busy = count_instructions("for i in range(200_000): pass")

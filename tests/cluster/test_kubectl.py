@@ -10,7 +10,7 @@ import pytest
 
 from fakekube.cluster import Timing
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+pytestmark = [pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed"), pytest.mark.slow]
 CLUSTER_TIMING = Timing(job_backoff=0.2, run_duration=0.3)  # the served fixture of conftest.py
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from fakekube.cluster import Timing
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+pytestmark = [pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed"), pytest.mark.slow]
 
 
 class MovableClock:

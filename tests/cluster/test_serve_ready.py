@@ -11,6 +11,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
+# `fakekube serve` processes started and stopped, seconds each: a step of .ci/run of its own (`pytest -m slow`).
+pytestmark = pytest.mark.slow
+
 
 def _wait_for(path: Path, proc: subprocess.Popen[str], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout

@@ -50,6 +50,7 @@ def _failing_seeds(result: pytest.RunResult) -> set[int]:
             if (m := re.search(r"FAILED \S+\[lock=False-seed=(\d+)\]", line))}
 
 
+@pytest.mark.slow
 def test_items_per_point_and_seed_invariants_summary_replay_and_xdist(guestbook_tests: pytest.Pytester) -> None:
     result = guestbook_tests.runpytest_inprocess("-p", "no:cacheprovider", "-rf", "--collect-only", "-q")
     ids = [line.split("::")[1] for line in result.outlines if "test_guestbook[" in line]

@@ -23,6 +23,9 @@ from fakekube.explore import AfterTime, AfterWrite, Fault, HoldRule, Perturbatio
 from reconcilers import keys
 from reconcilers.env import MANAGER
 
+# Schedule exploration over many seeds, tens of seconds: a step of .ci/run of its own (`pytest -m slow`).
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ["pytester"]
 SEEDS = "1-20"
 LOADED = {"cache_lag_scale": [4.0]}  # informers as under load: the grid point where #508's race shows

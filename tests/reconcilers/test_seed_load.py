@@ -9,6 +9,9 @@ from reconcilers.report import stale_records, summarize
 from reconcilers.scenarios import run_scenario
 from reconcilers.strategies import WriteStrategies
 
+# A seed-load simulation of a minute: a step of .ci/run of its own (`pytest -m slow`).
+pytestmark = pytest.mark.slow
+
 MODES = ("update", "patch", "patch-lock")
 
 

@@ -8,9 +8,12 @@ import json
 import threading
 from urllib.parse import urlsplit
 
+import pytest
+
 CMS = "/api/v1/namespaces/default/configmaps"
 
 
+@pytest.mark.slow
 def test_concurrent_read_modify_write_loses_nothing(kube_server):
     store = kube_server.store
     names = ["counter-a", "counter-b"]

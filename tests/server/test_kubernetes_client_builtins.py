@@ -25,6 +25,7 @@ def api_client(kube_server):
     api.close()
 
 
+@pytest.mark.slow
 def test_the_kinds_the_clients_e2e_suite_uses(api_client) -> None:
     core, apps, batch = client.CoreV1Api(api_client), client.AppsV1Api(api_client), client.BatchV1Api(api_client)
     rbac, registration = client.RbacAuthorizationV1Api(api_client), client.ApiregistrationV1Api(api_client)
