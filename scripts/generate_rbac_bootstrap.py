@@ -50,8 +50,29 @@ ANNOTATIONS = {"rbac.authorization.kubernetes.io/autoupdate": "true"}
 
 
 def default_source() -> Path:
+    """$FAKEKUBE_BOOTSTRAP_POLICY, else the testdata of the k8s.io/kubernetes module the oracle builds
+    (oracle/go.mod) in the Go module cache, which scripts/build-oracle fills, else ~/.cache/fakekube."""
     env = os.environ.get("FAKEKUBE_BOOTSTRAP_POLICY")
-    return Path(env) if env else Path.home() / ".cache" / "fakekube" / "bootstrappolicy"
+    if env:
+        return Path(env)
+    module = _oracle_kubernetes_module()
+    if module is not None and (module / "cluster-roles.yaml").is_file():
+        return module
+    return Path.home() / ".cache" / "fakekube" / "bootstrappolicy"
+
+
+def _oracle_kubernetes_module() -> Path | None:
+    go_mod = Path(__file__).resolve().parents[1] / "oracle" / "go.mod"
+    version = None
+    if go_mod.is_file():
+        for line in go_mod.read_text().splitlines():
+            words = line.split()
+            if "k8s.io/kubernetes" in words[:2] and "=>" not in words:  # `require` or a require block's line
+                version = words[words.index("k8s.io/kubernetes") + 1]
+    if version is None:
+        return None
+    cache = os.environ.get("GOMODCACHE") or str(Path(os.environ.get("GOPATH") or Path.home() / "go") / "pkg" / "mod")
+    return Path(cache) / f"k8s.io/kubernetes@{version}" / "plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata"
 
 
 def _compact(item: dict[str, Any], where: str) -> dict[str, Any]:

@@ -67,6 +67,16 @@ def _fixture_marker(obj: Any) -> Any:
     return getattr(obj, "_fixture_function_marker", None) or getattr(obj, "_pytestfixturefunction", None)
 
 
+def _register_fixtures(request: pytest.FixtureRequest, holder: types.ModuleType) -> None:
+    """Register ``holder``'s fixtures for this item: pytest >= 9 takes the node, older ones its id (deprecated
+    in 9, removed in 10)."""
+    manager = request._fixturemanager
+    try:
+        manager.parsefactories(holder=holder, node=request.node)
+    except TypeError:
+        manager.parsefactories(holder, request.node.nodeid)
+
+
 def _call(namespace: dict[str, Any], test: str, request: pytest.FixtureRequest) -> None:
     fn = namespace[test]
     # Fixtures defined on the page apply to this item only (registered under its node id), overriding the
@@ -75,7 +85,7 @@ def _call(namespace: dict[str, Any], test: str, request: pytest.FixtureRequest) 
     if fixtures:
         holder = types.ModuleType(f"docs_fixtures_{test}")
         holder.__dict__.update(fixtures)
-        request._fixturemanager.parsefactories(holder, request.node.nodeid)
+        _register_fixtures(request, holder)
         for name, obj in fixtures.items():
             if _fixture_marker(obj).autouse:
                 request.getfixturevalue(name)
