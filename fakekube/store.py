@@ -352,6 +352,16 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
 
     # -- namespaces ------------------------------------------------------------------------------------
 
+    def _namespace_given(self, rt: ResourceType, namespace: Any, name: Any, verb: str) -> None:
+        """A namespaced resource addressed without a namespace is a mistake of the calling code, not a request
+        the API server could receive (its URL always names one): say so, rather than answer the misleading
+        ``namespaces "" not found`` or ``configmaps "x" not found``."""
+        if rt.namespaced and not namespace and self.require_namespaces:
+            what = f'{rt.plural} "{name}"' if isinstance(name, str) and name else rt.plural
+            raise errors.BadRequest(
+                f"{verb} {what}: {errors.qualified(rt.plural, rt.group)} is namespaced, and neither the "
+                f'namespace argument (namespace="default") nor the body\'s metadata.namespace names one')
+
     def _check_namespace(self, rt: ResourceType, namespace: str, *, creating: bool, name: str = "") -> None:
         """NamespaceLifecycle admission: the namespace must exist; a create in one whose phase is Terminating is
         refused, naming the object as ``admission.NewForbidden`` does (its name, else its generateName, else

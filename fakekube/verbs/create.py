@@ -59,6 +59,7 @@ class CreateVerbs:
         meta = meta if isinstance(meta, dict) else {}
         ns = namespace or meta.get("namespace")
         name = meta.get("name")
+        self._namespace_given(rt, ns, name or meta.get("generateName"), "create")
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
             report = FieldReport(decoding.field_validation(field_validation, "CreateOptions"), entry.warnings)

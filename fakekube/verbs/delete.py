@@ -31,6 +31,7 @@ class DeleteVerbs:
                dry_run: bool = False, actor: str = "fakekube") -> dict[str, Any]:
         """DELETE: the object while it is kept for finalizers (or graceful deletion), else a Success Status."""
         rt = self.resolve(resource)
+        self._namespace_given(rt, namespace, name, "delete")
         return self._run(
             lambda: self._begin("delete", rt, namespace, name, None, actor, dry_run=dry_run),
             lambda entry: self._delete(rt, namespace, name, entry, propagation_policy, grace_period_seconds,

@@ -57,6 +57,7 @@ class ReadVerbs:
     def get(self, resource: str | ResourceType, name: str, namespace: str | None = None, *,
             subresource: str | None = None, actor: str = "fakekube") -> dict[str, Any]:
         rt = self.resolve(resource)
+        self._namespace_given(rt, namespace, name, "get")
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
             if subresource == "log" and rt.group == "" and rt.plural == "pods":

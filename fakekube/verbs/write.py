@@ -11,7 +11,14 @@ from fakekube.decoding import FieldReport
 from fakekube.identity import UserInfo
 from fakekube.jsonvalues import json_copy, json_equal
 from fakekube.kinds.context import WriteContext
-from fakekube.patch import APPLY_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch, normalize_patch_type
+from fakekube.patch import (
+    APPLY_PATCH,
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    apply_patch,
+    normalize_patch_type,
+)
 from fakekube.patch.apply import parse_apply_body, server_side_apply, validate_apply_request
 from fakekube.patch.jsonutil import go_json_kind
 from fakekube.patch.zero import zero_object
@@ -54,6 +61,7 @@ class WriteVerbs:
         meta = (body.get("metadata") or {}) if isinstance(body, dict) and isinstance(body.get("metadata"), dict) else {}
         name = name or meta.get("name")
         ns = namespace or meta.get("namespace")
+        self._namespace_given(rt, ns, name, "update")
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
             self._check_subresource(rt, subresource, "update")
@@ -291,14 +299,18 @@ class WriteVerbs:
     # -- patch -----------------------------------------------------------------------------------------
 
     def patch(self, resource: str | ResourceType, name: str, body: Any, namespace: str | None = None, *,
-              patch_type: str = "application/merge-patch+json", subresource: str | None = None,
+              patch_type: str | None = None, subresource: str | None = None,
               actor: str = "fakekube", dry_run: bool = False, field_manager: str | None = None,
               force: bool | None = None, based_on: str | None = None,
               field_validation: str | None = None, user: UserInfo | None = None) -> dict[str, Any]:
         """PATCH with a JSON patch, merge patch, strategic merge patch or apply patch; ``field_validation``
         as for create (a Strict patch that adds unknown fields is a 422 on ``patch``); ``user`` as for create
-        (an apply may create)."""
+        (an apply may create). Without ``patch_type`` the body's shape chooses: a list is a JSON patch
+        (``application/json-patch+json``), anything else a merge patch (``application/merge-patch+json``)."""
         rt = self.resolve(resource)
+        if patch_type is None:
+            patch_type = JSON_PATCH if isinstance(body, list) else MERGE_PATCH
+        self._namespace_given(rt, namespace, name, "patch")
         kind = normalize_patch_type(patch_type)
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
