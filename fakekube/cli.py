@@ -14,10 +14,10 @@ import sys
 from fakekube import __version__
 
 _SUBCOMMANDS = {
-    "simulate": ("reconcilers.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
+    "simulate": ("fakekube.agentsandbox.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
     "serve": ("fakekube.cluster.cli", "Serve the fake API server over HTTP for kubectl and client libraries, "
                                       "with a simulated cluster acting on it (nodes, scheduler, controllers)."),
-    "fit": ("reconcilers.fitcmd", "Estimate a cluster timing model from a PR-style table or an audit log."),
+    "fit": ("fakekube.agentsandbox.fitcmd", "Estimate a cluster timing model from a PR-style table or an audit log."),
     "explore": ("fakekube.explore.cli", "Run a scenario over many seeds and perturbations; write reproducers."),
     "audit": ("fakekube.audit.cli", "Read an audit log (kube-apiserver, GKE, AKS, fakekube): summary, conflicts, "
                                     "timeline, compare."),

@@ -3,7 +3,7 @@
 SOURCE is a file: kube-apiserver's audit log (JSON lines, or a JSON list / EventList; gzipped when it ends in
 .gz), or text with Markdown or tab-separated tables in PR #508's layout (Delta since step 1) — ``--table N``
 picks the N-th table (the first by default). A table's rows are described by the agent-sandbox story roles
-(``reconcilers.roles.describe_steps``); an audit log needs nothing but itself. The method is
+(``fakekube.agentsandbox.roles.describe_steps``); an audit log needs nothing but itself. The method is
 ``fakekube.sim.fit``'s (docs/simulation.md, "Fitting a model"). The model is written as JSON (stdout, or
 ``-o FILE``) for ``fakekube simulate --model FILE``.
 """
@@ -15,10 +15,10 @@ import gzip
 import sys
 from pathlib import Path
 
+from fakekube.agentsandbox.roles import describe_steps
 from fakekube.audit import Timeline
 from fakekube.sim.fit import DEFAULT_COMMIT_AT, fit_audit_log, fit_timeline
 from fakekube.sim.model import ClusterModel
-from reconcilers.roles import describe_steps
 
 # The model the seed scenarios run with: `fakekube fit pr-508.md --table 1` on
 # /work/shared/reference/pr-508.md (PR #508's first table, as its author posted it). A test refits it.

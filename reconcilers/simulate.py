@@ -14,16 +14,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fakekube.audit.writer import write_log
-from fakekube.sim.model import ClusterModel
-from reconcilers.builds import BUILDS, DEFAULT_BUILD
-from reconcilers.scenarios import SCENARIOS, run_scenario
-from reconcilers.strategies import (
+from fakekube.agentsandbox.builds import BUILDS, DEFAULT_BUILD
+from fakekube.agentsandbox.scenarios import SCENARIOS, run_scenario
+from fakekube.agentsandbox.strategies import (
     CLAIM_STATUS_MODES,
     POD_METADATA_MODES,
     SANDBOX_STATUS_MODES,
     WriteStrategies,
 )
+from fakekube.audit.writer import write_log
+from fakekube.sim.model import ClusterModel
 
 COMPARE_DEFAULT = ("update", "patch")
 PR_CLAIM = "sandboxclaim-4"  # PR #508's tables show agent-claim-4, the fifth claim of its run: ours is the fifth too
@@ -97,8 +97,8 @@ def _modes(args: argparse.Namespace) -> list[str]:
 
 
 def _expected(args: argparse.Namespace) -> Any:
+    from fakekube.agentsandbox.fitcmd import tables
     from fakekube.audit import Timeline
-    from reconcilers.fitcmd import tables
 
     found = tables(Path(args.expected).read_text())
     if not 1 <= args.expected_table <= len(found):
@@ -108,13 +108,13 @@ def _expected(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reconcilers.report import align_with, summarize, timeline_for
+    from fakekube.agentsandbox.report import align_with, summarize, timeline_for
 
     scenario = SCENARIOS[args.scenario].with_overrides(**{n: getattr(args, n, None) for n, _, _ in _PARAMS})
     model = ClusterModel.load(args.model) if args.model else None
     if args.cpu_cores is not None:
-        from reconcilers.cpumodel import pr508_cpu
-        from reconcilers.env import default_model
+        from fakekube.agentsandbox.cpumodel import pr508_cpu
+        from fakekube.agentsandbox.env import default_model
 
         if args.cpu_cores < 1:
             raise SystemExit("fakekube simulate: --cpu-cores needs at least 1")
