@@ -11,8 +11,10 @@ whatever ``--jobs`` is; progress and wall-clock rates go to stderr.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from .explorer import Exploration, explore
@@ -135,7 +137,27 @@ class ProgressBar:
         self.stream.flush()
 
 
+def prepare_destination(path: str) -> str | None:
+    """Make ``--write-test``'s folder and check the file can be written, before any seed runs (a run of many
+    seeds takes minutes; its results must not be lost to a missing folder). Returns what is wrong, or None."""
+    target = Path(path)
+    if target.is_dir():
+        return f"--write-test {path}: is a directory (give a file name, e.g. {target / 'test_repro.py'})"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"--write-test {path}: cannot create its folder: {exc.strerror or exc}"
+    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"--write-test {path}: not writable"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.write_test:
+        problem = prepare_destination(args.write_test)
+        if problem:
+            print(f"fakekube explore: {problem}", file=sys.stderr)
+            return 2
     try:
         spec = REGISTRY.get_scenario(args.scenario)
         grid = build_grid(args, spec)
@@ -162,7 +184,12 @@ def run(args: argparse.Namespace) -> int:
         if exploration.smallest() is None:
             print("fakekube explore: no run failed, no reproducer written", file=sys.stderr)
         else:
-            outcome = exploration.write_test(args.write_test)
+            try:
+                outcome = exploration.write_test(args.write_test)
+            except OSError as exc:
+                # The report (with its replay command) is on stdout already: say why, without a traceback.
+                print(f"fakekube explore: cannot write {args.write_test}: {exc.strerror or exc}", file=sys.stderr)
+                return 2
             print(f"wrote {args.write_test}: seed {outcome.seed} [{describe_point(outcome.point)}] "
                   f"breaking {outcome.broken()[0]}", file=sys.stderr)
     return 1 if args.check and exploration.failures() else 0
