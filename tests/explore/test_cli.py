@@ -33,3 +33,8 @@ def test_a_bad_destination_stops_before_any_seed_runs(where: str, tmp_path: Path
     err = capsys.readouterr().err
     assert err.startswith(f"fakekube explore: --write-test {path}: ")
     assert ("is a directory" if where == "directory" else "cannot create its folder") in err
+
+
+def test_no_runs_without_json_is_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explore", *SCENARIO, "--no-runs"]) == 0
+    assert "fakekube explore: warning: --no-runs does nothing without --json" in capsys.readouterr().err
