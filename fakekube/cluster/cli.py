@@ -18,7 +18,6 @@ from .cluster import ACTORS
 from .runner import ClusterRunner
 from .timing import FAILURE_MODES, FailureRule, Timing
 
-
 DESCRIPTION = """\
 Serve the fake API server over HTTP until interrupted (Ctrl-C or SIGTERM), with a simulated cluster acting on
 it: nodes with kubelets, the scheduler and kube-controller-manager's controllers. It prints its URL on stdout;
