@@ -58,26 +58,20 @@ _EXAMPLES = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_subparsers(dest="audit_command", required=True, title="subcommands", metavar="SUBCOMMAND")
 
-    class Sub:
-        """``add_parser`` with the shared formatter and each subcommand's examples."""
-
-        @staticmethod
-        def add_parser(name: str, help: str) -> argparse.ArgumentParser:
-            return group.add_parser(name, help=help, description=help, epilog=examples(*_EXAMPLES[name]),
-                                    formatter_class=HelpFormatter)
-
-    sub = Sub()
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        return group.add_parser(name, help=help, description=help, epilog=examples(*_EXAMPLES[name]),
+                                formatter_class=HelpFormatter)
 
     def common(p: argparse.ArgumentParser, logs: bool = True) -> None:
         if logs:
             p.add_argument("logs", nargs="+", metavar="LOG", help="audit log files (JSON lines, JSON, YAML, .gz)")
         p.add_argument("--json", action="store_true", help="print one JSON document")
 
-    p = sub.add_parser("summary", help="requests by verb, resource and actor; 409s by reason, resource, actor, object")
+    p = add("summary", help="requests by verb, resource and actor; 409s by reason, resource, actor, object")
     common(p)
     p.add_argument("--resource-name", action="append", default=[], metavar="TEXT",
                    help="only requests whose GKE-style resourceName contains TEXT (repeatable: any of them)")
-    p = sub.add_parser("conflicts", help="the 409s: Conflict (optimistic lock), with --all-409 AlreadyExists too")
+    p = add("conflicts", help="the 409s: Conflict (optimistic lock), with --all-409 AlreadyExists too")
     common(p)
     p.add_argument("--resource-name", action="append", default=[], metavar="TEXT",
                    help="like Cloud Logging's protoPayload.resourceName filter: a substring (repeatable: any)")
@@ -85,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--delta", choices=("start", "previous"), default="start",
                    help="Delta (ms) since step 1 or since the previous row")
     p.add_argument("--svg", metavar="PATH", help="also draw the conflicts as swim lanes")
-    p = sub.add_parser("timeline", help="one object's requests as PR #508's table")
+    p = add("timeline", help="one object's requests as PR #508's table")
     common(p)
     p.add_argument("--object", required=True, metavar="RESOURCE/NAME", help="e.g. sandboxclaims/agent-claim-4")
     p.add_argument("--namespace", "-n", default=None, help="the object's namespace (default: any)")
@@ -96,13 +90,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="Delta (ms) since step 1 (default, as PR #508) or since the previous row")
     p.add_argument("--actor", action="store_true", help="add an Actor column")
     p.add_argument("--svg", metavar="PATH", help="also draw the timeline as swim lanes")
-    p = sub.add_parser("compare", help="two logs' figures side by side (before / after a change)")
+    p = add("compare", help="two logs' figures side by side (before / after a change)")
     p.add_argument("before", metavar="BEFORE")
     p.add_argument("after", metavar="AFTER")
     p.add_argument("--resource-name", action="append", default=[], metavar="TEXT",
                    help="only requests whose resourceName contains TEXT (repeatable: any)")
     common(p, logs=False)
-    p = sub.add_parser("denials", help="what authorization refused, by user and by the rule that would allow it")
+    p = add("denials", help="what authorization refused, by user and by the rule that would allow it")
     common(p)
 
 
