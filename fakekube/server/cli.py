@@ -114,11 +114,11 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
     for path in args.load:
         store.load(path)
     if args.token and not getattr(args, "tls", False):
-        # client-go (kubectl, controller-runtime) attaches a bearer token only to HTTPS requests: every
-        # request would be anonymous and answer 401 "the server has asked for the client to provide credentials".
+        # client-go's kubeconfig loader reads a user's credentials only for an HTTPS server (client-go
+        # tools/clientcmd/client_config.go): kubectl's requests would be anonymous, and get 401.
         written = f" in {args.kubeconfig}" if args.kubeconfig else ""
-        warn("serve", f"--token without --tls: kubectl and client-go send the token{written} only over HTTPS, "
-                      "so they get 401 Unauthorized; add --tls")
+        warn("serve", f"--token without --tls: kubectl and client-go read the token{written} only for an HTTPS "
+                      "server, so they get 401 Unauthorized; add --tls")
     options: dict[str, Any] = {"token": args.token, "tls": getattr(args, "tls", False)}
     if getattr(args, "authorization_mode", "AlwaysAllow") == "RBAC":
         options.update(rbac_options(store, args.token))

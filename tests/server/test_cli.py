@@ -103,8 +103,8 @@ def _busy_port() -> Iterator[int]:
 @pytest.mark.parametrize(("flags", "warned"), [(["--token", "t"], True), (["--token", "t", "--tls"], False),
                                                 ([], False)])
 def test_a_token_without_tls_is_a_warning(flags, warned, tmp_path, capsys):
-    """kubectl (client-go) sends a bearer token only over HTTPS: over HTTP it gets 401 (checked by hand with
-    kubectl 1.37: "the server has asked for the client to provide credentials")."""
+    """client-go's kubeconfig loader reads credentials only for an HTTPS server: over HTTP kubectl gets 401
+    (checked by hand with kubectl: "the server has asked for the client to provide credentials")."""
     from fakekube.cli import main
 
     if "--tls" in flags:
@@ -115,4 +115,4 @@ def test_a_token_without_tls_is_a_warning(flags, warned, tmp_path, capsys):
     err = capsys.readouterr().err
     assert ("fakekube serve: warning: --token without --tls" in err) is warned
     if warned:
-        assert f"the token in {tmp_path / 'kc'} only over HTTPS" in err and "add --tls" in err
+        assert f"the token in {tmp_path / 'kc'} only for an HTTPS server" in err and "add --tls" in err
