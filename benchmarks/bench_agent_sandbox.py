@@ -21,9 +21,9 @@ STRATEGIES = ("update", "patch", "patch-lock")
 
 
 def _one(mode: str, seed: int, queue: Any) -> None:
-    from reconcilers.report import summarize
-    from reconcilers.scenarios import run_scenario
-    from reconcilers.strategies import WriteStrategies
+    from fakekube.agentsandbox.report import summarize
+    from fakekube.agentsandbox.scenarios import run_scenario
+    from fakekube.agentsandbox.strategies import WriteStrategies
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start, cpu = time.perf_counter(), time.process_time()

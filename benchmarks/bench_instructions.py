@@ -27,8 +27,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 _SEED_LOAD = """
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 run_scenario("seed-load", WriteStrategies({mode!r}), seed=1)
 """
 

@@ -52,8 +52,8 @@ def timed_requests(totals: dict[RequestType, list[float]]) -> Iterator[None]:
 
 
 def run(scenario: str = "seed-load", strategy: str = "update", seed: int = 1) -> dict[str, Any]:
-    from reconcilers.scenarios import run_scenario
-    from reconcilers.strategies import WriteStrategies
+    from fakekube.agentsandbox.scenarios import run_scenario
+    from fakekube.agentsandbox.strategies import WriteStrategies
 
     totals: dict[RequestType, list[float]] = {}
     start = time.thread_time_ns()

@@ -22,4 +22,16 @@ __all__ = [
     "Watch",
     "WatchEvent",
 ]
-__version__ = "0.1.0"
+
+
+def _version() -> str:
+    # One source, pyproject.toml, read from the installed package's metadata; a bare checkout has none.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fakekube")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _version()

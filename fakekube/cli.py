@@ -1,8 +1,4 @@
-"""The ``fakekube`` command: ``fakekube simulate`` (the agent-sandbox experiments), ``fakekube serve`` and
-``fakekube audit`` and ``fakekube fit`` (a timing model from evidence).
-
-Each subcommand lives with the layer it drives; this module only dispatches.
-"""
+"""The ``fakekube`` command: dispatches to each subcommand's module (it lives with the layer it drives)."""
 
 from __future__ import annotations
 
@@ -12,28 +8,46 @@ import importlib
 import sys
 
 from fakekube import __version__
+from fakekube.clihelp import HelpFormatter, examples
 
+# name: (module with add_arguments/run and EXAMPLES, one line for the command list)
 _SUBCOMMANDS = {
-    "simulate": ("reconcilers.simulate", "Run the agent-sandbox PR #508 experiments (Update vs Patch)."),
-    "serve": ("fakekube.cluster.cli", "Serve the fake API server over HTTP for kubectl and client libraries, "
-                                      "with a simulated cluster acting on it (nodes, scheduler, controllers)."),
-    "fit": ("reconcilers.fitcmd", "Estimate a cluster timing model from a PR-style table or an audit log."),
-    "explore": ("fakekube.explore.cli", "Run a scenario over many seeds and perturbations; write reproducers."),
-    "audit": ("fakekube.audit.cli", "Read an audit log (kube-apiserver, GKE, AKS, fakekube): summary, conflicts, "
-                                    "timeline, compare."),
+    "serve": ("fakekube.cluster.cli", "serve the fake API server over HTTP, with a simulated cluster"),
+    "explore": ("fakekube.explore.cli", "run a scenario over many seeds; find races; write a reproducer"),
+    "audit": ("fakekube.audit.cli", "read audit logs: summary, conflicts, timeline, compare, denials"),
+    "fit": ("fakekube.agentsandbox.fitcmd", "fit a timing model to a PR's timeline table or an audit log"),
+    "simulate": ("fakekube.agentsandbox.simulate", "run agent-sandbox PR #508's experiments (Update vs Patch)"),
 }
+
+DESCRIPTION = """\
+fakekube: an in-memory fake Kubernetes API server and a simulated cluster, for tests.
+
+In Python tests, fakekube's pytest fixtures (kube, kube_server, kube_cluster, sim) need no command;
+`fakekube serve` is for kubectl, other languages' clients and Go suites."""
+
+EXAMPLES = examples(
+    "fakekube serve --kubeconfig kubeconfig.yaml      # then: kubectl --kubeconfig kubeconfig.yaml get nodes",
+    "fakekube explore --scenario seed-timeline --claim-status patch --cache-lag-scale 4",
+    "fakekube audit summary audit.log",
+    "fakekube COMMAND --help                          # a command's options, defaults and examples",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fakekube", description=__doc__)
+    parser = argparse.ArgumentParser(prog="fakekube", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"fakekube {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
     for name, (module, help_text) in _SUBCOMMANDS.items():
-        command = sub.add_parser(name, help=help_text, description=help_text)
         try:
-            importlib.import_module(module).add_arguments(command)
+            loaded = importlib.import_module(module)
         except ImportError as exc:
+            command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpFormatter)
             command.set_defaults(_unavailable=str(exc))
+        else:
+            command = sub.add_parser(name, help=help_text, description=loaded.DESCRIPTION or help_text,
+                                     epilog=loaded.EXAMPLES, formatter_class=HelpFormatter)
+            loaded.add_arguments(command)
         command.set_defaults(_module=module)
     return parser
 

@@ -5,7 +5,8 @@
 - ``load_manifests``: create objects (and register CRDs) from YAML files or text into ``kube``.
 
 Every fixture is function-scoped and shares nothing between tests, so it is safe under pytest-xdist.
-Fixtures of the simulation and the HTTP front are added by their packages (see docs/).
+Fixtures of the simulation and the HTTP front are added by their packages (see docs/). The agent-sandbox
+fixtures are not loaded here: a suite opts in with ``pytest_plugins = ["fakekube.agentsandbox.pytest_plugin"]``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from reconcilers.strategies import PodMetadataMode, SandboxStatusMode, WriteStrategies
+from fakekube.agentsandbox.strategies import PodMetadataMode, SandboxStatusMode, WriteStrategies
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any
 
+from fakekube.agentsandbox.objects import Obj, controller_of
 from fakekube.sim.client import Client as SimClient
-from reconcilers.objects import Obj, controller_of
 
 CONTROLLER_UID = "controller-uid"
 

@@ -20,15 +20,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import errors
-from fakekube.clock import parse_rfc3339
-from fakekube.jsonvalues import json_copy
-from fakekube.sim import MergeFrom, Request, Result
-from reconcilers import keys
-from reconcilers.builds import BUILDS, Build
-from reconcilers.cache import CONTROLLER_UID, cache_informer, has_index, list_now, shared_get, shared_list
-from reconcilers.hashing import name_hash, numeric_hash
-from reconcilers.indexes import ClaimCandidates
-from reconcilers.objects import (
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.builds import BUILDS, Build
+from fakekube.agentsandbox.cache import (
+    CONTROLLER_UID,
+    cache_informer,
+    has_index,
+    list_now,
+    shared_get,
+    shared_list,
+)
+from fakekube.agentsandbox.hashing import name_hash, numeric_hash
+from fakekube.agentsandbox.indexes import ClaimCandidates
+from fakekube.agentsandbox.objects import (
     Obj,
     ReconcileError,
     TemplateNotFound,
@@ -44,8 +48,11 @@ from reconcilers.objects import (
     sort_conditions,
     with_annotations,
 )
-from reconcilers.strategies import WriteStrategies
-from reconcilers.tracing import Tracer
+from fakekube.agentsandbox.strategies import WriteStrategies
+from fakekube.agentsandbox.tracing import Tracer
+from fakekube.clock import parse_rfc3339
+from fakekube.jsonvalues import json_copy
+from fakekube.sim import MergeFrom, Request, Result
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """An agent-sandbox environment on fakekube.sim: the CRDs, one manager running the four controllers with the
 flags of the #508 load test, a kubelet and a garbage collector.
 
-The timing model (``fakekube.sim.model.ClusterModel``) and the controllers' build (``reconcilers.builds``)
+The timing model (``fakekube.sim.model.ClusterModel``) and the controllers' build (``fakekube.agentsandbox.builds``)
 are parameters; docs/agent-sandbox.md and docs/reproducing-pr-508.md say where the defaults come from.
 """
 
@@ -13,15 +13,15 @@ from typing import Any
 __all__ = ["GUESSED_MODEL", "MANAGER", "MODEL_NAMES", "AgentSandboxEnv", "ClusterModel", "ControllerFlags",
            "build_env", "default_model", "named_model"]
 
+from fakekube.agentsandbox import claim, crd_paths, keys, sandbox, template, warmpool
+from fakekube.agentsandbox.builds import Build, get_build
+from fakekube.agentsandbox.cache import register_controller_index, register_label_index
+from fakekube.agentsandbox.indexes import ClaimCandidates, WarmPoolMembers
+from fakekube.agentsandbox.strategies import WriteStrategies
+from fakekube.agentsandbox.tracing import Tracer
 from fakekube.clock import rfc3339
 from fakekube.sim import Lag, RequestLatency, Simulation, predicates
 from fakekube.sim.model import ClusterModel
-from reconcilers import claim, crd_paths, keys, sandbox, template, warmpool
-from reconcilers.builds import Build, get_build
-from reconcilers.cache import register_controller_index, register_label_index
-from reconcilers.indexes import ClaimCandidates, WarmPoolMembers
-from reconcilers.strategies import WriteStrategies
-from reconcilers.tracing import Tracer
 
 MANAGER = "agent-sandbox-controller"
 
@@ -57,7 +57,7 @@ MODEL_NAMES = ("pr508-table1", "hand-set")
 
 def default_model() -> ClusterModel:
     """The seed scenarios' timing model: the one fitted from PR #508's first table (reconcilers/fitcmd.py)."""
-    from reconcilers.fitcmd import pr508_model
+    from fakekube.agentsandbox.fitcmd import pr508_model
 
     return pr508_model()
 
@@ -104,7 +104,7 @@ def build_env(
 ) -> AgentSandboxEnv:
     """A simulation with the CRDs loaded and the four controllers, kubelet and GC wired (not yet run).
 
-    ``build`` (a name from ``reconcilers.builds.BUILDS``; default the one PR #508's tables came from) picks
+    ``build`` (a name from ``fakekube.agentsandbox.builds.BUILDS``; default the one PR #508's tables came from) picks
     the controllers' code; ``strategies`` defaults to that build's (claim status ``update``).
     """
     build = get_build(build)

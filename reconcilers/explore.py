@@ -16,21 +16,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from fakekube.explore import ObjectRef, Param, Registry, Run, RunResult, Violation, no_stale_overwrite
-from reconcilers import keys
-from reconcilers.builds import BUILDS, DEFAULT_BUILD
-from reconcilers.env import MODEL_NAMES, named_model
-from reconcilers.objects import is_ready
-from reconcilers.report import doubly_owned_sandboxes
-from reconcilers.scenarios import SCENARIOS, ScenarioRun, run_scenario
-from reconcilers.simulate import _PARAMS as LOAD_PARAMS
-from reconcilers.simulate import LABELS
-from reconcilers.strategies import (
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.builds import BUILDS, DEFAULT_BUILD
+from fakekube.agentsandbox.env import MODEL_NAMES, named_model
+from fakekube.agentsandbox.objects import is_ready
+from fakekube.agentsandbox.report import doubly_owned_sandboxes
+from fakekube.agentsandbox.scenarios import SCENARIOS, ScenarioRun, run_scenario
+from fakekube.agentsandbox.simulate import _PARAMS as LOAD_PARAMS
+from fakekube.agentsandbox.simulate import LABELS
+from fakekube.agentsandbox.strategies import (
     CLAIM_STATUS_MODES,
     POD_METADATA_MODES,
     SANDBOX_STATUS_MODES,
     WriteStrategies,
 )
+from fakekube.explore import ObjectRef, Param, Registry, Run, RunResult, Violation, no_stale_overwrite
 
 PARAMS: tuple[Param, ...] = (
     Param("claim_status", "update", CLAIM_STATUS_MODES,
@@ -49,7 +49,7 @@ DEFAULT_INVARIANTS = ("no-stale-overwrite", "every-claim-ready", "one-claim-per-
 
 
 def scenario(name: str) -> Callable[[Run], ScenarioRun]:
-    """The load recipe ``name`` (reconcilers.scenarios.SCENARIOS) as an explore scenario."""
+    """The load recipe ``name`` (fakekube.agentsandbox.scenarios.SCENARIOS) as an explore scenario."""
 
     def play(run: Run) -> ScenarioRun:
         strategies = WriteStrategies(run.param("claim_status", "update"), run.param("sandbox_status"),
@@ -65,7 +65,7 @@ def scenario(name: str) -> Callable[[Run], ScenarioRun]:
 
 def _scenario_run(result: RunResult) -> ScenarioRun:
     if not isinstance(result.result, ScenarioRun):
-        raise TypeError("this invariant judges agent-sandbox scenario runs (reconcilers.explore scenarios)")
+        raise TypeError("this invariant judges agent-sandbox scenario runs (fakekube.agentsandbox.explore scenarios)")
     return result.result
 
 

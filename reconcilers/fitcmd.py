@@ -3,7 +3,7 @@
 SOURCE is a file: kube-apiserver's audit log (JSON lines, or a JSON list / EventList; gzipped when it ends in
 .gz), or text with Markdown or tab-separated tables in PR #508's layout (Delta since step 1) — ``--table N``
 picks the N-th table (the first by default). A table's rows are described by the agent-sandbox story roles
-(``reconcilers.roles.describe_steps``); an audit log needs nothing but itself. The method is
+(``fakekube.agentsandbox.roles.describe_steps``); an audit log needs nothing but itself. The method is
 ``fakekube.sim.fit``'s (docs/simulation.md, "Fitting a model"). The model is written as JSON (stdout, or
 ``-o FILE``) for ``fakekube simulate --model FILE``.
 """
@@ -15,14 +15,28 @@ import gzip
 import sys
 from pathlib import Path
 
+from fakekube.agentsandbox.roles import describe_steps
 from fakekube.audit import Timeline
+from fakekube.clihelp import examples
 from fakekube.sim.fit import DEFAULT_COMMIT_AT, fit_audit_log, fit_timeline
 from fakekube.sim.model import ClusterModel
-from reconcilers.roles import describe_steps
 
 # The model the seed scenarios run with: `fakekube fit pr-508.md --table 1` on
 # /work/shared/reference/pr-508.md (PR #508's first table, as its author posted it). A test refits it.
 PR508_MODEL = Path(__file__).with_name("pr508-table1.model.json")
+
+
+DESCRIPTION = """\
+Estimate a cluster timing model (request round trips, the commit point, informer lag, pod start) from
+evidence: a PR-style timeline table (Markdown or tab-separated, Delta (ms) since step 1, as PR #508's) or a
+kube-apiserver audit log (JSON lines or a JSON list; .gz too). The model is JSON, for
+`fakekube simulate --model FILE`. See docs/simulation.md, "Fitting a model"."""
+
+EXAMPLES = examples(
+    "fakekube fit pr-timeline.md --table 2 -o model.json   # the second table of a pasted PR description",
+    "fakekube fit audit.log.gz -o model.json                # a real cluster's audit log",
+    "fakekube simulate --scenario seed-timeline --model model.json",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", type=int, default=1, help="which table of the source to fit (1-based)")
     parser.add_argument("--commit-at", type=float, default=DEFAULT_COMMIT_AT,
                         help=f"fraction of a round trip before the commit (default {DEFAULT_COMMIT_AT})")
-    parser.add_argument("-o", "--output", default=None, help="write the model here instead of stdout")
+    parser.add_argument("-o", "--output", default=None, metavar="FILE",
+                        help="write the model to FILE (default: stdout)")
 
 
 def tables(text: str) -> list[str]:

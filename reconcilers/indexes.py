@@ -17,9 +17,9 @@ from bisect import bisect_left, insort
 from collections.abc import Sequence
 from typing import Any, overload
 
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.objects import Obj, controller_of, is_ready
 from fakekube.sim import InformerHandler
-from reconcilers import keys
-from reconcilers.objects import Obj, controller_of, is_ready
 
 Key = tuple[str, str]  # (namespace, name)
 

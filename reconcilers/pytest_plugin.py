@@ -1,4 +1,6 @@
-"""pytest fixtures for an agent-sandbox environment on fakekube.sim (register as a ``pytest11`` entry point).
+"""pytest fixtures for an agent-sandbox environment on fakekube.sim, opt-in: a test suite that wants them says
+``pytest_plugins = ["fakekube.agentsandbox.pytest_plugin"]`` in its top-level conftest.py (or runs pytest with
+``-p fakekube.agentsandbox.pytest_plugin``). fakekube's ``pytest11`` entry point loads only the generic fixtures.
 
 - ``agent_sandbox_env_factory``: ``factory(seed=1, strategies=WriteStrategies(...), flags=..., model=...)``
   builds a simulation with the four CRDs, the claim, sandbox, warm-pool and template controllers, a kubelet
@@ -18,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from reconcilers import keys
-from reconcilers.env import AgentSandboxEnv, build_env
-from reconcilers.scenarios import LoadParams, run_scenario, template_object
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.env import AgentSandboxEnv, build_env
+from fakekube.agentsandbox.scenarios import LoadParams, run_scenario, template_object
 
 __all__ = ["agent_sandbox_env", "agent_sandbox_env_factory", "agent_sandbox_scenario", "sandbox_template"]
 

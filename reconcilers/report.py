@@ -11,9 +11,9 @@ import math
 from collections import Counter
 from typing import Any
 
-from reconcilers import keys
-from reconcilers.gcpause import cyclic_gc_paused
-from reconcilers.objects import controller_of
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.gcpause import cyclic_gc_paused
+from fakekube.agentsandbox.objects import controller_of
 
 CLAIM_STATUS = "sandboxclaims/status"
 
@@ -220,8 +220,8 @@ def timeline_for(run: Any, claim: str | None = None) -> dict[str, Any]:
 def align_with(run: Any, claim: str, expected: Any) -> dict[str, Any]:
     """One claim's timeline aligned with an expected one (a parsed PR table): the alignment's summary, the
     side-by-side text, and the cadence ratio (fakekube.audit.align with the agent-sandbox story roles)."""
+    from fakekube.agentsandbox.roles import story_roles
     from fakekube.audit import Timeline
-    from reconcilers.roles import story_roles
 
     entries = claim_timeline_entries(run, claim)
     alignment = Timeline.align(Timeline.from_audit(entries, start=entries[0].time if entries else None),

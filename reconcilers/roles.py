@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from reconcilers import keys
+from fakekube.agentsandbox import keys
 
 CLAIM, ADOPTED, CLAIMED, REPLACEMENT = "claim", "adopted", "claimed", "replacement"
 NETWORK_POLICY, EVENT, POOL = "network-policy", "event", "pool"

@@ -23,15 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import errors
-from fakekube.clock import parse_rfc3339
-from fakekube.jsonvalues import json_copy
-from fakekube.sim import MergeFrom, Request, Result
-from reconcilers import keys
-from reconcilers.builds import BUILDS, Build
-from reconcilers.cache import cache_informer, shared_list
-from reconcilers.cache import shared_get as _shared_get
-from reconcilers.hashing import name_hash
-from reconcilers.objects import (
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.builds import BUILDS, Build
+from fakekube.agentsandbox.cache import cache_informer, shared_list
+from fakekube.agentsandbox.cache import shared_get as _shared_get
+from fakekube.agentsandbox.hashing import name_hash
+from fakekube.agentsandbox.objects import (
     Obj,
     ReconcileError,
     controller_of,
@@ -45,8 +42,11 @@ from reconcilers.objects import (
     set_status_condition,
     with_annotations,
 )
-from reconcilers.strategies import WriteStrategies
-from reconcilers.tracing import Tracer
+from fakekube.agentsandbox.strategies import WriteStrategies
+from fakekube.agentsandbox.tracing import Tracer
+from fakekube.clock import parse_rfc3339
+from fakekube.jsonvalues import json_copy
+from fakekube.sim import MergeFrom, Request, Result
 
 CLUSTER_DOMAIN = "cluster.local"
 

@@ -19,16 +19,14 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from fakekube.jsonvalues import json_copy
-from fakekube.sim import Simulation
-from reconcilers import keys
-from reconcilers.builds import Build, get_build
-from reconcilers.env import AgentSandboxEnv, ClusterModel, ControllerFlags, build_env
-from reconcilers.gcpause import cyclic_gc_paused
-from reconcilers.hashing import name_hash
-from reconcilers.strategies import WriteStrategies
-from reconcilers.tracking import ReadinessTracker
-from reconcilers.types import (
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.builds import Build, get_build
+from fakekube.agentsandbox.env import AgentSandboxEnv, ClusterModel, ControllerFlags, build_env
+from fakekube.agentsandbox.gcpause import cyclic_gc_paused
+from fakekube.agentsandbox.hashing import name_hash
+from fakekube.agentsandbox.strategies import WriteStrategies
+from fakekube.agentsandbox.tracking import ReadinessTracker
+from fakekube.agentsandbox.types import (
     ObjectMeta,
     PodMetadata,
     PodTemplate,
@@ -40,6 +38,8 @@ from reconcilers.types import (
     SandboxWarmPoolSpec,
     TemplateRef,
 )
+from fakekube.jsonvalues import json_copy
+from fakekube.sim import Simulation
 
 LOADER = "clusterloader"
 Progress = Callable[[str], None]

@@ -14,16 +14,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fakekube.audit.writer import write_log
-from fakekube.sim.model import ClusterModel
-from reconcilers.builds import BUILDS, DEFAULT_BUILD
-from reconcilers.scenarios import SCENARIOS, run_scenario
-from reconcilers.strategies import (
+from fakekube.agentsandbox.builds import BUILDS, DEFAULT_BUILD
+from fakekube.agentsandbox.scenarios import SCENARIOS, run_scenario
+from fakekube.agentsandbox.strategies import (
     CLAIM_STATUS_MODES,
     POD_METADATA_MODES,
     SANDBOX_STATUS_MODES,
     WriteStrategies,
 )
+from fakekube.audit.writer import write_log
+from fakekube.clihelp import examples, warn
+from fakekube.sim.model import ClusterModel
 
 COMPARE_DEFAULT = ("update", "patch")
 PR_CLAIM = "sandboxclaim-4"  # PR #508's tables show agent-claim-4, the fifth claim of its run: ours is the fifth too
@@ -32,6 +33,19 @@ LABELS = {
     "patch": "Status().Patch(MergeFrom) (#508)",
     "patch-lock": "Status().Patch(MergeFromWithOptimisticLock), 409 benign (#1256)",
 }
+DESCRIPTION = """\
+Run one of agent-sandbox's load scenarios on the simulated cluster once per claim-status write strategy
+(default: Status().Update as before PR #508, and Status().Patch as after it) and print, per strategy: 409
+conflicts and stale overwrites by resource and actor, claims Ready, Ready latency in simulated time, API
+requests and wall-clock seconds. seed-timeline also prints one claim's requests as PR #508's table.
+See docs/reproducing-pr-508.md."""
+
+EXAMPLES = examples(
+    "fakekube simulate --scenario seed-timeline           # seconds: 10 claims, one claim's timeline",
+    "fakekube simulate                                    # seed-load: 1,500 claims, 1-3 minutes",
+    "fakekube simulate --scenario seed-timeline --claim-status patch-lock --seed 3 --json",
+    "fakekube simulate --scenario seed-timeline --total-bursts 20 --warmpool-size 0",
+)
 _PARAMS = (
     ("burst_size", int, "claims per burst (CL2_BURST_SIZE)"),
     ("qps", float, "claim creations per second within a burst (CL2_QPS)"),
@@ -48,9 +62,11 @@ _PARAMS = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="seed-load",
-                        help="seed-timeline (1/1/10/2) or seed-load (300/300/5/600); default seed-load")
+                        help="; ".join(f"{name}: {scenario_words(s.params)}" for name, s in SCENARIOS.items())
+                        + " (default: seed-load; the options below change one figure)")
     parser.add_argument("--claim-status", default=None,
-                        help=f"claim status write strategy, or a comma list: {', '.join(CLAIM_STATUS_MODES)}")
+                        help=f"claim status write strategy, or a comma list: {', '.join(CLAIM_STATUS_MODES)} "
+                             f"(default: {' and '.join(COMPARE_DEFAULT)} side by side)")
     parser.add_argument("--compare", action="store_true",
                         help="run update and patch side by side (the default without --claim-status)")
     parser.add_argument("--build", choices=sorted(BUILDS), default=DEFAULT_BUILD,
@@ -62,9 +78,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pod-metadata", choices=POD_METADATA_MODES, default=None,
                         help="pod label propagation: update (2026-04) or patch (#784); default: as the build does")
     parser.add_argument("--seed", type=int, default=1, help="simulation seed (same seed, same output)")
+    load = parser.add_argument_group("load (default: the scenario's, see --scenario)")
     for name, kind, text in _PARAMS:
-        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
-    parser.add_argument("--timeline-claim", default=None, help="claim whose timeline to print (seed-timeline)")
+        load.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text,
+                          metavar="N" if kind is int else "X")
+    parser.add_argument("--timeline-claim", default=None,
+                        help="claim whose timeline to print (seed-timeline; default: the one showing most of "
+                             "the PR table's features)")
     parser.add_argument("--model", default=None, metavar="FILE",
                         help="timing model JSON (from `fakekube fit`); default: the one fitted from PR #508's "
                              "first table")
@@ -83,6 +103,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "several strategies, PATH gets the strategy before its suffix (audit.update.log)")
 
 
+def scenario_words(params: Any) -> str:
+    """A scenario's load in words: the recipe's four numbers (CL2_BURST_SIZE, CL2_QPS, CL2_TOTAL_BURSTS,
+    CL2_WARMPOOL_SIZE) named."""
+    claims = "claim" if params.burst_size == 1 else "claims"
+    return (f"{params.total_bursts} bursts of {params.burst_size} {claims} created at {params.qps:g}/s, "
+            f"a warm pool of {params.warmpool_size}")
+
+
+def _warnings(args: argparse.Namespace) -> None:
+    timeline = SCENARIOS[args.scenario].timeline
+    for flag, given, why in (
+            ("--timeline-claim", args.timeline_claim is not None and not timeline, "only seed-timeline prints a timeline"),
+            ("--expected-table", args.expected_table != 1 and not args.expected, "it picks a table of --expected")):
+        if given:
+            warn("simulate", f"{flag} does nothing here: {why}")
+
+
 def _modes(args: argparse.Namespace) -> list[str]:
     if args.claim_status and not args.compare:
         modes = [m.strip() for m in args.claim_status.split(",") if m.strip()]
@@ -97,8 +134,8 @@ def _modes(args: argparse.Namespace) -> list[str]:
 
 
 def _expected(args: argparse.Namespace) -> Any:
+    from fakekube.agentsandbox.fitcmd import tables
     from fakekube.audit import Timeline
-    from reconcilers.fitcmd import tables
 
     found = tables(Path(args.expected).read_text())
     if not 1 <= args.expected_table <= len(found):
@@ -108,13 +145,14 @@ def _expected(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reconcilers.report import align_with, summarize, timeline_for
+    from fakekube.agentsandbox.report import align_with, summarize, timeline_for
 
+    _warnings(args)
     scenario = SCENARIOS[args.scenario].with_overrides(**{n: getattr(args, n, None) for n, _, _ in _PARAMS})
     model = ClusterModel.load(args.model) if args.model else None
     if args.cpu_cores is not None:
-        from reconcilers.cpumodel import pr508_cpu
-        from reconcilers.env import default_model
+        from fakekube.agentsandbox.cpumodel import pr508_cpu
+        from fakekube.agentsandbox.env import default_model
 
         if args.cpu_cores < 1:
             raise SystemExit("fakekube simulate: --cpu-cores needs at least 1")

@@ -8,7 +8,7 @@
   (#509 ``953032b3``, reverted by #526; for good in #1254 ``b13f6c01``).
 - pod metadata: ``update`` = PUT pod from the cached copy; ``patch`` = merge patch (#784 ``1939171a``).
 
-``sandbox_status`` and ``pod_metadata`` left as None mean "as the build does" (``reconcilers.builds``):
+``sandbox_status`` and ``pod_metadata`` left as None mean "as the build does" (``fakekube.agentsandbox.builds``):
 ``Build.resolve`` fills them in before a run.
 """
 

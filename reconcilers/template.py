@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakekube import errors
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.hashing import name_hash
+from fakekube.agentsandbox.objects import Obj, controller_ref, semantic_equal
 from fakekube.sim import Request, Result
-from reconcilers import keys
-from reconcilers.hashing import name_hash
-from reconcilers.objects import Obj, controller_ref, semantic_equal
 
 # The default egress allows the internet and blocks private, link-local and ULA ranges.
 _BLOCKED_V4 = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from reconcilers.hashing import fnv1a_32, numeric_hash
+from fakekube.agentsandbox.hashing import fnv1a_32, numeric_hash
 
 
 class Tracer:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reconcilers import keys
-from reconcilers.objects import is_ready
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.objects import is_ready
 
 _CLAIMS = "sandboxclaims"
 _SANDBOXES = "sandboxes"

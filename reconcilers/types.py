@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reconcilers import keys
+from fakekube.agentsandbox import keys
 
 
 class _Model(BaseModel):

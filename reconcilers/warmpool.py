@@ -17,14 +17,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fakekube import errors
-from fakekube.clock import rfc3339
-from fakekube.jsonvalues import json_copy
-from fakekube.sim import Apply, Request, Result
-from reconcilers import keys
-from reconcilers.cache import cache_informer, list_now, shared_get, shared_list
-from reconcilers.hashing import name_hash
-from reconcilers.indexes import WarmPoolMembers
-from reconcilers.objects import (
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.cache import cache_informer, list_now, shared_get, shared_list
+from fakekube.agentsandbox.hashing import name_hash
+from fakekube.agentsandbox.indexes import WarmPoolMembers
+from fakekube.agentsandbox.objects import (
     Obj,
     ReconcileError,
     apply_secure_pod_defaults,
@@ -34,6 +31,9 @@ from reconcilers.objects import (
     semantic_equal,
     set_controller_reference,
 )
+from fakekube.clock import rfc3339
+from fakekube.jsonvalues import json_copy
+from fakekube.sim import Apply, Request, Result
 
 READINESS_GRACE_SECONDS = 300.0  # warmPoolReadinessGracePeriod: unready members older than this are replaced
 

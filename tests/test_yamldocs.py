@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from fakekube import errors, yamldocs
+from fakekube.agentsandbox import crd_paths
 from fakekube.resources import load_manifests
-from reconcilers import crd_paths
 
 
 @pytest.mark.parametrize("path", crd_paths(), ids=lambda p: p.name)

@@ -5,7 +5,7 @@
   name binding (``.timeline``, ``.rows``, ``.table``, ``.matching``, ``.names``), drawn as swim lanes (``.svg``);
 - `Alignment` — two timelines of one story aligned by object role, with their cadence ratio (``.align``).
 
-Core layer: nothing here imports fakekube.sim, fakekube.server or reconcilers.
+Core layer: nothing here imports fakekube.sim, fakekube.server or fakekube.agentsandbox.
 """
 
 from fakekube.audit.align import Alignment

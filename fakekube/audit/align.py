@@ -8,7 +8,7 @@ of it does when the two come from different clusters. Steps are compared by
   compares with a code), and
 - the object's **role** in the story instead of its name, given by a function over the whole timeline (the
   roles of agent-sandbox objects — the claim, the adopted sandbox, the replacement, their pods... — are
-  ``reconcilers.roles.story_roles``; without one, the resource stands for the role).
+  ``fakekube.agentsandbox.roles.story_roles``; without one, the resource stands for the role).
 
 The alignment is a longest common subsequence of the two step sequences under that comparison (among the
 longest, each expected step takes the earliest actual step it can). The **cadence ratio** is the median, over

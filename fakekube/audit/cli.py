@@ -25,30 +25,61 @@ from fakekube.audit.entry import AuditEntry
 from fakekube.audit.event import micro_time
 from fakekube.audit.reader import AuditLogReader, ReadReport
 from fakekube.audit.timeline import Timeline
+from fakekube.clihelp import HelpFormatter, examples
 
 _SHOWN = 8  # items of a count list printed as text
 
 
+DESCRIPTION = """\
+Read audit logs — kube-apiserver's (--audit-log-path), a GKE or AKS export, fakekube's — and print what they
+say: requests by verb, resource and actor, the 409 Conflicts, one object's story as PR #508's table, two logs
+side by side. Lines that cannot be read are reported on stderr and skipped. See docs/audit-logs.md."""
+
+EXAMPLES = examples(
+    "fakekube audit summary audit.log",
+    "fakekube audit conflicts before.log --resource-name sandboxclaims",
+    "fakekube audit timeline audit.log --object sandboxclaims/agent-claim-4 --related --svg claim.svg",
+    "fakekube audit compare before.log after.log",
+    "fakekube audit denials audit.log",
+    "fakekube audit SUBCOMMAND --help",
+)
+_EXAMPLES = {
+    "summary": ("fakekube audit summary audit.log", "fakekube audit summary gke-export.json --json"),
+    "conflicts": ("fakekube audit conflicts audit.log", "fakekube audit conflicts audit.log --resource-name "
+                  "sandboxclaims --svg conflicts.svg"),
+    "timeline": ("fakekube audit timeline audit.log --object sandboxclaims/agent-claim-4",
+                 "fakekube audit timeline audit.log --object pods/web-0 -n default --reads --actor"),
+    "compare": ("fakekube audit compare before.log after.log",
+                "fakekube audit compare before.log after.log --resource-name sandboxclaims --json"),
+    "denials": ("fakekube audit denials audit.log",),
+}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="audit_command", required=True)
+    group = parser.add_subparsers(dest="audit_command", required=True, title="subcommands", metavar="SUBCOMMAND")
+
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        return group.add_parser(name, help=help, description=help, epilog=examples(*_EXAMPLES[name]),
+                                formatter_class=HelpFormatter)
 
     def common(p: argparse.ArgumentParser, logs: bool = True) -> None:
         if logs:
             p.add_argument("logs", nargs="+", metavar="LOG", help="audit log files (JSON lines, JSON, YAML, .gz)")
         p.add_argument("--json", action="store_true", help="print one JSON document")
 
-    p = sub.add_parser("summary", help="requests by verb, resource and actor; 409s by reason, resource, actor, object")
+    p = add("summary", help="requests by verb, resource and actor; 409s by reason, resource, actor, object")
     common(p)
     p.add_argument("--resource-name", action="append", default=[], metavar="TEXT",
                    help="only requests whose GKE-style resourceName contains TEXT (repeatable: any of them)")
-    p = sub.add_parser("conflicts", help="the 409s: Conflict (optimistic lock), with --all-409 AlreadyExists too")
+    p = add("conflicts", help="the 409s: Conflict (optimistic lock), with --all-409 AlreadyExists too")
     common(p)
     p.add_argument("--resource-name", action="append", default=[], metavar="TEXT",
                    help="like Cloud Logging's protoPayload.resourceName filter: a substring (repeatable: any)")
     p.add_argument("--all-409", action="store_true", help="every 409, AlreadyExists included")
-    p.add_argument("--delta", choices=("start", "previous"), default="start", help="Delta since step 1 or previous")
+    p.add_argument("--delta", choices=("start", "previous"), default="start",
+                   help="Delta (ms) since step 1 or since the previous row")
     p.add_argument("--svg", metavar="PATH", help="also draw the conflicts as swim lanes")
-    p = sub.add_parser("timeline", help="one object's requests as PR #508's table")
+    p = add("timeline", help="one object's requests as PR #508's table")
     common(p)
     p.add_argument("--object", required=True, metavar="RESOURCE/NAME", help="e.g. sandboxclaims/agent-claim-4")
     p.add_argument("--namespace", "-n", default=None, help="the object's namespace (default: any)")
@@ -59,13 +90,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="Delta (ms) since step 1 (default, as PR #508) or since the previous row")
     p.add_argument("--actor", action="store_true", help="add an Actor column")
     p.add_argument("--svg", metavar="PATH", help="also draw the timeline as swim lanes")
-    p = sub.add_parser("compare", help="two logs' figures side by side (before / after a change)")
+    p = add("compare", help="two logs' figures side by side (before / after a change)")
     p.add_argument("before", metavar="BEFORE")
     p.add_argument("after", metavar="AFTER")
     p.add_argument("--resource-name", action="append", default=[], metavar="TEXT",
                    help="only requests whose resourceName contains TEXT (repeatable: any)")
     common(p, logs=False)
-    p = sub.add_parser("denials", help="what authorization refused, by user and by the rule that would allow it")
+    p = add("denials", help="what authorization refused, by user and by the rule that would allow it")
     common(p)
 
 

@@ -11,15 +11,31 @@ whatever ``--jobs`` is; progress and wall-clock rates go to stderr.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
+
+from fakekube.clihelp import examples, warn
 
 from .explorer import Exploration, explore
 from .grid import describe_point
 from .holds import HoldRule
 from .perturb import Fault, Perturbation
 from .registry import REGISTRY, Param, ScenarioSpec
+
+DESCRIPTION = """\
+Run a scenario (registered, or module:function) once per seed and grid point, check its invariants on every
+run, and report which runs broke which invariant, with a command that replays the smallest failing seed.
+Every perturbation option takes a comma list: each list is one axis of the grid. See docs/explore.md."""
+
+EXAMPLES = examples(
+    "fakekube explore --scenario seed-timeline --seeds 1-20 --claim-status patch --cache-lag-scale 4 \\",
+    "    --invariant claim-status-not-overwritten --write-test tests/test_claim_status_race.py",
+    "fakekube explore --scenario mypkg.scenarios:checkout --invariant mypkg.scenarios:no_lost_update \\",
+    "    --seeds 1-500 --cache-lag-scale 1,4 --workers 1,4 --jobs 0 --check",
+)
 
 _AXES: tuple[tuple[str, Any, str], ...] = (
     ("cache_lag_scale", float, "scale every informer's watch transport delay (e.g. 0.5,1,4)"),
@@ -42,29 +58,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     scenarios = REGISTRY.load().scenarios
     parser.add_argument("--scenario", required=True,
                         help=f"registered scenario ({', '.join(sorted(scenarios)) or 'none'}) or module:function")
-    parser.add_argument("--seeds", default="1-100", help="seeds: N, N-M or a comma list (default 1-100)")
+    parser.add_argument("--seeds", default="1-100", help="seeds: N, N-M or a comma list")
     parser.add_argument("--invariant", action="append", default=None, metavar="NAMES",
                         help=f"invariants to check, comma list or repeated ({', '.join(sorted(REGISTRY.invariants))}); "
                              "default: the scenario's own")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (0: one per CPU); same output")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (0: one per CPU); the report is the "
+                                                           "same whatever the number")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.add_argument("--no-runs", action="store_true", help="with --json: leave out the per-run outcomes")
     parser.add_argument("--write-test", metavar="PATH", default=None,
                         help="write a pytest reproducer of the smallest failing seed to PATH")
     parser.add_argument("--check", action="store_true", help="exit 1 when any run broke an invariant")
     parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
-    grid = parser.add_argument_group("perturbations (comma lists are grid axes)")
+    grid = parser.add_argument_group("perturbations (comma lists are grid axes; default: unperturbed)")
     for name, _, text in _AXES:
         grid.add_argument("--" + name.replace("_", "-"), default=None, metavar="LIST", help=text)
     grid.add_argument("--fault", action="append", default=[], metavar="SPEC",
                       help="fault rule in every run: verb=,resource=,name=,subresource=,actor=,code=,delay=,times=")
     grid.add_argument("--hold", action="append", default=[], metavar="SPEC",
                       help="hold rule in every run: resource=,name=,events=,writer=,manager=,until=write|1s,...")
-    own = parser.add_argument_group("scenario parameters (comma lists are grid axes)")
+    own = parser.add_argument_group("scenario parameters (comma lists are grid axes; default: the scenario's own)")
     for param in _scenario_params().values():
         choices = f" ({', '.join(map(str, param.choices))})" if param.choices else ""
+        default = "" if param.default is None or "default" in param.help else f" (default: {param.default})"
         own.add_argument("--" + param.name.replace("_", "-"), dest=f"param_{param.name}", default=None,
-                         metavar="LIST", help=f"{param.help}{choices}")
+                         metavar="LIST", help=f"{param.help}{choices}{default}")
 
 
 def _workers(text: str) -> int | dict[str, int]:
@@ -135,7 +153,29 @@ class ProgressBar:
         self.stream.flush()
 
 
+def prepare_destination(path: str) -> str | None:
+    """Make ``--write-test``'s folder and check the file can be written, before any seed runs (a run of many
+    seeds takes minutes; its results must not be lost to a missing folder). Returns what is wrong, or None."""
+    target = Path(path)
+    if target.is_dir():
+        return f"--write-test {path}: is a directory (give a file name, e.g. {target / 'test_repro.py'})"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"--write-test {path}: cannot create its folder: {exc.strerror or exc}"
+    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"--write-test {path}: not writable"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.no_runs and not args.json:
+        warn("explore", "--no-runs does nothing without --json (it leaves the runs out of the JSON report)")
+    if args.write_test:
+        problem = prepare_destination(args.write_test)
+        if problem:
+            print(f"fakekube explore: {problem}", file=sys.stderr)
+            return 2
     try:
         spec = REGISTRY.get_scenario(args.scenario)
         grid = build_grid(args, spec)
@@ -162,7 +202,12 @@ def run(args: argparse.Namespace) -> int:
         if exploration.smallest() is None:
             print("fakekube explore: no run failed, no reproducer written", file=sys.stderr)
         else:
-            outcome = exploration.write_test(args.write_test)
+            try:
+                outcome = exploration.write_test(args.write_test)
+            except OSError as exc:
+                # The report (with its replay command) is on stdout already: say why, without a traceback.
+                print(f"fakekube explore: cannot write {args.write_test}: {exc.strerror or exc}", file=sys.stderr)
+                return 2
             print(f"wrote {args.write_test}: seed {outcome.seed} [{describe_point(outcome.point)}] "
                   f"breaking {outcome.broken()[0]}", file=sys.stderr)
     return 1 if args.check and exploration.failures() else 0

@@ -2,7 +2,7 @@
 
 fakekube.explore knows no controller. Packages fill the registry through the ``fakekube.explore`` entry-point
 group: each entry point names a ``register(registry)`` function (agent-sandbox's is
-``reconcilers.explore:register``). A scenario or invariant can also be named by import path,
+``fakekube.agentsandbox.explore:register``). A scenario or invariant can also be named by import path,
 ``package.module:attribute``, without registering it.
 """
 

@@ -181,6 +181,7 @@ def write_test(exploration: Exploration, path: str | Path, outcome: Outcome | No
         if not broken:
             raise ValueError(f"seed {outcome.seed} broke nothing: nothing to reproduce")
         invariant = broken[0]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(render_test(exploration, outcome, invariant))
     return outcome
 

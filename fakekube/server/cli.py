@@ -19,6 +19,7 @@ from typing import Any
 
 from fakekube.apimodel import DEFAULT_KUBERNETES_VERSION, supported_versions
 from fakekube.audit.policy import Policy, PolicyError
+from fakekube.clihelp import warn
 from fakekube.server.app import ApiServer
 from fakekube.server.rbacmode import rbac_options
 from fakekube.store import Store
@@ -38,13 +39,14 @@ def _count(text: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to bind (default: loopback only; the fake has no real security)")
-    parser.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
+    parser.add_argument("--port", type=int, default=0, help="port (default: 0, any free port)")
     parser.add_argument("--crd", action="append", default=[], metavar="FILE",
                         help="register the CustomResourceDefinitions in FILE (repeatable)")
     parser.add_argument("--load", action="append", default=[], metavar="FILE",
                         help="create the objects in FILE after the CRDs (repeatable)")
     parser.add_argument("--kubeconfig", metavar="PATH", help="write a kubeconfig for this server to PATH")
-    parser.add_argument("--token", help="require this bearer token (401 without it)")
+    parser.add_argument("--token", help="require this bearer token (401 without it); kubectl sends it only over "
+                                        "HTTPS, so use it with --tls")
     parser.add_argument("--ready-file", metavar="PATH",
                         help="write PATH once the server listens and the cluster's actors run (its content: the "
                              "kubeconfig path with --kubeconfig, else the URL); removed when serving ends")
@@ -55,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "granted; see docs/http/auth.md)")
     parser.add_argument("--tls", action="store_true",
                         help="serve HTTPS with a throwaway CA (needs 'cryptography'); kubectl sends tokens only over TLS")
-    parser.add_argument("--max-body-bytes", type=int, default=None, help="request body limit (default 3 MiB)")
+    parser.add_argument("--max-body-bytes", type=int, default=None, metavar="N",
+                        help="request body limit in bytes (default: 3 MiB, as kube-apiserver)")
     parser.add_argument("--kubernetes-version", metavar="1.X", default=None,
                         help="the Kubernetes release whose built-in API to serve (default: "
                              f"{DEFAULT_KUBERNETES_VERSION}; supported: "
@@ -70,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write every request as an audit.k8s.io/v1 Event (JSON lines), as --audit-log-path does")
     level = parser.add_mutually_exclusive_group()
     level.add_argument("--audit-level", choices=("Metadata", "Request", "RequestResponse"), default=None,
-                       help="audit level for every request (default Metadata)")
+                       help="audit level for every request (default: Metadata)")
     level.add_argument("--audit-policy", metavar="FILE", help="an audit.k8s.io/v1 Policy file, as --audit-policy-file")
 
 
@@ -110,6 +113,12 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
         store.load_crds(path)
     for path in args.load:
         store.load(path)
+    if args.token and not getattr(args, "tls", False):
+        # client-go's kubeconfig loader reads a user's credentials only for an HTTPS server (client-go
+        # tools/clientcmd/client_config.go): kubectl's requests would be anonymous, and get 401.
+        written = f" in {args.kubeconfig}" if args.kubeconfig else ""
+        warn("serve", f"--token without --tls: kubectl and client-go read the token{written} only for an HTTPS "
+                      "server, so they get 401 Unauthorized; add --tls")
     options: dict[str, Any] = {"token": args.token, "tls": getattr(args, "tls", False)}
     if getattr(args, "authorization_mode", "AlwaysAllow") == "RBAC":
         options.update(rbac_options(store, args.token))

@@ -6,7 +6,7 @@ off the evidence, never searched for so that a simulation reproduces a count.
 
 **A timeline** (one story, one timestamp per request — PR #508's tables, Delta since step 1). Its timestamps
 are taken as the moments the requests completed. A ``describe`` function (for agent-sandbox,
-``reconcilers.roles.describe_steps``) says for each row which controller sent it, the reconcile key of its
+``fakekube.agentsandbox.roles.describe_steps``) says for each row which controller sent it, the reconcile key of its
 pass, its position in the pass, and whose passes its watch event starts.
 
 1. *Round trips.* Two consecutive rows of one controller on one key, the second later in the pass than the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-ABOVE = ("fakekube.sim", "fakekube.server", "fakekube.cluster", "fakekube.explore", "reconcilers")
+ABOVE = ("fakekube.sim", "fakekube.server", "fakekube.cluster", "fakekube.explore", "fakekube.agentsandbox")
 
 
 def test_the_audit_package_imports_nothing_above_the_core() -> None:

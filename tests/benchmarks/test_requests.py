@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 from benchmarks.bench_requests import timed_requests
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 from fakekube.requestcycle import RequestCycle
 from fakekube.sim import Simulation
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
 
 
 def test_every_audited_request_is_counted_once_under_its_type() -> None:

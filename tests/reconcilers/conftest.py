@@ -1,2 +1,2 @@
-"""The agent-sandbox fixtures come from the ``reconcilers.pytest_plugin`` pytest11 entry point
-(pyproject.toml); nothing to configure here."""
+"""The agent-sandbox fixtures are opted into by the repository's conftest.py
+(``pytest_plugins = ["fakekube.agentsandbox.pytest_plugin"]``), as a user of them would."""

@@ -9,9 +9,9 @@ import statistics
 
 import pytest
 
-from reconcilers.report import align_with
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
+from fakekube.agentsandbox.report import align_with
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 from tests.audit.pr508 import TABLE_PATCH, TABLE_UPDATE
 
 SEEDS = (1, 2, 3, 4, 5)
@@ -68,9 +68,9 @@ def test_simulate_prints_the_alignment_with_the_expected_table(tmp_path, capsys)
 
 
 def test_simulate_runs_with_a_model_file(tmp_path, capsys):
+    from fakekube.agentsandbox.env import default_model
     from fakekube.cli import main
     from fakekube.sim import Lag
-    from reconcilers.env import default_model
 
     slow = tmp_path / "slow.json"
     slow.write_text(default_model().with_changes(cache_lag=Lag.fixed(0.5), source="slow watch").to_json())

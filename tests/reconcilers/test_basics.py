@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
+from fakekube.agentsandbox import crd_paths, keys
+from fakekube.agentsandbox.hashing import fnv1a_32, name_hash, numeric_hash
+from fakekube.agentsandbox.objects import semantic_equal, set_status_condition
+from fakekube.agentsandbox.tracing import Tracer
+from fakekube.agentsandbox.types import SandboxClaim, SandboxWarmPool
 from fakekube.store import Store
-from reconcilers import crd_paths, keys
-from reconcilers.hashing import fnv1a_32, name_hash, numeric_hash
-from reconcilers.objects import semantic_equal, set_status_condition
-from reconcilers.tracing import Tracer
-from reconcilers.types import SandboxClaim, SandboxWarmPool
 
 
 def test_name_hash_is_fnv1a_32_as_8_hex_digits() -> None:
@@ -83,8 +83,8 @@ def test_semantic_equal_ignores_empty_fields() -> None:
 def test_a_recipe_claim_is_the_typed_models_byte_for_byte_and_its_own() -> None:
     import orjson
 
-    from reconcilers.scenarios import SCENARIOS, claim_name, claim_object
-    from reconcilers.types import ObjectMeta, SandboxClaimSpec, TemplateRef
+    from fakekube.agentsandbox.scenarios import SCENARIOS, claim_name, claim_object
+    from fakekube.agentsandbox.types import ObjectMeta, SandboxClaimSpec, TemplateRef
 
     params = SCENARIOS["seed-load"].params
     for index in (0, 1, 299, 1499):

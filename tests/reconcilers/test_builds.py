@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.builds import BUILDS, DEFAULT_BUILD, get_build
+from fakekube.agentsandbox.strategies import WriteStrategies
 from fakekube.sim import FifoWorkQueue, WorkQueue
-from reconcilers import keys
-from reconcilers.builds import BUILDS, DEFAULT_BUILD, get_build
-from reconcilers.strategies import WriteStrategies
 
 
 def _claim(name: str) -> dict:
@@ -17,7 +17,7 @@ def _claim(name: str) -> dict:
 
 def _cold_claim(factory, build: str):
     env = factory(seed=2, build=build)
-    from reconcilers.scenarios import LoadParams, template_object
+    from fakekube.agentsandbox.scenarios import LoadParams, template_object
 
     params = LoadParams(burst_size=1, qps=1, total_bursts=1, warmpool_size=0, namespace="default",
                         template="sandbox-template")
@@ -29,7 +29,7 @@ def _cold_claim(factory, build: str):
 
 @pytest.fixture(scope="module")
 def envs():
-    from reconcilers.env import build_env
+    from fakekube.agentsandbox.env import build_env
 
     return {name: _cold_claim(build_env, name) for name in BUILDS}
 
@@ -107,8 +107,8 @@ def test_another_controllers_pod_is_refused_and_its_annotation_cleared(agent_san
 def test_a_service_found_is_kept_when_owned_adopted_when_unowned_and_refused_when_foreign() -> None:
     """#419 for the headless Service: the pass keeps its own, PUTs an unowned headless one to adopt it, and
     reports another controller's in its Ready condition (the sandbox's first owner test is asked in-line)."""
-    from reconcilers.env import build_env
-    from reconcilers.scenarios import LoadParams, template_object
+    from fakekube.agentsandbox.env import build_env
+    from fakekube.agentsandbox.scenarios import LoadParams, template_object
 
     env = build_env(seed=2, build="953032b3")
     params = LoadParams(burst_size=1, qps=1, total_bursts=1, warmpool_size=0, namespace="default",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reconcilers import keys
-from reconcilers.hashing import name_hash
-from reconcilers.objects import controller_of, is_ready
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.hashing import name_hash
+from fakekube.agentsandbox.objects import controller_of, is_ready
 
 
 def _claim(name: str, template: str = "sandbox-template") -> dict:

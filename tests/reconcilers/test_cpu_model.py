@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from reconcilers.cpumodel import DEFAULT_CORES, pr508_cpu
-from reconcilers.env import default_model
-from reconcilers.report import align_with, summarize
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
+from fakekube.agentsandbox.cpumodel import DEFAULT_CORES, pr508_cpu
+from fakekube.agentsandbox.env import default_model
+from fakekube.agentsandbox.report import align_with, summarize
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 from tests.audit.pr508 import TABLE_UPDATE
 
 

@@ -18,10 +18,10 @@ import re
 
 import pytest
 
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.env import MANAGER
 from fakekube.cli import main
 from fakekube.explore import AfterTime, AfterWrite, Fault, HoldRule, Perturbation, explore
-from reconcilers import keys
-from reconcilers.env import MANAGER
 
 # Schedule exploration over many seeds, tens of seconds: a step of .ci/run of its own (`pytest -m slow`).
 pytestmark = pytest.mark.slow

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconcilers import keys
-from reconcilers.indexes import ClaimCandidates, WarmPoolMembers
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.indexes import ClaimCandidates, WarmPoolMembers
 
 
 class _Informer:

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from fakekube.agentsandbox.env import default_model
+from fakekube.agentsandbox.fitcmd import PR508_MODEL, fit_source, tables
+from fakekube.agentsandbox.report import claim_timeline_entries
+from fakekube.agentsandbox.roles import describe_steps
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 from fakekube.audit import Timeline
 from fakekube.sim import Lag, RequestLatency
 from fakekube.sim.fit import TimelineFit, observations_from_rows
 from fakekube.sim.model import ClusterModel
-from reconcilers.env import default_model
-from reconcilers.fitcmd import PR508_MODEL, fit_source, tables
-from reconcilers.report import claim_timeline_entries
-from reconcilers.roles import describe_steps
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
 from tests.audit.pr508 import TABLE_UPDATE
 
 REFERENCE = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "pr-508.md"

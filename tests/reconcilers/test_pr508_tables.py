@@ -4,7 +4,7 @@ no wildcard written by hand.
 The PR's cluster ran a build with the sandbox-status merge patch (#509) and the pod-name annotation (#272)
 (reference/pr-508.md), so the run writes sandbox status with a patch; the claim status is written as each
 table's build did (Update, then #508's merge patch). The actual timeline is the first claim's, as
-``fakekube simulate --scenario seed-timeline`` selects it (reconcilers.report.claim_timeline_entries).
+``fakekube simulate --scenario seed-timeline`` selects it (fakekube.agentsandbox.report.claim_timeline_entries).
 
 Where the simulation does not reproduce a step yet (docs/timelines.md, "How far the simulation reproduces the
 PR's tables"), the step is listed in KNOWN_GAPS; a step that starts to match is welcome, a step outside the
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import pytest
 
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.report import claim_timeline_entries
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 from fakekube.audit import MatchResult, Timeline
-from reconcilers import keys
-from reconcilers.report import claim_timeline_entries
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
 from tests.audit.pr508 import TABLE_PATCH, TABLE_UPDATE
 
 # Steps of each table the simulated run does not reproduce, and why (seed 1, the 953032b3 build and the model

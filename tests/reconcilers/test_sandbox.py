@@ -11,10 +11,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reconcilers import keys, sandbox
-from reconcilers.builds import BUILDS
-from reconcilers.hashing import name_hash
-from reconcilers.sandbox import SandboxReconciler
+from fakekube.agentsandbox import keys, sandbox
+from fakekube.agentsandbox.builds import BUILDS
+from fakekube.agentsandbox.hashing import name_hash
+from fakekube.agentsandbox.sandbox import SandboxReconciler
 
 SANDBOX = {"apiVersion": keys.SANDBOX_API, "kind": "Sandbox",
            "metadata": {"name": "sb", "namespace": "ns", "uid": "uid-sb"}, "spec": {}}

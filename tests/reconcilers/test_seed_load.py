@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from reconcilers.report import stale_records, summarize
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
+from fakekube.agentsandbox.report import stale_records, summarize
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 
 # A seed-load simulation of a minute: a step of .ci/run of its own (`pytest -m slow`).
 pytestmark = pytest.mark.slow
@@ -91,8 +91,8 @@ def test_with_the_controllers_cpu_modelled_some_claims_win_the_race(runs) -> Non
     # One run with the CPU model (2 cores, published per-operation costs: reconcilers/cpumodel.py). A
     # response that finds the cores busy waits for one, so some re-queued passes read the claim after its
     # status event was applied and do not collide. What is asserted is the direction, not a count.
-    from reconcilers.cpumodel import pr508_cpu
-    from reconcilers.env import default_model
+    from fakekube.agentsandbox.cpumodel import pr508_cpu
+    from fakekube.agentsandbox.env import default_model
 
     cpu_run = run_scenario("seed-load", WriteStrategies("update"), seed=1,
                            model=default_model().with_changes(cpu=pr508_cpu(2)))

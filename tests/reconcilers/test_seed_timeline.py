@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from fakekube.agentsandbox.report import claim_timeline_entries, summarize, timeline_for
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 from fakekube.sim import Timeline
-from reconcilers.report import claim_timeline_entries, summarize, timeline_for
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
 
 # The PR's first table (Status().Update), as structure: the adoption PUT of a pool sandbox, the blind
 # network-policy DELETE (404), the asynchronous SandboxAdopted event, the pool's replacement CREATE, the

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconcilers.objects import semantic_equal
+from fakekube.agentsandbox.objects import semantic_equal
 
 
 def omit_empty(value: Any) -> Any:

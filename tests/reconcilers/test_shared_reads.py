@@ -9,13 +9,13 @@ from typing import Any
 import orjson
 import pytest
 
+from fakekube.agentsandbox import keys
+from fakekube.agentsandbox.builds import BUILDS
+from fakekube.agentsandbox.claim import ClaimReconciler
+from fakekube.agentsandbox.objects import editable_status
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 from fakekube.sim import Simulation
-from reconcilers import keys
-from reconcilers.builds import BUILDS
-from reconcilers.claim import ClaimReconciler
-from reconcilers.objects import editable_status
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
 
 
 @pytest.mark.parametrize(("mode", "build"), [("update", None), ("patch", None), ("update", "953032b3")])

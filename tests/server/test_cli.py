@@ -87,3 +87,32 @@ def test_serve_keeps_a_bounded_audit_ring_but_logs_every_request(tmp_path):
     refused = subprocess.run([sys.executable, "-m", "fakekube.cli", "serve", "--audit-memory", "-1"],
                              capture_output=True, text=True, timeout=30)
     assert refused.returncode == 2 and "must be 0 or more" in refused.stderr
+
+
+@contextmanager
+def _busy_port() -> Iterator[int]:
+    """A port something already listens on: ``serve`` then stops right after its checks, before serving."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(("flags", "warned"), [(["--token", "t"], True), (["--token", "t", "--tls"], False),
+                                                ([], False)])
+def test_a_token_without_tls_is_a_warning(flags, warned, tmp_path, capsys):
+    """client-go's kubeconfig loader reads credentials only for an HTTPS server: over HTTP kubectl gets 401
+    (checked by hand with kubectl: "the server has asked for the client to provide credentials")."""
+    from fakekube.cli import main
+
+    if "--tls" in flags:
+        pytest.importorskip("cryptography")
+    with _busy_port() as port:
+        assert main(["serve", "--no-controllers", "--port", str(port), "--kubeconfig", str(tmp_path / "kc"),
+                     *flags]) == 1
+    err = capsys.readouterr().err
+    assert ("fakekube serve: warning: --token without --tls" in err) is warned
+    if warned:
+        assert f"the token in {tmp_path / 'kc'} only for an HTTPS server" in err and "add --tls" in err

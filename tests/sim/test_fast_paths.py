@@ -10,10 +10,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakekube.agentsandbox.scenarios import run_scenario
+from fakekube.agentsandbox.strategies import WriteStrategies
 from fakekube.sim import Lag, Simulation
 from fakekube.sim.informer import Informer
-from reconcilers.scenarios import run_scenario
-from reconcilers.strategies import WriteStrategies
 from tests.sim.example import WIDGET_CRD, WIDGETS, WidgetController, widget
 
 
