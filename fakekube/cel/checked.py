@@ -243,9 +243,14 @@ def _map_entry(buf: bytes) -> tuple[int, bytes]:
 
 
 def decode(serialized: bytes) -> Checked:
-    """A ``CheckedExpr`` (wrapped in an ``Any``, as ``Expression.serialize()`` returns it)."""
+    """A ``CheckedExpr`` (wrapped in an ``Any``, as ``Expression.serialize()`` returns it), or a ``ParsedExpr``
+    for an expression compiled without the checker."""
     parts = _fields(serialized)
+    type_url = next((v for n, v in parts if n == 1), b"")
     body = next((v for n, v in parts if n == 2), serialized)
+    if type_url.endswith(b".ParsedExpr"):  # compiled unchecked: the tree alone (field 2)
+        tree = next((v for n, v in _fields(body) if n == 2), b"")
+        return Checked(_expr(tree), {}, {})
     expr: Expr | None = None
     overloads: dict[int, tuple[str, ...]] = {}
     types: dict[int, Type] = {}
