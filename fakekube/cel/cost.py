@@ -93,6 +93,34 @@ class Model(Protocol):
         """The declared type of the values at ``path``, or None when the model does not declare it."""
 
 
+class _Slice:
+    """A Go ``[]string``: cel-go builds paths with ``append``, so two paths appended to one with spare capacity
+    share their last element, and the later append rewrites the earlier path (its size is then looked up at the
+    rewritten path when it is read afterwards). Estimates depend on it, so it is kept: capacities grow as Go's
+    ``append`` grows them (1, 2, 4, 8, ...: doubled, on size classes that are powers of two for 16-byte
+    strings)."""
+
+    __slots__ = ("arr", "n")
+
+    def __init__(self, arr: list[str], n: int) -> None:
+        self.arr = arr
+        self.n = n
+
+    def items(self) -> tuple[str, ...]:
+        return tuple(self.arr[:self.n])
+
+
+def _append(path: _Slice | None, name: str) -> _Slice:
+    if path is None or path.n == 0 and not path.arr:
+        return _Slice([name], 1)
+    if path.n < len(path.arr):
+        path.arr[path.n] = name
+        return _Slice(path.arr, path.n + 1)
+    grown = path.arr[:path.n] + [""] * max(len(path.arr), 1)
+    grown[path.n] = name
+    return _Slice(grown, path.n + 1)
+
+
 @dataclass
 class _Entry:
     kind: str  # "list" or "map"
@@ -102,7 +130,8 @@ class _Entry:
 
 @dataclass
 class _Local:
-    path: tuple[str, ...] | None
+    path: _Slice | None
+    true_path: tuple[str, ...] | None
     size: Range | None
     entry: _Entry | None
     type: Type | None
@@ -113,7 +142,7 @@ class _Node:
     """cel-go's ``AstNode``: an expression with its path, type and computed size."""
 
     expr: Expr | None
-    path: tuple[str, ...] | None
+    path: _Slice | None
     type: Type
     size: Range | None
 
@@ -140,7 +169,9 @@ class _Coster:
         self.checked = checked
         self.model = model
         self.presence = fixed(presence_cost)
-        self.paths: dict[int, tuple[str, ...]] = {}
+        self.paths: dict[int, _Slice | None] = {}
+        self.true_paths: dict[int, tuple[str, ...]] = {}  # as written, for types: the checker's are exact
+        self.type_overrides: dict[int, Type] = {}
         self.sizes: dict[int, Range] = {}
         self.entries: dict[int, _Entry] = {}
         self.locals: dict[str, list[_Local]] = {}
@@ -157,17 +188,34 @@ class _Coster:
     def pop(self, name: str) -> None:
         self.locals[name].pop()
 
-    def path(self, e: Expr) -> tuple[str, ...] | None:
+    def path(self, e: Expr) -> _Slice | None:
         if e.kind == "ident":
             v = self.local(e.name)
             if v is not None:
                 return v.path
         return self.paths.get(e.id)
 
+    def true_path(self, e: Expr) -> tuple[str, ...] | None:
+        if e.kind == "ident":
+            v = self.local(e.name)
+            if v is not None:
+                return v.true_path
+        return self.true_paths.get(e.id)
+
+    def set_path(self, e: Expr, path: _Slice | None) -> None:
+        self.paths[e.id] = path
+        if path is not None:
+            self.true_paths[e.id] = path.items()
+
+    def size_at(self, path: _Slice | None) -> Range | None:
+        return self.model.size(path.items()) if path is not None and path.n else None
+
     def type(self, e: Expr) -> Type:
         """The type cel-go's checker gives ``e``: the model's for a path from a declared variable, else
         cel-expr-python's (Kubernetes' types undisguised)."""
-        path = self.path(e)
+        if e.id in self.type_overrides:
+            return self.type_overrides[e.id]
+        path = self.true_path(e)
         if path:
             declared = self.model.type(path)
             if declared is not None:
@@ -198,7 +246,7 @@ class _Coster:
 
     def node(self, e: Expr) -> _Node:
         path = self.path(e)
-        if path and path[0] in _ACCUMULATORS:
+        if path is not None and path.n and path.arr[0] in _ACCUMULATORS:
             path = None
         return _Node(e, path, self.type(e), self.compute_size(e))
 
@@ -208,12 +256,10 @@ class _Coster:
         literal = _literal_size(e)
         if literal is not None:
             return literal
-        path = self.path(e)
-        if path:
-            found = self.model.size(path)
-            if found is not None:
-                self.sizes[e.id] = found
-                return found
+        found = self.size_at(self.path(e))
+        if found is not None:
+            self.sizes[e.id] = found
+            return found
         if _is_scalar(self.type(e)):
             return ONE
         if e.kind == "ident":
@@ -231,17 +277,14 @@ class _Coster:
         model's by path."""
         if n.size is not None:
             return n.size
-        if n.path:
-            found = self.model.size(n.path)
-            if found is not None:
-                return found
-        return UNKNOWN
+        found = self.size_at(n.path)
+        return found if found is not None else UNKNOWN
 
     def element(self, n: _Node) -> _Node | None:
         """Kubernetes' ``listElementNode``: a list's element as a node of its own."""
         if not n.type.params:
             return None
-        path = (*n.path, "@items") if n.path is not None else None
+        path = _Slice([*n.path.items(), "@items"], n.path.n + 1) if n.path is not None else None
         return _Node(None, path, n.type.params[0], None)
 
     def entry(self, e: Expr) -> _Entry | None:
@@ -262,10 +305,7 @@ class _Coster:
             return ZERO
         if e.kind == "ident":
             v = self.local(e.name)
-            if v is None:
-                self.paths[e.id] = (e.name,)
-            elif v.path is not None:
-                self.paths[e.id] = v.path
+            self.set_path(e, _Slice([e.name], 1) if v is None else v.path)
             return ONE
         if e.kind == "select":
             return self.select(e)
@@ -286,7 +326,7 @@ class _Coster:
         total = self.cost(e.operand)
         if self.type(e.operand).kind in ("map", "message", "param"):
             total = total.add(ONE)
-        self.paths[e.id] = (*(self.path(e.operand) or ()), e.name)
+        self.set_path(e, _append(self.path(e.operand), e.name))
         return total
 
     def create_list(self, e: Expr) -> Range:
@@ -314,12 +354,19 @@ class _Coster:
         return total.add(fixed(MAP_BASE))
 
     def _local_var(self, name: str, init: Expr) -> None:
-        self.push(name, _Local(self.path(init), self.compute_size(init), self.entry(init), self.type(init)))
+        self.push(name, _Local(self.path(init), self.true_path(init), self.compute_size(init), self.entry(init),
+                               self.type(init)))
 
     def _iter_var(self, name: str, rng: Expr, which: str) -> None:
         entry = self.entry(rng)
-        container = entry.kind if entry is not None else self.type(rng).kind
-        path = self.path(rng) or ()
+        rng_type = self.type(rng)
+        container = entry.kind if entry is not None else rng_type.kind
+        path = self.path(rng)
+        elem: Type | None = None
+        if rng_type.kind == "list" and rng_type.params:
+            elem = Type("int") if which == "key" else rng_type.params[0]
+        elif rng_type.kind == "map" and len(rng_type.params) == 2:
+            elem = rng_type.params[1] if which == "value" else rng_type.params[0]
         if which == "key":
             size, sub = (entry.key if entry else None), ("@indices" if container == "list" else "@keys")
         elif which == "value":
@@ -328,7 +375,8 @@ class _Coster:
             size, sub = (entry.key if entry else None), "@keys"
             if container == "list":
                 size, sub = (entry.val if entry else None), "@items"
-        self.push(name, _Local((*path, sub), size, None, None))
+        new = _append(path, sub)
+        self.push(name, _Local(new, new.items(), size, None, elem))
 
     def comprehension(self, e: Expr) -> Range:
         assert e.iter_range is not None and e.accu_init is not None
@@ -341,6 +389,7 @@ class _Coster:
             self._iter_var(e.name, e.iter_range, "single")
         loop = self.cost(e.loop_condition)
         step = self.cost(e.loop_step)
+        self._result_type(e)
         self.pop(e.name)
         if e.iter_var2:
             self.pop(e.iter_var2)
@@ -358,6 +407,19 @@ class _Coster:
             if step_entry is not None:
                 self.entries[e.id] = step_entry
         return total
+
+    def _result_type(self, e: Expr) -> None:
+        # cel-expr-python types the list a map() or filter() builds from dyn members as list(dyn); cel-go
+        # knows the element: the type of what the step appends (while the iteration variables are in scope).
+        t = self.checked.type_of(e)
+        if t.kind != "dyn" and not (t.kind == "list" and t.params and t.params[0].kind == "dyn"):
+            return
+        step = e.loop_step
+        if step is not None and step.kind == "call" and step.name == "_?_:_" and len(step.args) == 3:
+            step = step.args[1]
+        if (step is not None and step.kind == "call" and step.name == "_+_" and len(step.args) == 2
+                and step.args[1].kind == "list" and len(step.args[1].args) == 1):
+            self.type_overrides[e.id] = Type("list", (self.type(step.args[1].args[0]),))
 
     def bind(self, e: Expr) -> Range:
         assert e.accu_init is not None and e.result is not None
@@ -385,8 +447,11 @@ class _Coster:
             if entry is not None:
                 self.entries[e.id] = entry
             return ONE.add(arg_cost)
-        arg_costs = [self.cost(a) for a in e.args]
-        args = [self.node(a) for a in e.args]
+        arg_costs: list[Range] = []
+        args: list[_Node] = []
+        for a in e.args:
+            arg_costs.append(self.cost(a))
+            args.append(self.node(a))
         overloads = costfunctions.overloads(self, e, args)
         if not overloads:
             return ZERO
@@ -405,8 +470,7 @@ class _Coster:
             if overload in ("index_list", "index_map") and args:
                 entry = self.entry(e.args[0])
                 result = (entry.val if entry is not None else None)
-                self.paths[e.id] = (*(self.path(e.args[0]) or ()),
-                                    "@items" if overload == "index_list" else "@values")
+                self.set_path(e, _append(self.path(e.args[0]), "@items" if overload == "index_list" else "@values"))
             if result is None:
                 result = self.compute_size(e)
         if result is not None:
