@@ -12,7 +12,19 @@ from typing import TYPE_CHECKING
 
 from fakekube.cel.checked import Expr, Type
 from fakekube.cel.cost import (
-    LIST_BASE, MAX, ONE, REGEX_FACTOR, STRING_FACTOR, UNKNOWN, ZERO, Range, _add, _Entry, _mul, _Node, fixed,
+    LIST_BASE,
+    MAX,
+    ONE,
+    REGEX_FACTOR,
+    STRING_FACTOR,
+    UNKNOWN,
+    ZERO,
+    Range,
+    _add,
+    _Entry,
+    _mul,
+    _Node,
+    fixed,
 )
 
 if TYPE_CHECKING:
