@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 
@@ -231,20 +232,32 @@ class Checked:
 
     expr: Expr
     overloads: dict[int, tuple[str, ...]]
-    types: dict[int, Type]
+    raw_types: dict[int, bytes]  # decoded when asked: the estimator reads few of them
+    types: dict[int, Type] = field(default_factory=dict)
 
     def type_of(self, node: Expr) -> Type:
-        return self.types.get(node.id, DYN)
+        found = self.types.get(node.id)
+        if found is None:
+            raw = self.raw_types.get(node.id)
+            found = self.types[node.id] = _type(raw) if raw is not None else DYN
+        return found
 
 
 def _map_entry(buf: bytes) -> tuple[int, bytes]:
+    if buf[:1] == b"\x08":  # the usual layout, key then value: read in place
+        key, pos = _varint(buf, 1)
+        if buf[pos:pos + 1] == b"\x12":
+            size, pos = _varint(buf, pos + 1)
+            return key, buf[pos:pos + size]
     parts = dict(_fields(buf))
     return parts.get(1, 0), parts.get(2, b"")
 
 
+@lru_cache(maxsize=1024)
 def decode(serialized: bytes) -> Checked:
     """A ``CheckedExpr`` (wrapped in an ``Any``, as ``Expression.serialize()`` returns it), or a ``ParsedExpr``
-    for an expression compiled without the checker."""
+    for an expression compiled without the checker. Cached: a CRD's rules are estimated each time it is
+    created or updated, and test suites create the same CRDs again and again."""
     parts = _fields(serialized)
     type_url = next((v for n, v in parts if n == 1), b"")
     body = next((v for n, v in parts if n == 2), serialized)
@@ -253,7 +266,7 @@ def decode(serialized: bytes) -> Checked:
         return Checked(_expr(tree), {}, {})
     expr: Expr | None = None
     overloads: dict[int, tuple[str, ...]] = {}
-    types: dict[int, Type] = {}
+    types: dict[int, bytes] = {}
     for number, value in _fields(body):
         if number == 2:
             key, ref = _map_entry(value)
@@ -262,7 +275,7 @@ def decode(serialized: bytes) -> Checked:
                 overloads[key] = ids
         elif number == 3:
             key, t = _map_entry(value)
-            types[key] = _type(t)
+            types[key] = t
         elif number == 4:
             expr = _expr(value)
     return Checked(expr if expr is not None else Expr(0, "const"), overloads, types)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from fakekube.cel.checked import DYN, Checked, Expr, Type, _Uint
 
@@ -53,15 +53,15 @@ def _factor(x: int, f: float) -> int:
     return MAX if c >= _TWO64 else int(c)
 
 
-@dataclass(frozen=True)
-class Range:
-    """A cost or size range (cel-go's ``CostEstimate`` and ``SizeEstimate``)."""
+class Range(NamedTuple):
+    """A cost or size range (cel-go's ``CostEstimate`` and ``SizeEstimate``); a tuple, as many are made."""
 
     min: int
     max: int
 
     def add(self, o: Range) -> Range:
-        return Range(_add(self.min, o.min), _add(self.max, o.max))
+        lo, hi = self[0] + o[0], self[1] + o[1]
+        return Range(lo if lo < MAX else MAX, hi if hi < MAX else MAX)
 
     def mul(self, o: Range) -> Range:
         return Range(_mul(self.min, o.min), _mul(self.max, o.max))
@@ -436,8 +436,6 @@ class _Coster:
         return total
 
     def call(self, e: Expr) -> Range:
-        from fakekube.cel import costfunctions
-
         if e.name == "dyn" and len(e.args) == 1:
             arg_cost = self.cost(e.args[0])
             size = self.compute_size(e.args[0])
@@ -505,5 +503,7 @@ def estimate(checked: Checked, model: Model, *, root: Expr | None = None, presen
     """The estimated cost range of ``checked`` (from ``root``, a node of it, when given)."""
     return _Coster(checked, model, presence_cost).cost(root if root is not None else checked.expr)
 
+
+from fakekube.cel import costfunctions  # noqa: E402  (it builds on the classes above)
 
 __all__ = ["MAX", "UNKNOWN", "Model", "Range", "estimate", "fixed"]

@@ -68,6 +68,7 @@ class TotalCost:
     total: int = 0
     expensive: list[tuple[str, int]] = field(default_factory=list)
     suppress_per_expression: bool = False
+    decls: dict[int, Any] = field(default_factory=dict)  # a node's declared type, built once for its rules
 
     def observe(self, path: str, cost: int) -> None:
         self.total = min(self.total + cost, _MAX)
@@ -87,12 +88,16 @@ class TotalCost:
         return errs
 
 
-def estimated(program: Any, schema: dict[str, Any], root: bool, optional_old_self: bool) -> tuple[int, int]:
+def estimated(program: Any, schema: dict[str, Any], root: bool, optional_old_self: bool,
+              decls: dict[int, Any] | None = None) -> tuple[int, int]:
     """A compiled rule's (or messageExpression's) estimated largest cost at a node of ``schema``, and the
-    node's unbounded cardinality (``maxCardinality``)."""
+    node's unbounded cardinality (``maxCardinality``). ``decls``: declared types already built, by node."""
     from fakekube.cel import checked, cost, declsize
 
-    node = declsize.decl(schema, root)
+    decls = {} if decls is None else decls
+    if id(schema) not in decls:
+        decls[id(schema)] = (schema, declsize.decl(schema, root))
+    node = decls[id(schema)][1]
     if node is None:
         return 0, 0
     tree = checked.of(program)
@@ -111,14 +116,14 @@ def rule_cost_errors(compiled: Any, schema: dict[str, Any], root: bool, where: s
     if compiled.program is None:
         totals.observe(f"{where}.rule", 0)
         return rule_errs, message_errs
-    max_cost, unbounded = estimated(compiled.program, schema, root, compiled.optional_old_self)
+    max_cost, unbounded = estimated(compiled.program, schema, root, compiled.optional_old_self, totals.decls)
     expression_cost = times(max_cost, cardinality if cardinality is not None else unbounded)
     if not totals.suppress_per_expression and expression_cost > RULE_LIMIT:
         rule_errs.append(forbidden(f"{where}.rule", cost_message("estimated rule cost", expression_cost,
                                                                   RULE_LIMIT)))
     totals.observe(f"{where}.rule", expression_cost)
     if compiled.message_program is not None and not compiled.message_error:
-        message_cost, _ = estimated(compiled.message_program, schema, root, False)
+        message_cost, _ = estimated(compiled.message_program, schema, root, False, totals.decls)
         if not totals.suppress_per_expression and message_cost > RULE_LIMIT:
             message_errs.append(forbidden(f"{where}.messageExpression", cost_message(
                 "estimated messageExpression cost", message_cost, RULE_LIMIT)))
