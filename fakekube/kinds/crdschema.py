@@ -3,8 +3,9 @@
 (``pkg/apis/apiextensions/validation/validation.go``) and the structural rules (``ValidateStructural``,
 ``pkg/apiserver/schema/validation.go``: reported sorted by their text).
 
-The rules of ``x-kubernetes-validations`` compile in fakekube.kinds.crdrules. Not emulated: defaults inside
-metadata (validated as metadata upstream), the estimated cost of the rules, the structural completeness rule, and schemas
+The rules of ``x-kubernetes-validations`` compile in fakekube.kinds.crdrules (their estimated cost limits in
+fakekube.kinds.crdcost). Not emulated: defaults inside metadata (validated as metadata upstream), the
+structural completeness rule, and schemas
 ``NewStructural`` cannot convert. Properties are walked in sorted order where upstream walks a Go map (its
 order changes between requests).
 """
