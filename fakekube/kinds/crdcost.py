@@ -116,14 +116,20 @@ def rule_cost_errors(compiled: Any, schema: dict[str, Any], root: bool, where: s
     if compiled.program is None:
         totals.observe(f"{where}.rule", 0)
         return rule_errs, message_errs
-    max_cost, unbounded = estimated(compiled.program, schema, root, compiled.optional_old_self, totals.decls)
+    try:
+        max_cost, unbounded = estimated(compiled.program, schema, root, compiled.optional_old_self, totals.decls)
+    except (ValueError, IndexError, KeyError, RecursionError):  # a tree the decoder cannot read: never a 500
+        max_cost, unbounded = 0, 0
     expression_cost = times(max_cost, cardinality if cardinality is not None else unbounded)
     if not totals.suppress_per_expression and expression_cost > RULE_LIMIT:
         rule_errs.append(forbidden(f"{where}.rule", cost_message("estimated rule cost", expression_cost,
                                                                   RULE_LIMIT)))
     totals.observe(f"{where}.rule", expression_cost)
     if compiled.message_program is not None and not compiled.message_error:
-        message_cost, _ = estimated(compiled.message_program, schema, root, False, totals.decls)
+        try:
+            message_cost, _ = estimated(compiled.message_program, schema, root, False, totals.decls)
+        except (ValueError, IndexError, KeyError, RecursionError):
+            message_cost = 0
         if not totals.suppress_per_expression and message_cost > RULE_LIMIT:
             message_errs.append(forbidden(f"{where}.messageExpression", cost_message(
                 "estimated messageExpression cost", message_cost, RULE_LIMIT)))
