@@ -132,3 +132,19 @@ def test_sizes_saturate() -> None:
     r = cost.Range(0, cost.MAX).add(cost.fixed(5)).mul(cost.fixed(3))
     assert r == cost.Range(15, cost.MAX)
     assert cost.Range(0, cost.MAX).factor(0.1).max == 1844674407370955264
+
+
+def test_message_expression_cost() -> None:  # upstream estimator: MessageExpressionMaxCost 400102
+    schema = {"type": "object", "properties": {"big": {"type": "array", "maxItems": 1000, "items": {
+        "type": "string", "maxLength": 1000}}}}
+    compiled = rules.compile_rule({"rule": "true", "messageExpression": "self.big.join(',')"},
+                                  celtypes.cel_type(schema), schema)
+    node = declsize.decl(schema)
+    assert compiled.message_program is not None and node is not None
+    assert cost.estimate(checked.of(compiled.message_program), declsize.SchemaModel(node)).max == 400102
+
+
+def test_unchecked_expression() -> None:
+    # Comparisons across numeric types compile unchecked (fakekube.cel.rules); upstream estimates 7.
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "d": {"type": "number"}}}
+    assert _estimate(schema, "self.n > 1.5 && self.d <= 1 && 2 > 1.5") == 7
