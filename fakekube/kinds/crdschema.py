@@ -3,8 +3,9 @@
 (``pkg/apis/apiextensions/validation/validation.go``) and the structural rules (``ValidateStructural``,
 ``pkg/apiserver/schema/validation.go``: reported sorted by their text).
 
-The rules of ``x-kubernetes-validations`` compile in fakekube.kinds.crdrules. Not emulated: defaults inside
-metadata (validated as metadata upstream), the estimated cost of the rules, the structural completeness rule, and schemas
+The rules of ``x-kubernetes-validations`` compile in fakekube.kinds.crdrules (their estimated cost limits in
+fakekube.kinds.crdcost). Not emulated: defaults inside metadata (validated as metadata upstream), the
+structural completeness rule, and schemas
 ``NewStructural`` cannot convert. Properties are walked in sorted order where upstream walks a Go map (its
 order changes between requests).
 """
@@ -98,9 +99,9 @@ def internal_props(schema: Any) -> Any:
     return out
 
 
-def validate_schema_root(schema: Any, path: str, status_enabled: bool) -> list[FieldError]:
+def validate_schema_root(schema: Any, path: str, status_enabled: bool, unchanged: bool = False) -> list[FieldError]:
     """``validateCustomResourceDefinitionValidation`` for one ``openAPIV3Schema``; ``path`` names the
-    ``validation`` (or a version's ``schema``) holding it."""
+    ``validation`` (or a version's ``schema``) holding it; ``unchanged``: an update leaves it as it was."""
     if not isinstance(schema, dict):
         return []
     root = f"{path}.openAPIV3Schema"
@@ -137,7 +138,7 @@ def validate_schema_root(schema: Any, path: str, status_enabled: bool) -> list[F
     openapi = _openapi(schema, root, is_root=True, defaults_forbidden="", inside_meta=False)
     errs += openapi
     if init_error is None and not before:  # the rules compile only once the schema is structural with valid defaults
-        errs += crdrules.rule_errors(schema, root, openapi)
+        errs += crdrules.rule_errors(schema, root, openapi, unchanged)
     if init_error is not None and not errs:
         errs.append(invalid(root, "", init_error))
     return errs

@@ -165,6 +165,7 @@ def _spec(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> list[FieldEr
                 errs.append(required(f"spec.versions[{i}].schema.openAPIV3Schema", ""))
     if spec.get("preserveUnknownFields") is True and _has_defaults(spec):
         errs.append(invalid("spec.preserveUnknownFields", True, "must be false in order to use defaults in the schema"))
+    unchanged = _unchanged_schemas(spec, old_spec)
     storage = 0
     seen: set[Any] = set()
     unique = True
@@ -177,7 +178,7 @@ def _spec(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> list[FieldEr
         if problems := is_dns1035_label(vname):
             errs.append(invalid(f"spec.versions[{i}].name", vname, ",".join(problems)))
         status_enabled = isinstance(mapping(internal.get("subresources", v.get("subresources"))).get("status"), dict)
-        errs += _version(v, f"spec.versions[{i}]", status_enabled)
+        errs += _version(v, f"spec.versions[{i}]", status_enabled, vname in unchanged)
     if not unique:
         errs.append(invalid("spec.versions", _go_versions(versions), "must contain unique version names"))
     if storage != 1:
@@ -195,7 +196,9 @@ def _spec(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> list[FieldEr
     any_status = isinstance(mapping(internal.get("subresources")).get("status"), dict) or any(
         isinstance(mapping(v.get("subresources")).get("status"), dict) for v in versions)
     if isinstance(internal.get("validation"), dict):
-        errs += validate_schema_root(internal["validation"].get("openAPIV3Schema"), "spec.validation", any_status)
+        first = str(versions[0].get("name") or "") if versions else ""
+        errs += validate_schema_root(internal["validation"].get("openAPIV3Schema"), "spec.validation", any_status,
+                                     first in unchanged)
     errs += _subresources(internal.get("subresources"), "spec.subresources")
     for i, column in enumerate(seq(internal.get("additionalPrinterColumns"))):
         errs += _column(mapping(column), f"spec.additionalPrinterColumns[{i}]")
@@ -219,7 +222,17 @@ def _has_defaults(spec: dict[str, Any]) -> bool:
     return any(walk(mapping(v.get("schema")).get("openAPIV3Schema")) for v in seq(spec.get("versions")))
 
 
-def _version(v: dict[str, Any], path: str, status_enabled: bool) -> list[FieldError]:
+def _unchanged_schemas(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> set[str]:
+    """The versions whose schema an update leaves as it was (``findVersionsWithUnchangedSchemas``): their
+    rules are not held to the per-rule estimated cost limit again."""
+    if old_spec is None:
+        return set()
+    old = {v.get("name"): mapping(v).get("schema") for v in seq(old_spec.get("versions")) if isinstance(v, dict)}
+    return {str(v.get("name")) for v in seq(spec.get("versions"))
+            if isinstance(v, dict) and v.get("name") in old and v.get("schema") == old[v.get("name")]}
+
+
+def _version(v: dict[str, Any], path: str, status_enabled: bool, unchanged: bool = False) -> list[FieldError]:
     errs: list[FieldError] = []
     warning = v.get("deprecationWarning")
     if v.get("deprecated") is not True and warning is not None:
@@ -236,7 +249,7 @@ def _version(v: dict[str, Any], path: str, status_enabled: bool) -> list[FieldEr
                 break
         errs += [invalid(f"{path}.deprecationWarning", warning, problem) for problem in problems]
     if isinstance(v.get("schema"), dict):
-        errs += validate_schema_root(v["schema"].get("openAPIV3Schema"), f"{path}.schema", status_enabled)
+        errs += validate_schema_root(v["schema"].get("openAPIV3Schema"), f"{path}.schema", status_enabled, unchanged)
     errs += _subresources(v.get("subresources"), f"{path}.subresources")
     for i, column in enumerate(seq(v.get("additionalPrinterColumns"))):
         errs += _column(mapping(column), f"{path}.additionalPrinterColumns[{i}]")
