@@ -9,9 +9,9 @@ string``), a runtime one ``expression '<expr>' resulted in error: <error>``, a v
 ``composited variable "<name>" fails to evaluate: <error>``.
 
 Differences (docs/admission.md): ``variables`` is a ``map(string, dyn)`` here, so a misspelt variable is a
-runtime "no such key", not a compile error; a variable is evaluated before the expression that names it
-(upstream evaluates it lazily, on first use, so ``false && variables.bad`` does not fail there); there is no
-cost budget; ``authorizer`` is not declared.
+runtime "no such key", not a compile error; variables are evaluated in order before the expressions (upstream
+evaluates each lazily, on first use: the outcome is the same, a failed variable failing only the expressions
+that reach it); there is no cost budget; ``authorizer`` is not declared.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Expression:
     text: str
     program: Any = None
     error: str = ""
-    uses: tuple[str, ...] = ()  # the variables it names
+    uses: tuple[str, ...] = ()  # the variables it names (textually)
 
 
 @dataclass
@@ -49,9 +49,10 @@ class Compiled:
     audit_annotations: list[tuple[str, Expression]] = field(default_factory=list)
 
 
-def _declarations(has_params: bool) -> dict[str, Any]:
-    names = {"object": T.DYN, "oldObject": T.DYN, "request": T.DYN, "namespaceObject": T.DYN,
-             "variables": T.Map(T.STRING, T.DYN)}
+def _declarations(has_params: bool, with_variables: bool = True) -> dict[str, Any]:
+    names = {"object": T.DYN, "oldObject": T.DYN, "request": T.DYN, "namespaceObject": T.DYN}
+    if with_variables:
+        names["variables"] = T.Map(T.STRING, T.DYN)
     if has_params:
         names["params"] = T.DYN
     return names
@@ -64,16 +65,39 @@ def _type_name(t: Any) -> str:
     return text.lower()
 
 
-def compile_expression(text: str, has_params: bool, returns: tuple[Any, ...]) -> Expression:
-    """Compile ``text``; ``returns``: the result types it may have (upstream ReturnTypes)."""
+_UNDECLARED = re.compile(r"ERROR: <input>:(\d+):(\d+): undeclared reference to '([A-Za-z_][\w.]*)' "
+                         r"\(in container ''\)\n \| ([^\n]*)\n \| \.*\^")
+
+
+def _undeclared_as_cel_go(text: str) -> str:
+    """cel-cpp names an undeclared ``params.x`` whole, at its last dot; cel-go names ``params``, at its start."""
+    def fix(m: re.Match[str]) -> str:
+        name = m.group(3)
+        if "." not in name:
+            return m.group(0)
+        head = name.split(".", 1)[0]
+        column = int(m.group(2)) - len(name.rsplit(".", 1)[0])
+        if column < 1:
+            return m.group(0)
+        return (f"ERROR: <input>:{m.group(1)}:{column}: undeclared reference to '{head}' (in container '')\n"
+                f" | {m.group(4)}\n | {'.' * (column - 1)}^")
+    return _UNDECLARED.sub(fix, text)
+
+
+def compile_expression(text: str, has_params: bool, returns: tuple[Any, ...],
+                       with_variables: bool = True) -> Expression:
+    """Compile ``text``; ``returns``: the result types it may have (upstream ReturnTypes, compile.go: the
+    type must be one of them exactly, so a ``dyn`` result — ``object.spec.enabled`` — is refused)."""
     out = Expression(text, uses=tuple(dict.fromkeys(_VARIABLE_REF.findall(text))))
     try:
-        program = environment(_declarations(has_params)).compile(text)
+        program = environment(_declarations(has_params, with_variables)).compile(text)
     except RuntimeError as exc:
-        out.error = "compilation failed: " + issues_text(exc)
+        out.error = "compilation failed: " + _undeclared_as_cel_go(issues_text(exc))
         return out
     result = program.return_type()
-    if returns and result != T.DYN and result not in returns:
+    # A variable has its expression's type in cel-go, dyn here: an expression naming one is given the benefit.
+    typed_here = not (result == T.DYN and out.uses)
+    if returns and typed_here and result not in returns:
         wanted = [_type_name(t) for t in returns]
         got = _type_name(result)
         out.error = (f"must evaluate to {wanted[0]} but got {got}" if len(wanted) == 1
@@ -122,16 +146,20 @@ class Activation:
                 values[name] = value
 
     def _run(self, expr: Expression) -> tuple[Any, str | None]:
-        for name in expr.uses:
-            if name in self.failed:
-                return None, self.failed[name]
         try:
             result = expr.program.eval(data=self.data)
         except RuntimeError as exc:
-            return None, _runtime_error(str(exc))
+            return None, self._failure(_runtime_error(str(exc)))
         if result.type() == T.ERROR:
-            return None, _runtime_error(str(result.value()))
+            return None, self._failure(_runtime_error(str(result.value())))
         return result.plain_value(), None
+
+    def _failure(self, err: str) -> str:
+        # A failed variable is left out of ``variables``: an expression that reaches it (and only such a one,
+        # as upstream's lazy evaluation) fails with the variable's own error.
+        if err.startswith("no such key: ") and err[len("no such key: "):] in self.failed:
+            return self.failed[err[len("no such key: "):]]
+        return err
 
     def evaluate(self, expr: Expression) -> tuple[Any, str | None]:
         """The value, or the error text as upstream's evaluation result words it."""
