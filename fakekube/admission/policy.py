@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from fakekube import errors
+from fakekube.admission import authorizer as authz
 from fakekube.admission import policycel
 from fakekube.admission.attributes import Attributes, namespace_value, request_value
 from fakekube.admission.matching import GVR, matches
@@ -60,6 +61,8 @@ class PolicyView(Protocol):
     def param_kind(self, api_version: str, kind: str) -> bool | None:
         """Whether the kind is namespaced; None when the server serves no such kind."""
     def params(self, api_version: str, kind: str, namespace: str | None) -> list[dict[str, Any]]: ...
+    def authorizer(self) -> Any:
+        """What the ``authorizer`` variable asks (a fakekube.identity.Authorizer; None allows everything)."""
 
 
 @dataclass
@@ -206,6 +209,11 @@ def _cel_type(value: Any) -> str:
 
 def admit(view: PolicyView, a: Attributes) -> Outcome:
     """Run every ValidatingAdmissionPolicy on the request ``a``."""
+    with authz.authorizing(view.authorizer()):
+        return _admit(view, a)
+
+
+def _admit(view: PolicyView, a: Attributes) -> Outcome:
     out = Outcome()
     if (a.group, a.resource) in EXCLUDED:
         return out
@@ -311,9 +319,14 @@ def _activation(a: Attributes, gvr: GVR, kind: str, ns: dict[str, Any] | None) -
     # dispatcher.go: a Namespace is its own namespace (a.GetNamespace()), which the plugin unsets.
     if a.group == "" and a.resource == "namespaces":
         ns = None
+    user = a.user
+    authorizer = authz.authorizer_value(user.name, tuple(user.groups), user.uid,
+                                        {k: list(v) for k, v in user.extra.items()})
     return {"object": a.obj, "oldObject": a.old,
             "request": request_value(a, gvr, (gvr[0], gvr[1], kind)),
-            "namespaceObject": namespace_value(ns)}
+            "namespaceObject": namespace_value(ns), "authorizer": authorizer,
+            "authorizer.requestResource": authz.resource_check_value(authorizer, a.group, a.resource, a.subresource,
+                                                                     a.namespace, a.name)}
 
 
 def _refusal(a: Attributes, d: _Denial) -> errors.ApiError:

@@ -11,18 +11,21 @@ string``), a runtime one ``expression '<expr>' resulted in error: <error>``, a v
 Differences (docs/admission.md): ``variables`` is a ``map(string, dyn)`` here, so a misspelt variable is a
 runtime "no such key", not a compile error; variables are evaluated in order before the expressions (upstream
 evaluates each lazily, on first use: the outcome is the same, a failed variable failing only the expressions
-that reach it); there is no cost budget; ``authorizer`` is not declared.
+that reach it); there is no cost budget.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from cel_expr_python import cel
+from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
-from fakekube.cel.env import environment
+from fakekube.admission import authorizer as authz
+from fakekube.cel import k8slib, library
 from fakekube.cel.rules import issues_text
 from fakekube.cel.validator import _runtime_error  # cel-cpp's evaluation errors in cel-go's words
 
@@ -49,13 +52,21 @@ class Compiled:
     audit_annotations: list[tuple[str, Expression]] = field(default_factory=list)
 
 
-def _declarations(has_params: bool, with_variables: bool = True) -> dict[str, Any]:
-    names = {"object": T.DYN, "oldObject": T.DYN, "request": T.DYN, "namespaceObject": T.DYN}
+@lru_cache(maxsize=16)
+def _environment(has_params: bool, with_variables: bool, with_authorizer: bool) -> Any:
+    """fakekube.cel.env's base environment (the same libraries and extensions) with the admission variables
+    and the authorizer library (compile.go: ``authorizer`` is declared for all but messageExpression)."""
+    names: dict[str, Any] = {"object": T.DYN, "oldObject": T.DYN, "request": T.DYN, "namespaceObject": T.DYN}
     if with_variables:
         names["variables"] = T.Map(T.STRING, T.DYN)
     if has_params:
         names["params"] = T.DYN
-    return names
+    if with_authorizer:
+        names["authorizer"] = authz.AUTHORIZER
+        names["authorizer.requestResource"] = authz.RESOURCE_CHECK
+    return cel.NewEnv(variables=names, functions=library.functions() + k8slib.functions() + authz.functions(),
+                      extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(), ext_bindings.ExtBindings(),
+                                  library.extension(), k8slib.extension()])
 
 
 def _type_name(t: Any) -> str:
@@ -85,12 +96,12 @@ def _undeclared_as_cel_go(text: str) -> str:
 
 
 def compile_expression(text: str, has_params: bool, returns: tuple[Any, ...],
-                       with_variables: bool = True) -> Expression:
+                       with_variables: bool = True, with_authorizer: bool = True) -> Expression:
     """Compile ``text``; ``returns``: the result types it may have (upstream ReturnTypes, compile.go: the
     type must be one of them exactly, so a ``dyn`` result — ``object.spec.enabled`` — is refused)."""
     out = Expression(text, uses=tuple(dict.fromkeys(_VARIABLE_REF.findall(text))))
     try:
-        program = environment(_declarations(has_params, with_variables)).compile(text)
+        program = _environment(has_params, with_variables, with_authorizer).compile(text)
     except RuntimeError as exc:
         out.error = "compilation failed: " + _undeclared_as_cel_go(issues_text(exc))
         return out
@@ -119,7 +130,8 @@ def compile_policy(spec: dict[str, Any]) -> Compiled:
     for v in spec.get("validations") or ():
         message = str(v.get("messageExpression") or "")
         out.validations.append((v, compile_expression(str(v.get("expression") or ""), has_params, (T.BOOL,)),
-                                compile_expression(message, has_params, (T.STRING,)) if message else None))
+                                compile_expression(message, has_params, (T.STRING,), with_authorizer=False)
+                                if message else None))
     for a in spec.get("auditAnnotations") or ():
         out.audit_annotations.append((str(a.get("key") or ""), compile_expression(
             str(a.get("valueExpression") or ""), has_params, (T.STRING, T.NULL))))

@@ -99,7 +99,8 @@ def validate_validating_policy(obj: dict[str, Any]) -> list[FieldError]:
             errs.extend(_compiles(f"{here}.expression", text, text, params, (_T.BOOL,)))
         message = str(validation.get("messageExpression") or "")
         if message.strip():
-            errs.extend(_compiles(f"{here}.messageExpression", message, message, params, (_T.STRING,)))
+            errs.extend(_compiles(f"{here}.messageExpression", message, message, params, (_T.STRING,),
+                                  with_authorizer=False))
         reason = validation.get("reason")
         if reason is not None and reason not in _REASONS:
             errs.append(not_supported(f"{here}.reason", reason, _REASONS))
@@ -117,9 +118,10 @@ def validate_validating_policy(obj: dict[str, Any]) -> list[FieldError]:
 
 
 def _compiles(path: str, text: str, shown: str, params: bool, returns: tuple[Any, ...], *,
-              with_variables: bool = True) -> list[FieldError]:
+              with_variables: bool = True, with_authorizer: bool = True) -> list[FieldError]:
     """convertCELErrorToValidationError: the compile error as an Invalid value (``shown``) of ``path``."""
-    compiled = compile_expression(text, params, returns, with_variables=with_variables)
+    compiled = compile_expression(text, params, returns, with_variables=with_variables,
+                                  with_authorizer=with_authorizer)
     return [invalid(path, shown, compiled.error)] if compiled.error else []
 
 

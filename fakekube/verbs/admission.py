@@ -16,7 +16,7 @@ from fakekube.admission.attributes import Attributes
 from fakekube.admission.matching import GVR
 from fakekube.audit import AuditEntry
 from fakekube.audit.context import AuditRequest
-from fakekube.identity import UserInfo
+from fakekube.identity import ANONYMOUS, UserInfo
 from fakekube.resources import ResourceType
 
 _GROUP = "admissionregistration.k8s.io"
@@ -60,6 +60,9 @@ class _View:
         rt = self._param_type(api_version, kind)
         return None if rt is None else rt.namespaced
 
+    def authorizer(self) -> Any:
+        return self.store.authorizer
+
     def params(self, api_version: str, kind: str, namespace: str | None) -> list[dict[str, Any]]:
         rt = self._param_type(api_version, kind)
         if rt is None:
@@ -68,7 +71,8 @@ class _View:
 
 
 def _user(entry: AuditEntry, user: UserInfo | None) -> UserInfo:
-    if user is not None:
+    """Who asks: the front's authenticated user, else the in-process caller's ``actor`` name."""
+    if user is not None and (user != ANONYMOUS or entry.request is not None):
         return user
     request = entry.request
     if request is not None and request.user:

@@ -127,3 +127,22 @@ def test_policies_do_not_judge_policies(kube: Store) -> None:
     binding(kube, "b2", "p")  # a binding's create is not judged by the policy it binds
     with pytest.raises(errors.ApiError):
         kube.create("configmaps", cm("x"), "default")
+
+
+def test_authorizer_asks_the_store_authorizer_for_the_requests_user(kube: Store) -> None:
+    policy(kube, "p", validations=[{
+        "expression": "authorizer.group('apps').resource('deployments').namespace('default').check('delete')"
+                      ".allowed() && authorizer.requestResource.check('create').allowed()",
+        "message": "not allowed"}])
+    binding(kube, "b", "p")
+    kube.create("configmaps", cm("a"), "default")  # no authorizer: everything is allowed
+    asked: list[tuple[str, str, str, str | None]] = []
+
+    def authorizer(attrs: Any) -> bool:
+        asked.append((attrs.user, attrs.verb, attrs.resource, attrs.namespace))
+        return attrs.resource != "deployments"
+
+    kube.authorizer = authorizer
+    with pytest.raises(errors.ApiError, match="denied request: not allowed"):
+        kube.create("configmaps", cm("b"), "default", actor="alice")
+    assert asked == [("alice", "delete", "deployments", "default")]
