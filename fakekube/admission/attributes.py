@@ -32,6 +32,8 @@ class Attributes:
     dry_run: bool = False
     options: dict[str, Any] = field(default_factory=dict)
     namespaced: bool = True
+    # The kind's group and version where they are not the resource's (a scale subresource is autoscaling/v1).
+    kind_group_version: tuple[str, str] | None = None
 
     def object_name(self) -> str:
         """admission ``extractResourceName``: the name, else the object's name or generateName, else Unknown."""
@@ -62,7 +64,8 @@ def request_value(a: Attributes, resource: tuple[str, str, str], kind: tuple[str
         "uid": "",
         "kind": {"group": kind[0], "version": kind[1], "kind": kind[2]},
         "resource": {"group": resource[0], "version": resource[1], "resource": resource[2]},
-        "requestKind": {"group": a.group, "version": a.version, "kind": a.kind},
+        "requestKind": {"group": (a.kind_group_version or (a.group, a.version))[0],
+                        "version": (a.kind_group_version or (a.group, a.version))[1], "kind": a.kind},
         "requestResource": {"group": a.group, "version": a.version, "resource": a.resource},
     }
     if a.subresource:

@@ -274,8 +274,7 @@ def _admit(view: PolicyView, a: Attributes) -> Outcome:
                     denials.append(_Denial(name, bname, f"failed to configure binding: {exc}"))
                 continue
             actions = list(bspec.get("validationActions") or [])
-            kind = view.kind_for(matched)
-            base = _activation(a, matched, kind, namespace_obj())
+            base = _activation(a, matched, namespace_obj(), view)
             for param in params:
                 data = dict(base)
                 if param_kind is not None:
@@ -315,15 +314,19 @@ def _go_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _activation(a: Attributes, gvr: GVR, kind: str, ns: dict[str, Any] | None) -> dict[str, Any]:
+def _activation(a: Attributes, gvr: GVR, ns: dict[str, Any] | None, view: PolicyView) -> dict[str, Any]:
     # dispatcher.go: a Namespace is its own namespace (a.GetNamespace()), which the plugin unsets.
     if a.group == "" and a.resource == "namespaces":
         ns = None
+    if a.kind_group_version is not None:  # a subresource of a kind of its own (Scale): the same in every version
+        kind: tuple[str, str, str] = (*a.kind_group_version, a.kind)
+    else:
+        kind = (gvr[0], gvr[1], view.kind_for(gvr))
     user = a.user
     authorizer = authz.authorizer_value(user.name, tuple(user.groups), user.uid,
                                         {k: list(v) for k, v in user.extra.items()})
     return {"object": a.obj, "oldObject": a.old,
-            "request": request_value(a, gvr, (gvr[0], gvr[1], kind)),
+            "request": request_value(a, gvr, kind),
             "namespaceObject": namespace_value(ns), "authorizer": authorizer,
             "authorizer.requestResource": authz.resource_check_value(authorizer, a.group, a.resource, a.subresource,
                                                                      a.namespace, a.name)}

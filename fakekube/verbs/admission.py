@@ -81,6 +81,14 @@ def _user(entry: AuditEntry, user: UserInfo | None) -> UserInfo:
     return UserInfo(entry.actor)
 
 
+def _shown(store: Any, rt: ResourceType, obj: dict[str, Any] | None,
+           kind_gv: tuple[str, str] | None) -> dict[str, Any] | None:
+    """The object in the request's version (a copy: the stored one is not touched)."""
+    if obj is None or kind_gv is not None:
+        return obj
+    return store._convert_out(rt, dict(obj))
+
+
 class AdmissionVerbs:
     """Mixin of fakekube.store.Store."""
 
@@ -93,16 +101,21 @@ class AdmissionVerbs:
         view = _View(store, rt)
         if not view.bindings():  # the common case: nothing to do, at the cost of one lookup
             return
+        kind, kind_gv = rt.kind, None
+        if subresource is None and entry.subresource == "scale" and rt.scale is not None:
+            # A scale write goes through the parent's update: admission sees the request's Scale objects.
+            subresource, kind, kind_gv = "scale", "Scale", ("autoscaling", "v1")
+            obj = store._scale_of(rt, obj) if obj is not None else None
+            old = store._scale_of(rt, old) if old is not None else None
         meta = (obj if obj is not None else old or {}).get("metadata") or {}
         # A create's attributes carry the name the request gave: none for a generated one (whose object,
         # named by now, still names the refusal).
         name = "" if operation == "CREATE" and entry.generate_name else str(meta.get("name") or "")
-        a = Attributes(operation, rt.group, rt.version, rt.plural, rt.kind, subresource or "",
+        a = Attributes(operation, rt.group, rt.version, rt.plural, kind, subresource or "",
                        str(meta.get("namespace") or "") if rt.namespaced else "", name,
-                       store._convert_out(rt, dict(obj)) if obj is not None else None,
-                       store._convert_out(rt, dict(old)) if old is not None else None,
+                       _shown(store, rt, obj, kind_gv), _shown(store, rt, old, kind_gv),
                        _user(entry, user), dry_run,
-                       {"dryRun": ["All"]} if dry_run else {}, rt.namespaced)
+                       {"dryRun": ["All"]} if dry_run else {}, rt.namespaced, kind_gv)
         outcome = policy.admit(view, a)
         entry.warnings.extend(outcome.warnings)
         if outcome.annotations:
