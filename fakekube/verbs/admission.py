@@ -17,6 +17,7 @@ from fakekube.admission.matching import GVR
 from fakekube.audit import AuditEntry
 from fakekube.audit.context import AuditRequest
 from fakekube.identity import ANONYMOUS, UserInfo
+from fakekube.jsonvalues import json_copy
 from fakekube.resources import ResourceType
 
 _GROUP = "admissionregistration.k8s.io"
@@ -94,14 +95,21 @@ class AdmissionVerbs:
 
     def _validating_admission(self, entry: AuditEntry, operation: str, rt: ResourceType,
                               obj: dict[str, Any] | None, old: dict[str, Any] | None, subresource: str | None,
-                              dry_run: bool, user: UserInfo | None = None) -> None:
+                              dry_run: bool, user: UserInfo | None = None, *,
+                              request_kind: tuple[str, str, str] | None = None,
+                              namespace: str | None = None) -> None:
         """Validating admission of one write: raise its refusal; its warnings and audit annotations go on the
-        request's ``entry``. ``obj``/``old``: the new and the stored object (None where the operation has none)."""
+        request's ``entry``. ``obj``/``old``: the new and the stored object (None where the operation has none).
+        ``request_kind``: the group, version and kind of a subresource's own object (a pod's Eviction,
+        Binding), shown as it is; ``namespace``: the request's, where the object may not say it."""
         store: Any = self
         view = _View(store, rt)
         if not view.bindings():  # the common case: nothing to do, at the cost of one lookup
             return
         kind, kind_gv = rt.kind, None
+        if request_kind is not None:
+            kind, kind_gv = request_kind[2], request_kind[:2]
+            obj = json_copy(obj) if obj is not None else None  # plain JSON (a decoded body is a dict subclass)
         if subresource is None and entry.subresource == "scale" and rt.scale is not None:
             # A scale write goes through the parent's update: admission sees the request's Scale objects.
             subresource, kind, kind_gv = "scale", "Scale", ("autoscaling", "v1")
@@ -112,7 +120,7 @@ class AdmissionVerbs:
         # named by now, still names the refusal).
         name = "" if operation == "CREATE" and entry.generate_name else str(meta.get("name") or "")
         a = Attributes(operation, rt.group, rt.version, rt.plural, kind, subresource or "",
-                       str(meta.get("namespace") or "") if rt.namespaced else "", name,
+                       (namespace or str(meta.get("namespace") or "")) if rt.namespaced else "", name,
                        _shown(store, rt, obj, kind_gv), _shown(store, rt, old, kind_gv),
                        _user(entry, user), dry_run,
                        {"dryRun": ["All"]} if dry_run else {}, rt.namespaced, kind_gv)
