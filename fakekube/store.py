@@ -42,6 +42,7 @@ from fakekube.resources import Registry, ResourceType, load_manifests
 from fakekube.serviceaccounts import ServiceAccountController
 from fakekube.tokens import TokenAuthority
 from fakekube.uids import uuid4_text
+from fakekube.verbs.admission import AdmissionVerbs
 from fakekube.verbs.binding import BindingVerbs
 from fakekube.verbs.crds import CrdVerbs
 from fakekube.verbs.create import CreateVerbs
@@ -84,7 +85,7 @@ def custom_type_meta(rt: ResourceType, obj: dict[str, Any]) -> None:
 
 
 class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs,
-            BindingVerbs, EvictionVerbs):
+            BindingVerbs, EvictionVerbs, AdmissionVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 

@@ -1,7 +1,9 @@
 """Validation of admission policies and their bindings (kubernetes ``pkg/apis/admissionregistration/validation/
 validation.go`` at v1.37.2: ``validateValidatingAdmissionPolicySpec``, ``validateMutatingAdmissionPolicySpec``,
 their bindings' specs, ``validateMatchResources``, ``validateParamRef``, ``validateValidationActions``; sources in
-docs/semantics.md). CEL expressions are not compiled: only their presence is checked. The bindings'
+docs/semantics.md). A ValidatingAdmissionPolicy's CEL expressions are compiled (fakekube.admission.policycel, with
+upstream's words: ``compilation failed: ...``, ``must evaluate to bool but got string``); a
+MutatingAdmissionPolicy's only checked for presence. The bindings'
 ``policyName`` and ``validationActions`` requirements are declarative in v1.37.2 (``+k8s:required``), so their
 errors come after the handwritten ones."""
 
@@ -9,15 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from cel_expr_python import cel
+
+from fakekube.admission.policycel import compile_expression
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from fakekube.kinds.checks import dns_subdomain, go_string_slice, mapping, seq, validate_label_selector
 
+_T = cel.Type
 _FAILURE_POLICIES = ["Fail", "Ignore"]
 _MATCH_POLICIES = ["Equivalent", "Exact"]
 _REINVOCATION_POLICIES = ["IfNeeded", "Never"]
 _VALIDATION_ACTIONS = ["Audit", "Deny", "Warn"]
 _MUTATING_OPERATIONS = ["CREATE", "UPDATE"]
-_REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"]
+_REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge"]  # supportedValidationPolicyReason
 _DENY_AND_WARN = ("must not contain both Deny and Warn (repeating the same validation failure information in the "
                   "API response and headers serves no purpose)")
 
@@ -72,11 +78,29 @@ def validate_validating_policy(obj: dict[str, Any]) -> list[FieldError]:
     if not validations and not annotations:
         detail = "validations or auditAnnotations must contain at least one item"
         return [*errs, required("spec.validations", detail), required("spec.auditAnnotations", detail)]
+    params = spec.get("paramKind") is not None
+    for i, condition in enumerate(seq(spec.get("matchConditions"))):
+        # validateMatchConditionsExpression: a stateless compiler, without the policy's variables
+        text = str(mapping(condition).get("expression") or "").strip()
+        if text:
+            errs.extend(_compiles(f"spec.matchConditions[{i}].expression", text, text, params, (_T.BOOL,),
+                                  with_variables=False))
+    for i, variable in enumerate(seq(spec.get("variables"))):
+        text = str(mapping(variable).get("expression") or "")
+        if text.strip():
+            errs.extend(_compiles(f"spec.variables[{i}].expression", text, text, params, ()))
     for i, validation in enumerate(validations):
         validation = mapping(validation)
         here = f"spec.validations[{i}]"
-        if not str(validation.get("expression") or "").strip():
+        text = str(validation.get("expression") or "")
+        if not text.strip():
             errs.append(required(f"{here}.expression", "expression is not specified"))
+        else:
+            errs.extend(_compiles(f"{here}.expression", text, text, params, (_T.BOOL,)))
+        message = str(validation.get("messageExpression") or "")
+        if message.strip():
+            errs.extend(_compiles(f"{here}.messageExpression", message, message, params, (_T.STRING,),
+                                  with_authorizer=False))
         reason = validation.get("reason")
         if reason is not None and reason not in _REASONS:
             errs.append(not_supported(f"{here}.reason", reason, _REASONS))
@@ -86,7 +110,19 @@ def validate_validating_policy(obj: dict[str, Any]) -> list[FieldError]:
         if key in keys:
             errs.append(duplicate(f"spec.auditAnnotations[{i}].key", key))
         keys.add(key)
+        value = str(mapping(annotation).get("valueExpression") or "")
+        if value.strip():
+            errs.extend(_compiles(f"spec.auditAnnotations[{i}].valueExpression", value.strip(), value, params,
+                                  (_T.STRING, _T.NULL)))
     return errs
+
+
+def _compiles(path: str, text: str, shown: str, params: bool, returns: tuple[Any, ...], *,
+              with_variables: bool = True, with_authorizer: bool = True) -> list[FieldError]:
+    """convertCELErrorToValidationError: the compile error as an Invalid value (``shown``) of ``path``."""
+    compiled = compile_expression(text, params, returns, with_variables=with_variables,
+                                  with_authorizer=with_authorizer)
+    return [invalid(path, shown, compiled.error)] if compiled.error else []
 
 
 def validate_mutating_policy(obj: dict[str, Any]) -> list[FieldError]:

@@ -51,6 +51,9 @@ class BindingVerbs:
             # ValidatePodBinding's aggregate is returned as a plain error, which the server answers with 500.
             message = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
             raise errors.ApiError(500, "Unknown", message)
+        # pod/storage/storage.go BindingREST.Create: validating admission sees the Binding before the pod is read
+        self._validating_admission(entry, "CREATE", rt, body, None, "binding", dry_run,
+                                   request_kind=("", "v1", "Binding"), namespace=namespace)
         record = self._lookup(rt, namespace, name)
         pod = record.obj
         pod_meta = pod["metadata"]

@@ -191,6 +191,7 @@ class CreateVerbs:
         checked = self._validate(target, obj, None, request=rt)
         if strategy.create_warnings is not None:
             entry.warnings.extend(strategy.create_warnings(obj))
+        self._validating_admission(entry, "CREATE", rt, obj, None, None, dry_run, ctx.user)
         entry.namespace = meta.get("namespace") if target.namespaced else None
         if not dry_run and _stored_version(stored_rv):
             # apiserver storage/etcd3 store.Create, before the key is looked at; a dry run stops in

@@ -55,6 +55,7 @@ class DeleteVerbs:
         meta = obj["metadata"]
         entry.rv_before = record.rv
         entry.uid = meta["uid"]
+        self._validating_admission(entry, "DELETE", rt, None, obj, None, dry_run)
         if rt.storage == "/namespaces":
             answer = self._delete_namespace(rt, record, entry, policy, preconditions, orphan_dependents, dry_run)
             if answer is not None:

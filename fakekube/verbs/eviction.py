@@ -71,6 +71,10 @@ class EvictionVerbs:
         dry_run = dry_run or bool(options.get("dryRun"))
         preconditions = dict(options.get("preconditions") or {})
         grace = options.get("gracePeriodSeconds")
+        # pod/storage/eviction.go: createValidation (validating admission) sees the Eviction before the pod is read
+        version = str(body.get("apiVersion") or "policy/v1").partition("/")[2]
+        self._validating_admission(entry, "CREATE", rt, body, None, "eviction", dry_run,
+                                   request_kind=("policy", version, "Eviction"), namespace=namespace)
         record = self._lookup(rt, namespace, name)
         pod = record.obj
         entry.uid = pod["metadata"]["uid"]

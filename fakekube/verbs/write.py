@@ -269,6 +269,7 @@ class WriteVerbs:
                                  warnings=entry.warnings)
         if subresource is None and strategy.update_warnings is not None:
             entry.warnings.extend(strategy.update_warnings(obj, old))
+        self._validating_admission(entry, "UPDATE", rt, obj, old, subresource, dry_run)
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds") and not strategy.holds_deleted(obj)):
             # ShouldDeleteDuringUpdate (before storage compares bytes: a namespace finalized by a write that
