@@ -51,6 +51,7 @@ from fakekube.verbs.read import ReadVerbs
 from fakekube.verbs.scale import ScaleVerbs
 from fakekube.verbs.unchanged import decode_update_body, same_as_stored
 from fakekube.verbs.watching import WatchVerbs
+from fakekube.verbs.webhook_admission import WebhookVerbs
 from fakekube.verbs.write import WriteVerbs
 from fakekube.watch import ADDED, DELETED, MODIFIED, Change, Hub
 
@@ -84,7 +85,7 @@ def custom_type_meta(rt: ResourceType, obj: dict[str, Any]) -> None:
 
 
 class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs,
-            BindingVerbs, EvictionVerbs):
+            BindingVerbs, EvictionVerbs, WebhookVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 
@@ -142,6 +143,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self._dependents: dict[str, set[tuple[str, Key]]] = {}
         self._rv = 0
         self._init_request_cycle()
+        self._init_webhooks(seed)
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
         self.crd_controllers = CrdControllers(self)
