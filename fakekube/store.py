@@ -105,9 +105,12 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         service_cidr: str = DEFAULT_SERVICE_CIDR,
         node_port_range: tuple[int, int] = DEFAULT_NODE_PORT_RANGE,
         kubernetes_version: str | KubernetesVersion | None = None,
+        webhook_services: dict[str, str] | None = None,
     ) -> None:
         """``kubernetes_version`` ("1.30"; default: see ``fakekube.apimodel.DEFAULT_KUBERNETES_VERSION``) picks
-        the built-in API the store emulates: only kinds that exist in that release are served."""
+        the built-in API the store emulates: only kinds that exist in that release are served.
+        ``webhook_services``: where admission webhooks' Service references go, ``{"NAMESPACE/NAME[:PORT]":
+        "HOST:PORT"}`` (also ``set_webhook_service``; docs/admission.md, "Admission webhooks")."""
         if registry is not None and kubernetes_version is not None:
             raise ValueError("pass either a registry or a kubernetes_version, not both")
         self.registry = registry or builtin_registry(kubernetes_version)
@@ -144,6 +147,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self._rv = 0
         self._init_request_cycle()
         self._init_webhooks(seed)
+        for service, address in (webhook_services or {}).items():
+            self.webhook_services.parse_flag(f"{service}={address}")
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
         self.crd_controllers = CrdControllers(self)

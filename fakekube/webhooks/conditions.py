@@ -11,6 +11,7 @@ from typing import Any
 from cel_expr_python import cel
 
 from fakekube.cel.env import environment
+from fakekube.cel.validator import _runtime_error
 
 
 @lru_cache(maxsize=512)
@@ -30,10 +31,7 @@ def evaluate(expression: str, data: dict[str, Any]) -> tuple[Any, str | None]:
     try:
         result = program.eval(data=data)
     except RuntimeError as exc:
-        return None, str(exc)
+        return None, _runtime_error(str(exc))
     if result.type() == cel.Type.ERROR:
-        return None, str(result.value())
-    value = result.plain_value()
-    if not isinstance(value, bool):
-        return None, "expected a bool"
-    return value, None
+        return None, _runtime_error(str(result.value()))
+    return result.plain_value(), None  # (only false excludes: another value matches, as in cel-go's filter)

@@ -185,8 +185,9 @@ def request_value(attr: Attributes, invocation: Invocation) -> dict[str, Any]:
 
 def match_conditions(conditions: list[Any], obj: Any, old: Any, attr: Attributes,
                      invocation: Invocation) -> tuple[bool, str | None]:
-    """``matchconditions.Matcher.Match``: false as soon as one condition is false; an error (a condition that
-    does not compile, fails or is not a bool) only when none is false."""
+    """``matchconditions.Matcher.Match``: false as soon as one condition is false; otherwise the conditions'
+    errors (``expression '<e>' resulted in error: <cel-go's words>``, aggregated) fail the webhook's
+    ``failurePolicy``: a 403 under Fail, no call under Ignore."""
     from fakekube.webhooks.conditions import evaluate  # the CEL engine loads only for webhooks that use it
 
     data = {"object": obj, "oldObject": old, "request": request_value(attr, invocation)}
@@ -194,12 +195,15 @@ def match_conditions(conditions: list[Any], obj: Any, old: Any, attr: Attributes
     for condition in conditions:
         if not isinstance(condition, dict):
             continue
-        result, problem = evaluate(str(condition.get("expression") or ""), data)
+        expression = str(condition.get("expression") or "")
+        result, problem = evaluate(expression, data)
         if problem is not None:
-            problems.append(f"failed to evaluate: {problem}" if not problem.startswith("compilation") else problem)
+            problems.append(f"expression '{expression}' resulted in error: {problem}")
             continue
         if result is False:
             return False, None
     if problems:
-        return False, "; ".join(problems)
+        if invocation.hook.spec.get("failurePolicy") == "Ignore":
+            return False, None
+        return False, problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
     return True, None

@@ -131,9 +131,35 @@ def _go_dial_error(exc: OSError, host: str, port: int) -> str:
     return f"{where}: {exc.strerror or exc}"
 
 
-def _tls_error(exc: ssl.SSLError) -> str:
+def _candidate(ca_bundle: bytes | None) -> tuple[str, str] | None:
+    """The CA of the bundle Go would try for a certificate whose issuer name it has: (its CN, the verification
+    error of its key type)."""
+    if not ca_bundle:
+        return None
+    try:
+        from cryptography import x509
+        from cryptography.hazmat.primitives.asymmetric import ec, rsa
+        from cryptography.x509.oid import NameOID
+
+        cert = x509.load_pem_x509_certificates(ca_bundle)[0]
+        names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+        key = cert.public_key()
+    except (ImportError, ValueError, IndexError):
+        return None
+    kind = ("x509: ECDSA verification failure" if isinstance(key, ec.EllipticCurvePublicKey) else
+            "crypto/rsa: verification error" if isinstance(key, rsa.RSAPublicKey) else "x509: signature failure")
+    return (str(names[0].value) if names else ""), kind
+
+
+def _tls_error(exc: ssl.SSLError, ca_bundle: bytes | None = None) -> str:
     if isinstance(exc, ssl.SSLCertVerificationError):
         code = getattr(exc, "verify_code", 0)
+        if code == 7:  # a CA of the same name did not sign it: Go names the candidate it tried
+            candidate = _candidate(ca_bundle)
+            if candidate is not None:
+                return ("tls: failed to verify certificate: x509: certificate signed by unknown authority "
+                        f'(possibly because of "{candidate[1]}" while trying to verify candidate authority '
+                        f'certificate "{candidate[0]}")')
         if code in (20, 19, 21, 2):  # unable to get issuer / self-signed in chain / leaf not verifiable
             return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
         if code == 10:
@@ -172,7 +198,7 @@ def post(point: Endpoint, ca_bundle: bytes | None, body: dict[str, Any], timeout
             response = conn.getresponse()
             payload = response.read()
         except ssl.SSLError as exc:
-            raise CallError(prefix + _tls_error(exc), errors.ServiceUnavailable("error calling webhook")) from None
+            raise CallError(prefix + _tls_error(exc, ca_bundle), errors.ServiceUnavailable("error calling webhook")) from None
         except TimeoutError:
             raise CallError(prefix + "context deadline exceeded",
                             errors.ServiceUnavailable("error calling webhook")) from None
@@ -184,7 +210,7 @@ def post(point: Endpoint, ca_bundle: bytes | None, body: dict[str, Any], timeout
     finally:
         conn.close()
     if not 200 <= response.status <= 206:
-        status = _http_status_error(response.status, payload)
+        status = _http_status_error(response.status, payload, response.getheader("Content-Type") or "")
         raise CallError("failed to call webhook: " + status.message, status)
     try:
         return json.loads(payload)
@@ -193,9 +219,10 @@ def post(point: Endpoint, ca_bundle: bytes | None, body: dict[str, Any], timeout
         raise CallError("failed to call webhook: " + text, errors.ServiceUnavailable("error calling webhook")) from None
 
 
-def _http_status_error(code: int, payload: bytes) -> errors.ApiError:
+def _http_status_error(code: int, payload: bytes, content_type: str) -> errors.ApiError:
     """client-go ``transformResponse``: a Status body is the error; anything else becomes apimachinery's
-    ``NewGenericServerResponse`` for a POST."""
+    ``NewGenericServerResponse`` for a POST, showing the body only when it is ``text/plain``
+    (``isTextResponse``; else "unknown")."""
     try:
         decoded = json.loads(payload)
     except ValueError:
@@ -203,7 +230,8 @@ def _http_status_error(code: int, payload: bytes) -> errors.ApiError:
     if isinstance(decoded, dict) and decoded.get("kind") == "Status":
         return errors.ApiError(int(decoded.get("code") or code), str(decoded.get("reason") or ""),
                                str(decoded.get("message") or ""), decoded.get("details"))
-    text = payload.decode("utf-8", "replace").strip()
+    is_text = content_type.split(";")[0].strip().lower() == "text/plain"
+    text = payload.decode("utf-8", "replace").strip() if is_text else ""
     reason, message = _GENERIC.get(code, ("", ""))
     if not reason:
         reason, message = ("InternalError", "an error on the server ({body}) has prevented the request from "

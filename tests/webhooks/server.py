@@ -63,7 +63,7 @@ class WebhookServer:
                     payload = json.dumps({"apiVersion": review["apiVersion"], "kind": "AdmissionReview",
                                           "response": {"uid": review["request"]["uid"], **fields}}).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/plain" if fields.get("text") else "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

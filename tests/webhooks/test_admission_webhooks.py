@@ -142,7 +142,11 @@ def test_timeout_fails_as_failure_policy_says(webhook: WebhookServer) -> None:
 
 def test_dry_run_needs_side_effects_none(webhook: WebhookServer) -> None:
     store = Store(seed=1)
-    configure(store, "Validating", hook(webhook, "/v", sideEffects="Some"))
+    # v1 accepts only None and NoneOnDryRun, so the refusal of a dry run (dispatcher.go callHook) concerns only
+    # configurations stored before; such a one is put in place around the validation here.
+    configure(store, "Validating", hook(webhook, "/v"))
+    stored = store.stored_object("admissionregistration.k8s.io/validatingwebhookconfigurations", ("", "hooks"))
+    stored["webhooks"][0]["sideEffects"] = "Some"
     with pytest.raises(errors.ApiError) as caught:
         store.create("configmaps", cm(), "default", dry_run=True)
     assert (caught.value.code, caught.value.message) == (
@@ -150,6 +154,15 @@ def test_dry_run_needs_side_effects_none(webhook: WebhookServer) -> None:
     assert webhook.reviews == []
     store.create("configmaps", cm(), "default")  # not a dry run: called
     assert len(webhook.reviews) == 1
+
+
+def test_side_effects_must_be_none_in_v1(webhook: WebhookServer) -> None:
+    store = Store(seed=1)
+    with pytest.raises(errors.ApiError) as caught:
+        configure(store, "Validating", hook(webhook, "/v", sideEffects="Some"))
+    assert caught.value.message == ('ValidatingWebhookConfiguration.admissionregistration.k8s.io "hooks" is invalid: '
+                                    'webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", '
+                                    '"NoneOnDryRun"')
 
 
 def test_dry_run_flag_reaches_webhook(webhook: WebhookServer) -> None:
