@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import http.client
 import json
 import socket
@@ -108,7 +109,9 @@ def endpoint(client_config: dict[str, Any], services: ServiceMap, timeout: int) 
     return Endpoint(url, host, port, host, (parts.path or "/") + query)
 
 
+@functools.lru_cache(maxsize=64)
 def _context(ca_bundle: bytes | None, server_name: str) -> ssl.SSLContext:
+    """One context per bundle (its session cache lets a second connection resume the first's TLS session)."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     ctx.hostname_checks_common_name = False  # Go checks only the subjectAltNames
@@ -181,34 +184,80 @@ class _Connection(http.client.HTTPConnection):
 
     def connect(self) -> None:
         super().connect()
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as Go's net package sets it
         self.sock = self._tls.wrap_socket(self.sock, server_hostname=self._server_name)
+
+
+class _Pool:
+    """Idle keep-alive connections per endpoint, as Go's transport keeps them (client-go caches one client per
+    webhook client config: apiserver ``pkg/util/webhook/client.go``)."""
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[Any, ...], list[_Connection]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: tuple[Any, ...]) -> _Connection | None:
+        with self._lock:
+            idle = self._idle.get(key)
+            return idle.pop() if idle else None
+
+    def give(self, key: tuple[Any, ...], conn: _Connection) -> None:
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            if len(idle) < 8:
+                idle.append(conn)
+                return
+        conn.close()
+
+
+_POOL = _Pool()
 
 
 def post(point: Endpoint, ca_bundle: bytes | None, body: dict[str, Any], timeout: float) -> Any:
     """POST ``body`` as JSON and decode the answer; ``CallError`` with client-go's words when that fails."""
     data = json.dumps(body, separators=(",", ":")).encode()
-    conn = _Connection(point, timeout, _context(ca_bundle, point.server_name))
+    context = _context(ca_bundle, point.server_name)
+    key = (point.host, point.port, point.server_name, id(context))
     prefix = f'failed to call webhook: Post "{point.url}": '
+    headers = {"Content-Type": "application/json", "Accept": "application/json, */*",
+               "Host": f"{point.server_name}:{point.port}" if point.port != 443 else point.server_name,
+               "User-Agent": "kube-apiserver-admission"}
+    reused = _POOL.take(key)
+    conn = reused or _Connection(point, timeout, context)
+    conn.timeout = timeout
+    if conn.sock is not None:
+        conn.sock.settimeout(timeout)
     try:
         try:
-            conn.request("POST", point.path, body=data, headers={
-                "Content-Type": "application/json", "Accept": "application/json, */*",
-                "Host": f"{point.server_name}:{point.port}" if point.port != 443 else point.server_name,
-                "User-Agent": "kube-apiserver-admission"})
+            conn.request("POST", point.path, body=data, headers=headers)
             response = conn.getresponse()
             payload = response.read()
-        except ssl.SSLError as exc:
-            raise CallError(prefix + _tls_error(exc, ca_bundle), errors.ServiceUnavailable("error calling webhook")) from None
-        except TimeoutError:
-            raise CallError(prefix + "context deadline exceeded",
-                            errors.ServiceUnavailable("error calling webhook")) from None
-        except OSError as exc:
-            raise CallError(prefix + _go_dial_error(exc, point.host, point.port),
-                            errors.ServiceUnavailable("error calling webhook")) from None
-        except http.client.HTTPException as exc:
-            raise CallError(prefix + f"net/http: {exc}", errors.ServiceUnavailable("error calling webhook")) from None
-    finally:
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            if reused is None:
+                raise
+            # An idle connection the server closed meanwhile: once more on a new one, as Go's transport retries.
+            conn.close()
+            conn = _Connection(point, timeout, context)
+            conn.request("POST", point.path, body=data, headers=headers)
+            response = conn.getresponse()
+            payload = response.read()
+    except ssl.SSLError as exc:
         conn.close()
+        raise CallError(prefix + _tls_error(exc, ca_bundle), errors.ServiceUnavailable("error calling webhook")) from None
+    except TimeoutError:
+        conn.close()
+        raise CallError(prefix + "context deadline exceeded", errors.ServiceUnavailable("error calling webhook")) from None
+    except OSError as exc:
+        conn.close()
+        raise CallError(prefix + _go_dial_error(exc, point.host, point.port),
+                        errors.ServiceUnavailable("error calling webhook")) from None
+    except http.client.HTTPException as exc:
+        conn.close()
+        raise CallError(prefix + f"net/http: {exc}", errors.ServiceUnavailable("error calling webhook")) from None
+    if response.will_close:
+        conn.close()
+    else:
+        _POOL.give(key, conn)
     if not 200 <= response.status <= 206:
         status = _http_status_error(response.status, payload, response.getheader("Content-Type") or "")
         raise CallError("failed to call webhook: " + status.message, status)

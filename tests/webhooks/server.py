@@ -43,6 +43,9 @@ class WebhookServer:
         server = self
 
         class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as webhook servers (Go's, aiohttp's) answer
+            disable_nagle_algorithm = True
+
             def log_message(self, *args: Any) -> None:
                 pass
 
