@@ -150,24 +150,24 @@ class WebhookVerbs:
         return Dispatcher(attr, hooks, equivalents, labels, to_version, from_version, self.webhook_services,
                           self.webhook_caller, self._unlocked, self._uids(), storage.strategy.default)
 
-    def _mutating_admission(self, rt: ResourceType, operation: str, obj: dict[str, Any], old: dict[str, Any] | None,
-                            namespace: str | None, subresource: str | None, dry_run: bool, entry: AuditEntry,
-                            ctx: WriteContext | None) -> None:
+    def _mutating_admission(self, rt: ResourceType, operation: str, obj: dict[str, Any] | None,
+                            old: dict[str, Any] | None, namespace: str | None, subresource: str | None, dry_run: bool,
+                            entry: AuditEntry, ctx: WriteContext | None, *, name: str = "") -> None:
         """MutatingAdmissionWebhook: ``obj`` is patched in place. On a create the webhooks see the object
         before BeforeCreate stamps it (no uid, creationTimestamp); those come back whatever a patch did."""
         hooks = self._hooks(MUTATING)
         if not hooks:
             return
-        meta = obj.get("metadata") or {}
+        meta = (obj.get("metadata") or {}) if obj is not None else {}
         stamped = {k: meta.pop(k) for k in ("uid", "creationTimestamp") if operation == "CREATE" and k in meta}
-        attr = self._attributes(rt, operation, obj, old, namespace, str(meta.get("name") or ""), subresource,
+        attr = self._attributes(rt, operation, obj, old, namespace, str(meta.get("name") or name), subresource,
                                 dry_run, entry, ctx)
         try:
             if not exempt(attr):
                 self._dispatcher(rt, attr, hooks).mutate()
         finally:
             _finish(entry, attr)
-            if stamped:
+            if stamped and obj is not None:
                 obj.setdefault("metadata", {}).update(stamped)
 
     def _validating_admission(self, rt: ResourceType, operation: str, obj: dict[str, Any] | None,

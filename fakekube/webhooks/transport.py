@@ -247,6 +247,9 @@ def post(point: Endpoint, ca_bundle: bytes | None, body: dict[str, Any], timeout
     except TimeoutError:
         conn.close()
         raise CallError(prefix + "context deadline exceeded", errors.ServiceUnavailable("error calling webhook")) from None
+    except http.client.RemoteDisconnected:
+        conn.close()  # (the server hung up without an answer: Go's transport reads an EOF)
+        raise CallError(prefix + "EOF", errors.ServiceUnavailable("error calling webhook")) from None
     except OSError as exc:
         conn.close()
         raise CallError(prefix + _go_dial_error(exc, point.host, point.port),

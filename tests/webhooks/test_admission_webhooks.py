@@ -307,3 +307,20 @@ def test_update_starts_over_when_object_moved(webhook: WebhookServer) -> None:
     store.patch("configmaps", "c1", {"data": {"mine": "y"}}, "default")
     assert store.get("configmaps", "c1", "default")["data"] == {"k": "v", "other": "x", "mine": "y"}
     assert len(webhook.reviews) == 3  # the other patch's, ours, ours again on the moved object
+
+
+def test_delete_sends_the_stored_object_as_old_object(webhook: WebhookServer) -> None:
+    store = Store(seed=1)
+    store.create("configmaps", cm(protected="yes"), "default")
+    rule = {"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}
+    webhook.handlers["/v"] = lambda req: ({"allowed": False, "status": {"message": "protected"}}
+                                          if req["oldObject"]["metadata"].get("labels", {}).get("protected") else
+                                          {"allowed": True})
+    configure(store, "Validating", hook(webhook, "/v", rules=[rule]))
+    with pytest.raises(errors.ApiError, match='admission webhook "cm.example.com" denied the request: protected'):
+        store.delete("configmaps", "c1", "default")
+    req = webhook.reviews[0][1]["request"]
+    assert (req["operation"], req["object"], req["options"]["kind"]) == ("DELETE", None, "DeleteOptions")
+    assert store.get("configmaps", "c1", "default")
+    store.create("configmaps", cm("c2"), "default")
+    store.delete("configmaps", "c2", "default")

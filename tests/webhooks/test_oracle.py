@@ -78,7 +78,7 @@ def oracle() -> Iterator[Kube]:
 
 def _hook(server: WebhookServer, path: str, name: str, **extra: Any) -> dict[str, Any]:
     spec = {"name": name, "clientConfig": server.client_config(path), "rules": [RULE], "sideEffects": "None",
-            "admissionReviewVersions": ["v1"], "namespaceSelector": {"matchLabels": {"webhook-case": "on"}}}
+            "admissionReviewVersions": ["v1"]}
     spec.update(extra)
     return spec
 
@@ -98,6 +98,9 @@ CASES: dict[str, tuple[str, dict[str, Any], Callable[[dict[str, Any]], dict[str,
     "deny-reason-only": ("Validating", {}, lambda r: {"allowed": False, "status": {"reason": "NoWay", "code": 200}},
                          "create", False),
     "deny-update": ("Validating", {}, _deny, "update", False),
+    "deny-delete": ("Validating", {"rules": [{**RULE, "operations": ["DELETE"]}]}, _deny, "delete", False),
+    "mutate-delete": ("Mutating", {"rules": [{**RULE, "operations": ["DELETE"]}]}, lambda r: {"allowed": True},
+                      "delete", False),
     "down": ("Validating", {"clientConfig": {"url": "https://127.0.0.1:1/x"}}, lambda r: {"allowed": True},
              "create", False),
     "down-ignore": ("Validating", {"clientConfig": {"url": "https://127.0.0.1:1/x"}, "failurePolicy": "Ignore"},
@@ -154,6 +157,8 @@ def _run_case(store_or_kube: Any, server: WebhookServer, untrusted: WebhookServe
     server.handlers[path] = handler
     untrusted.handlers[path] = handler
     spec = _hook(target, path, f"{case}.example.com", **extra)
+    # Only this case's namespace (the root-CA publisher writes a ConfigMap into each one on the real server).
+    spec["namespaceSelector"] = {"matchLabels": {"webhook-case": namespace}}
     if "url" in spec["clientConfig"] and target is untrusted:
         spec["clientConfig"] = {"url": untrusted.url(path), "caBundle": server.ca_bundle}
     elif spec["clientConfig"].get("url", "").startswith("https://127.0.0.1:1/"):
@@ -168,14 +173,16 @@ def _run_case(store_or_kube: Any, server: WebhookServer, untrusted: WebhookServe
     untrusted.reviews.clear()
     if isinstance(store_or_kube, Kube):
         kube = store_or_kube
-        kube.call("POST", "/api/v1/namespaces", {"metadata": {"name": namespace, "labels": {"webhook-case": "on"}}})
-        if write == "update":
+        kube.call("POST", "/api/v1/namespaces", {"metadata": {"name": namespace, "labels": {"webhook-case": namespace}}})
+        if write in ("update", "delete"):
             kube.call("POST", f"/api/v1/namespaces/{namespace}/configmaps", body)
         kube.call("POST", f"/apis/admissionregistration.k8s.io/v1/{plural}", config)
         import time
 
         time.sleep(2.5)  # the webhook configuration informer of kube-apiserver catches up
-        if write == "update":
+        if write == "delete":
+            code, answer = kube.call("DELETE", f"/api/v1/namespaces/{namespace}/configmaps/c1")
+        elif write == "update":
             code, answer = kube.call("PUT", f"/api/v1/namespaces/{namespace}/configmaps/c1",
                                      {**body, "data": {"k": "w"}})
         else:
@@ -184,28 +191,31 @@ def _run_case(store_or_kube: Any, server: WebhookServer, untrusted: WebhookServe
         kube.call("DELETE", f"/api/v1/namespaces/{namespace}")
     else:
         store: Store = store_or_kube
-        store.create("namespaces", {"metadata": {"name": namespace, "labels": {"webhook-case": "on"}}})
-        if write == "update":
+        store.create("namespaces", {"metadata": {"name": namespace, "labels": {"webhook-case": namespace}}})
+        if write in ("update", "delete"):
             store.create("configmaps", body, namespace)
         # (a configuration kube-apiserver refuses is refused here too; that answer is not compared here)
         with contextlib.suppress(errors.Invalid):
             store.create(plural, config)
         try:
-            if write == "update":
+            if write == "delete":
+                answer = store.delete("configmaps", "c1", namespace)
+            elif write == "update":
                 current = store.get("configmaps", "c1", namespace)
                 answer = store.update("configmaps", {**current, "data": {"k": "w"}}, namespace)
             else:
                 answer = store.create("configmaps", body, namespace, dry_run=dry)
-            code = 200 if write == "update" else 201
+            code = 201 if write == "create" else 200
         except errors.ApiError as exc:
             code, answer = exc.code, exc.status
         if store.objects(plural):
             store.delete(plural, f"case-{case}")
-    reviews = [_normal_review(r) for _, r in server.reviews + untrusted.reviews]
+    reviews = [_normal_review(r) for _, r in server.reviews + untrusted.reviews
+               if r["request"].get("name") in ("c1", None)]
     answer = json.loads(re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uid>",
                                json.dumps(answer)))
     if code < 300:
-        answer = {"data": answer.get("data")}
+        answer = {"data": answer.get("data"), "kind": answer.get("kind")}
     return {"code": code, "answer": answer, "reviews": reviews}
 
 
