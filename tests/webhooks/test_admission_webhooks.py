@@ -324,3 +324,12 @@ def test_delete_sends_the_stored_object_as_old_object(webhook: WebhookServer) ->
     assert store.get("configmaps", "c1", "default")
     store.create("configmaps", cm("c2"), "default")
     store.delete("configmaps", "c2", "default")
+
+
+@pytest.fixture
+def webhook_services(hook_server: WebhookServer) -> dict[str, str]:
+    return {"system/hooks:443": f"127.0.0.1:{hook_server.port}"}
+
+
+def test_webhook_services_fixture_maps_kube(kube: Store, hook_server: WebhookServer) -> None:
+    assert kube.webhook_services.resolve("system", "hooks", 443) == ("127.0.0.1", hook_server.port)
