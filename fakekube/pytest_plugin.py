@@ -2,6 +2,7 @@
 
 - ``kube``: a fresh in-memory API server (a ``Store``) with the built-in kinds and the default namespaces.
 - ``kube_factory``: make more stores with options (seed, clock, gc mode ...).
+- ``webhook_services``: the Service-to-address map of ``kube``'s admission webhooks (empty; override it).
 - ``load_manifests``: create objects (and register CRDs) from YAML files or text into ``kube``.
 
 Every fixture is function-scoped and shares nothing between tests, so it is safe under pytest-xdist.
@@ -27,8 +28,18 @@ def kube_factory() -> Callable[..., Store]:
 
 
 @pytest.fixture
-def kube(kube_factory: Callable[..., Store]) -> Store:
+def webhook_services() -> dict[str, str]:
+    """Where ``kube``'s admission webhooks reach a Service: ``{"NAMESPACE/NAME[:PORT]": "HOST:PORT"}``; override
+    it in a test module (or parametrize it) to map the Services your webhook configurations name
+    (docs/admission.md, "Admission webhooks")."""
+    return {}
+
+
+@pytest.fixture
+def kube(kube_factory: Callable[..., Store], webhook_services: dict[str, str]) -> Store:
     """A fresh fake API server with built-ins registered and namespaces default, kube-system, kube-public."""
+    if webhook_services:
+        return kube_factory(webhook_services=webhook_services)
     return kube_factory()
 
 

@@ -75,7 +75,7 @@ class RequestCycle:
                     audit.admit(entry, request)
                 if self.faults.rules:
                     self._inject_faults(entry)
-                result = body(entry)
+                result = self._serve(entry, body)
                 if not entry.code:
                     entry.code = 200
                 if entry.level == "RequestResponse":
@@ -121,6 +121,19 @@ class RequestCycle:
                         if entry is not None:
                             # The controllers' requests were this thread's latest: the request's own outcome is.
                             self._thread_last.entry = entry
+
+    def _serve(self, entry: AuditEntry, body: Callable[[AuditEntry], Any]) -> Any:
+        """``body``, started over when the object it updates changed while its webhooks ran without the lock
+        (fakekube.verbs.webhook_admission), as upstream's GuaranteedUpdate retries."""
+        from fakekube.verbs.webhook_admission import MAX_RETRIES, ObjectMoved
+
+        for _ in range(MAX_RETRIES):
+            try:
+                return body(entry)
+            except ObjectMoved:
+                entry.warnings.clear()
+                entry.notes.append("retried: the object changed while admission webhooks ran")
+        raise errors.Conflict(entry.resource, entry.group, entry.name or "")
 
     def _run_controllers(self) -> None:
         """The background controllers' work a request caused, each an audited request of its own; the

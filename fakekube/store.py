@@ -52,6 +52,7 @@ from fakekube.verbs.read import ReadVerbs
 from fakekube.verbs.scale import ScaleVerbs
 from fakekube.verbs.unchanged import decode_update_body, same_as_stored
 from fakekube.verbs.watching import WatchVerbs
+from fakekube.verbs.webhook_admission import WebhookVerbs
 from fakekube.verbs.write import WriteVerbs
 from fakekube.watch import ADDED, DELETED, MODIFIED, Change, Hub
 
@@ -85,7 +86,7 @@ def custom_type_meta(rt: ResourceType, obj: dict[str, Any]) -> None:
 
 
 class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs,
-            BindingVerbs, EvictionVerbs, AdmissionVerbs):
+            BindingVerbs, EvictionVerbs, AdmissionVerbs, WebhookVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 
@@ -105,9 +106,12 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         service_cidr: str = DEFAULT_SERVICE_CIDR,
         node_port_range: tuple[int, int] = DEFAULT_NODE_PORT_RANGE,
         kubernetes_version: str | KubernetesVersion | None = None,
+        webhook_services: dict[str, str] | None = None,
     ) -> None:
         """``kubernetes_version`` ("1.30"; default: see ``fakekube.apimodel.DEFAULT_KUBERNETES_VERSION``) picks
-        the built-in API the store emulates: only kinds that exist in that release are served."""
+        the built-in API the store emulates: only kinds that exist in that release are served.
+        ``webhook_services``: where admission webhooks' Service references go, ``{"NAMESPACE/NAME[:PORT]":
+        "HOST:PORT"}`` (also ``set_webhook_service``; docs/admission.md, "Admission webhooks")."""
         if registry is not None and kubernetes_version is not None:
             raise ValueError("pass either a registry or a kubernetes_version, not both")
         self.registry = registry or builtin_registry(kubernetes_version)
@@ -143,6 +147,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self._dependents: dict[str, set[tuple[str, Key]]] = {}
         self._rv = 0
         self._init_request_cycle()
+        self._init_webhooks(seed)
+        for service, address in (webhook_services or {}).items():
+            self.webhook_services.parse_flag(f"{service}={address}")
         self.gc = GarbageCollector(self)
         self.gc_mode = gc
         self.crd_controllers = CrdControllers(self)

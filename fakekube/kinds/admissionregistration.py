@@ -19,6 +19,7 @@ from fakekube.kinds.policyvalidation import (
     validate_validating_binding,
     validate_validating_policy,
 )
+from fakekube.kinds.webhookvalidation import validate_webhooks
 from fakekube.strategies import RESET_META_FOR_STATUS, BuiltinStrategy, Strategy
 
 
@@ -72,6 +73,13 @@ class _WebhookConfigurationStrategy(BuiltinStrategy):
         for hook in seq(obj.get("webhooks")):
             if isinstance(hook, dict):
                 _default_webhook(hook, mutating=self.mutating)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_webhooks(obj, None, mutating=self.mutating)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any],
+                        subresource: str | None) -> list[FieldError]:
+        return validate_webhooks(new, old, mutating=self.mutating)
 
 
 class ValidatingWebhookConfigurationStrategy(_WebhookConfigurationStrategy):

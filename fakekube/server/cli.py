@@ -66,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--disable-admission-plugins", metavar="LIST", default="",
                         help="admission plugins not to run, as kube-apiserver's flag (only ServiceAccount: pods then "
                              "need no ServiceAccount, as on envtest's server)")
+    parser.add_argument("--webhook-service", action="append", default=[], metavar="NAMESPACE/NAME[:PORT]=HOST:PORT",
+                        help="send admission webhooks' calls to this Service to HOST:PORT (no Service network "
+                             "here; repeatable; the TLS check keeps NAME.NAMESPACE.svc)")
     parser.add_argument("--audit-memory", metavar="N", type=_count, default=AUDIT_MEMORY,
                         help=f"audit entries kept in memory, newest first out of the ring (default {AUDIT_MEMORY}; "
                              "--audit-log still gets every one)")
@@ -99,6 +102,12 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
               f"(only {', '.join(sorted(DISABLEABLE_ADMISSION))})", file=sys.stderr)
         return 2
     store.disabled_admission_plugins = disabled
+    for mapping in getattr(args, "webhook_service", None) or ():
+        try:
+            store.webhook_services.parse_flag(mapping)
+        except ValueError as exc:
+            print(f"fakekube serve: {exc}", file=sys.stderr)
+            return 2
     store.audit.set_keep(getattr(args, "audit_memory", AUDIT_MEMORY))
     if getattr(args, "audit_log", None):
         try:

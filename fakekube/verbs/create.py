@@ -179,6 +179,7 @@ class CreateVerbs:
         self._check_namespace(target, meta.get("namespace", ""), creating=True,
                               name=str(meta.get("name") or meta.get("generateName") or ""))
         strategy.admit(obj, None, ctx)
+        self._mutating_admission(rt, "CREATE", obj, None, meta.get("namespace"), None, dry_run, entry, ctx)
         # The registry draws a generated name after admission, before BeginCreate and PrepareForCreate, which
         # may use it (a Job's job-name labels): apiserver pkg/registry/generic/registry/store.go create.
         generated = not meta.get("name") and bool(meta.get("generateName"))
@@ -193,6 +194,8 @@ class CreateVerbs:
             entry.warnings.extend(strategy.create_warnings(obj))
         self._validating_admission(entry, "CREATE", rt, obj, None, None, dry_run, ctx.user)
         entry.namespace = meta.get("namespace") if target.namespaced else None
+        self._validating_webhooks(rt, "CREATE", obj, None, meta.get("namespace"), str(meta["name"]), None, dry_run,
+                                  entry, ctx)
         if not dry_run and _stored_version(stored_rv):
             # apiserver storage/etcd3 store.Create, before the key is looked at; a dry run stops in
             # registry/generic/registry/dryrun.go DryRunnableStorage.Create, which has no such check.

@@ -76,6 +76,14 @@ class DeleteVerbs:
                                   f"the ResourceVersion in the precondition ({preconditions['resourceVersion']}) does "
                                   f"not match the ResourceVersion in record ({record.rv}). The object might have "
                                   "been modified")
+        if self._webhooks_configured():
+            # Mutating, then validating admission, both with the stored object as oldObject and none as object
+            # (observed on kube-apiserver v1.37.2), after the preconditions.
+            self._mutating_admission(rt, "DELETE", None, json_copy(obj), namespace, None, dry_run, entry, None,
+                                     name=name)
+            self._validating_webhooks(rt, "DELETE", None, json_copy(obj), namespace, name, None, dry_run, entry,
+                                      None)
+            self._check_not_moved(rt, record_key(rt, obj), record)
         finalizers = list(meta.get("finalizers") or [])
         # deletionFinalizersForGarbageCollection: the policy decides the orphan / foregroundDeletion finalizer.
         if orphan_dependents is not None:

@@ -244,6 +244,7 @@ class WriteVerbs:
         strategy = target.strategy
         untyped = untyped_custom_status(target, obj, subresource)  # (the field manager sees the request's object)
         strategy.admit(obj, old, ctx)
+        self._mutating_admission(rt, "UPDATE", obj, old, old_meta.get("namespace"), subresource, dry_run, entry, ctx)
         if subresource is not None and subresource in strategy.update_subresources:
             strategy.prepare_for_subresource_update(subresource, obj, old, ctx)
         elif subresource == "status":
@@ -270,6 +271,10 @@ class WriteVerbs:
         if subresource is None and strategy.update_warnings is not None:
             entry.warnings.extend(strategy.update_warnings(obj, old))
         self._validating_admission(entry, "UPDATE", rt, obj, old, subresource, dry_run)
+        self._validating_webhooks(rt, "UPDATE", obj, old, old_meta.get("namespace"), str(old_meta.get("name")),
+                                  subresource, dry_run, entry, ctx)
+        if self._webhooks_configured():
+            self._check_not_moved(target, record_key(target, old), record)
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds") and not strategy.holds_deleted(obj)):
             # ShouldDeleteDuringUpdate (before storage compares bytes: a namespace finalized by a write that
