@@ -16,6 +16,7 @@ from fakekube import errors
 from fakekube.audit import AuditEntry
 from fakekube.audit.entry import request_entry
 from fakekube.audit.log import NO_BODY
+from fakekube.faults import FaultRequest, resolve_answer
 from fakekube.resources import ResourceType
 
 
@@ -50,16 +51,29 @@ class RequestCycle:
             entry.request = self.audit.take_context(entry)
         return entry
 
-    def _inject_faults(self, entry: AuditEntry) -> None:
+    def _inject_faults(self, entry: AuditEntry, request: Any) -> dict[str, Any] | None:
+        """The faults injected into this request: delays, then other writers' racing writes, then an injected
+        error or a scripted answer (returned: the request is not served)."""
         outcome = self.faults.check(entry.verb, entry.resource, entry.namespace, entry.name, entry.subresource,
                                     entry.actor)
         if outcome is None:
-            return
+            return None
         if outcome.delay:
             self.delay_hook(outcome.delay)
+        if outcome.races:
+            entry.notes.append("injected race")
+            self.faults.run_races(outcome, self)
         if outcome.error is not None:
             entry.notes.append("injected fault")
             raise outcome.error
+        if outcome.answer is None:
+            return None
+        asked = FaultRequest(entry.verb, entry.resource, entry.namespace, entry.name, entry.subresource, entry.actor,
+                             None if request is NO_BODY else request)
+        answer = resolve_answer(outcome.answer, asked)
+        if answer is not None:
+            entry.notes.append("injected answer")
+        return answer
 
     def _run(self, entry_factory: Callable[[], AuditEntry], body: Callable[[AuditEntry], Any],
              request: Any = NO_BODY) -> Any:
@@ -73,9 +87,8 @@ class RequestCycle:
                 entry = entry_factory()
                 if audit.policy is not None:
                     audit.admit(entry, request)
-                if self.faults.rules:
-                    self._inject_faults(entry)
-                result = self._serve(entry, body)
+                answer = self._inject_faults(entry, request) if self.faults.rules else None
+                result = self._serve(entry, body) if answer is None else answer
                 if not entry.code:
                     entry.code = 200
                 if entry.level == "RequestResponse":

@@ -247,8 +247,18 @@ class Watch:
             return events
 
     def __iter__(self) -> Iterator[WatchEvent]:
+        """Every event until the watch is stopped: it waits for the next one as long as it takes (in a test,
+        ``events(timeout=...)`` is usually what you want)."""
         while True:
             event = self.next()
+            if event is None:
+                return
+            yield event
+
+    def events(self, timeout: float = 1.0) -> Iterator[WatchEvent]:
+        """The events until none comes for ``timeout`` seconds (or the watch is stopped)."""
+        while True:
+            event = self.next(timeout)
             if event is None:
                 return
             yield event

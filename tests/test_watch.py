@@ -46,3 +46,14 @@ def test_a_watcher_that_lets_events_pile_up_is_ended(kube: Store) -> None:
     kube.create("configmaps", {"metadata": {"name": "e"}}, "default")
     assert watch.closed and watch.dropped_as_slow and watch.drain() == []
     assert kube.hub.watcher_count() == 0
+
+
+def test_events_end_once_none_comes_within_the_timeout() -> None:
+    from fakekube.store import Store
+
+    kube = Store()
+    watch = kube.watch("configmaps", "default")
+    for name in ("a", "b"):
+        kube.create("configmaps", {"metadata": {"name": name}}, "default")
+    assert [e.object["metadata"]["name"] for e in watch.events(timeout=0.05)] == ["a", "b"]
+    assert list(watch.events(timeout=0.01)) == []

@@ -175,3 +175,21 @@ def test_watch_too_old_resource_version_raises_410(core, kube_server):
         for _ in w.stream(core.list_namespaced_config_map, "default", resource_version=old, timeout_seconds=5):
             pass
     assert expired.value.status == 410
+
+
+def test_a_race_and_a_scripted_answer_reach_the_client_unchanged(core, kube_server):
+    store = kube_server.store
+    core.create_namespaced_config_map("default", _cm("raced", n="1"))
+    seen = core.read_namespaced_config_map("raced", "default")
+    store.faults.race(lambda kube: kube.patch("configmaps", "raced", {"data": {"n": "other"}}, "default",
+                                              actor="other-writer"), verb="update", name="raced")
+    seen.data = {"n": "mine"}
+    with pytest.raises(ApiException) as info:
+        core.replace_namespaced_config_map("raced", "default", seen)
+    assert info.value.status == 409 and "the object has been modified" in info.value.body
+    with store.faults.respond({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 503,
+                               "reason": "ServiceUnavailable", "message": "scripted"}, verb="get", name="raced"):
+        with pytest.raises(ApiException) as info:
+            core.read_namespaced_config_map("raced", "default")
+        assert info.value.status == 503 and '"message":"scripted"' in info.value.body.replace(" ", "")
+    assert core.read_namespaced_config_map("raced", "default").data == {"n": "other"}
