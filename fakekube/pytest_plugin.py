@@ -37,10 +37,12 @@ def webhook_services() -> dict[str, str]:
 
 @pytest.fixture
 def kube(kube_factory: Callable[..., Store], webhook_services: dict[str, str]) -> Store:
-    """A fresh fake API server with built-ins registered and namespaces default, kube-system, kube-public."""
-    if webhook_services:
-        return kube_factory(webhook_services=webhook_services)
-    return kube_factory()
+    """A fresh fake API server with built-ins registered and namespaces default, kube-system, kube-public. It
+    keeps every request's body and answer on its audit entry (``kube.audit.filter(...)``,
+    ``kube.audit.history(resource, name)``)."""
+    store = kube_factory(webhook_services=webhook_services) if webhook_services else kube_factory()
+    store.audit.keep_bodies()
+    return store
 
 
 @pytest.fixture

@@ -50,6 +50,7 @@ class AuditLog:
         self.set_keep(keep)
         self._listeners: list[Callable[[AuditEntry], None]] = []
         self._writers: list[EventWriter] = []
+        self._body_policy: Policy | None = None  # keep_bodies()
         self._contexts = threading.local()
         self.open_contexts = 0  # how many requests of a front are in flight with a context
 
@@ -125,14 +126,50 @@ class AuditLog:
         chosen = policy or Policy.level(level or "Metadata")
         writer = EventWriter(target, policy=chosen, **options)
         self._writers.append(writer)
-        self.policy = chosen if len(self._writers) == 1 else _Strictest([w.policy for w in self._writers])
+        self._choose_policy()
         return writer
 
     def close_writers(self) -> None:
         writers, self._writers = self._writers, []
-        self.policy = None
+        self._choose_policy()
         for writer in writers:
             writer.close()
+
+    def keep_bodies(self, keep: bool = True) -> None:
+        """Keep every request's body and answer on its entry (``request_object``, ``response_object``), as a
+        RequestResponse audit policy would, so a test can ask what was sent and ``history()`` can answer. The
+        ``kube`` fixture turns it on; a simulation leaves it off (it copies every body)."""
+        from fakekube.audit.policy import Policy
+
+        self._body_policy = Policy.level("RequestResponse") if keep else None
+        self._choose_policy()
+
+    def _choose_policy(self) -> None:
+        """The store captures what the most demanding of the writers' policies and keep_bodies() asks for."""
+        policies = [w.policy for w in self._writers] + ([self._body_policy] if self._body_policy else [])
+        self.policy = None if not policies else policies[0] if len(policies) == 1 else _Strictest(policies)
+
+    def history(self, resource: str, name: str, namespace: str | None = None) -> list[dict[str, Any]]:
+        """The versions of one object this log saw written, oldest first: each successful write's answer that
+        has a new resourceVersion (no-ops and dry runs left out; a delete that removed the object gives its
+        last state). Needs the bodies (``keep_bodies()``, or a writer at level RequestResponse)."""
+        versions: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for e in self._snapshot():
+            if (e.resource != resource or e.name != name or not e.is_write or e.dry_run or e.code >= 300
+                    or (namespace is not None and e.namespace != namespace)):
+                continue
+            if e.level != "RequestResponse":
+                raise ValueError(f"{e.verb} of {resource} {name!r} (audit seq {e.seq}) kept no body: call "
+                                 "audit.keep_bodies() before the writes (the kube fixture does)")
+            answer = e.response_object
+            if not isinstance(answer, dict) or answer.get("kind") == "Status":
+                continue
+            rv = str((answer.get("metadata") or {}).get("resourceVersion") or "")
+            if rv and rv not in seen:
+                seen.add(rv)
+                versions.append(answer)
+        return versions
 
     def admit(self, entry: AuditEntry, request: Any) -> None:
         """Under a policy: the request's level, and a copy of its body when that level logs bodies."""
