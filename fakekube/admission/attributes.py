@@ -43,20 +43,6 @@ class Attributes:
         return str(meta.get("name") or meta.get("generateName") or "Unknown")
 
 
-def _user(user: UserInfo) -> dict[str, Any]:
-    # authentication/v1 UserInfo: every field omitempty
-    out: dict[str, Any] = {}
-    if user.name:
-        out["username"] = user.name
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {k: list(v) for k, v in user.extra.items()}
-    return out
-
-
 def request_value(a: Attributes, resource: tuple[str, str, str], kind: tuple[str, str, str]) -> dict[str, Any]:
     """``request``: admission/v1 AdmissionRequest as CEL sees it (omitempty fields absent), for the matched
     ``resource`` and ``kind`` (group, version, name); the request's own are ``requestResource``/``requestKind``."""
@@ -76,7 +62,7 @@ def request_value(a: Attributes, resource: tuple[str, str, str], kind: tuple[str
     if a.namespace:
         out["namespace"] = a.namespace
     out["operation"] = a.operation
-    out["userInfo"] = _user(a.user)
+    out["userInfo"] = a.user.to_json()
     out["dryRun"] = a.dry_run
     options = dict(a.options)
     if a.operation in _OPTIONS_KIND:

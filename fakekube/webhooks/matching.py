@@ -17,7 +17,7 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.selectors import LabelSelector
-from fakekube.webhooks.review import Attributes, user_info
+from fakekube.webhooks.review import Attributes
 
 _EXEMPT_KINDS = frozenset({"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
                            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
@@ -177,7 +177,7 @@ def request_value(attr: Attributes, invocation: Invocation) -> dict[str, Any]:
         "requestResource": {"group": attr.group, "version": attr.version, "resource": attr.resource},
         "requestSubResource": attr.subresource,
         "name": attr.name, "namespace": attr.namespace, "operation": attr.operation,
-        "userInfo": {"username": "", "uid": "", "groups": [], "extra": {}, **user_info(attr.user)},
+        "userInfo": {"username": "", "uid": "", "groups": [], "extra": {}, **attr.user.to_json()},
         "dryRun": attr.dry_run, "options": attr.options,
     }
     return value

@@ -44,20 +44,6 @@ class Attributes:
     annotations: dict[str, str] = field(default_factory=dict)
 
 
-def user_info(user: UserInfo) -> dict[str, Any]:
-    """authentication.k8s.io/v1 ``UserInfo`` as the review carries it (empty fields omitted)."""
-    out: dict[str, Any] = {}
-    if user.name:
-        out["username"] = user.name
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {k: list(v) for k, v in user.extra.items()}
-    return out
-
-
 def admission_review(uid: str, attr: Attributes, invocation: tuple[str, str, str, str], version: str,
                      obj: dict[str, Any] | None, old: dict[str, Any] | None) -> dict[str, Any]:
     """The review sent to a webhook; ``invocation`` is (group, version, resource, kind) the webhook matched,
@@ -79,7 +65,7 @@ def admission_review(uid: str, attr: Attributes, invocation: tuple[str, str, str
     if attr.namespace:
         request["namespace"] = attr.namespace
     request["operation"] = attr.operation
-    request["userInfo"] = user_info(attr.user)
+    request["userInfo"] = attr.user.to_json()
     request["object"] = obj
     request["oldObject"] = old
     request["dryRun"] = attr.dry_run
