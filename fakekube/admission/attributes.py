@@ -14,7 +14,8 @@ _OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE":
 
 @dataclass
 class Attributes:
-    """``operation``: CREATE, UPDATE, DELETE or CONNECT; ``group``/``version``/``resource``/``kind``: the
+    """One request as admission sees it (apiserver ``admission.Attributes``), for policies and webhooks alike.
+    ``operation``: CREATE, UPDATE, DELETE or CONNECT; ``group``/``version``/``resource``/``kind``: the
     request's (what the client wrote to); ``obj``/``old``: JSON objects (None where the operation has none:
     DELETE has no object, CREATE no old one)."""
 
@@ -34,6 +35,10 @@ class Attributes:
     namespaced: bool = True
     # The kind's group and version where they are not the resource's (a scale subresource is autoscaling/v1).
     kind_group_version: tuple[str, str] | None = None
+    # What admission webhooks said beside their verdicts: warnings for the client, annotations for the audit
+    # event (fakekube.webhooks).
+    warnings: list[str] = field(default_factory=list)
+    annotations: dict[str, str] = field(default_factory=dict)
 
     def object_name(self) -> str:
         """admission ``extractResourceName``: the name, else the object's name or generateName, else Unknown."""

@@ -102,8 +102,8 @@ class WebhookVerbs:
         if field_manager:
             options["fieldManager"] = field_manager
         return Attributes(operation, rt.group, rt.version, rt.plural, rt.kind, subresource or "",
-                          (namespace or "") if rt.namespaced else "", name, obj, old, dry_run, options,
-                          _request_user(entry, ctx), rt.namespaced)
+                          (namespace or "") if rt.namespaced else "", name, obj, old, _request_user(entry, ctx),
+                          dry_run=dry_run, options=options, namespaced=rt.namespaced)
 
     def _dispatcher(self, rt: ResourceType, attr: Attributes, hooks: list[Hook]) -> Dispatcher:
         registry = self.registry  # type: ignore[attr-defined]

@@ -10,38 +10,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from fakekube.identity import UserInfo
+from fakekube.admission.attributes import Attributes
 
 ADMISSION_GROUP = "admission.k8s.io"
 
 
 class ResponseError(ValueError):
     """``received invalid webhook response: <message>``."""
-
-
-@dataclass
-class Attributes:
-    """What admission knows of one request (apiserver ``admission.Attributes``)."""
-
-    operation: str  # CREATE, UPDATE, DELETE, CONNECT
-    group: str
-    version: str
-    resource: str
-    kind: str
-    subresource: str
-    namespace: str
-    name: str
-    obj: dict[str, Any] | None
-    old: dict[str, Any] | None
-    dry_run: bool
-    options: dict[str, Any] | None
-    user: UserInfo
-    namespaced: bool = True
-    warnings: list[str] = field(default_factory=list)
-    annotations: dict[str, str] = field(default_factory=dict)
 
 
 def admission_review(uid: str, attr: Attributes, invocation: tuple[str, str, str, str], version: str,
