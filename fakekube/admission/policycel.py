@@ -27,7 +27,7 @@ from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 from fakekube.admission import authorizer as authz
 from fakekube.cel import k8slib, library
 from fakekube.cel.rules import issues_text
-from fakekube.cel.validator import _runtime_error  # cel-cpp's evaluation errors in cel-go's words
+from fakekube.cel.validator import evaluate_program  # errors in cel-go's words
 
 T = cel.Type
 _VARIABLE_REF = re.compile(r"\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
@@ -158,13 +158,8 @@ class Activation:
                 values[name] = value
 
     def _run(self, expr: Expression) -> tuple[Any, str | None]:
-        try:
-            result = expr.program.eval(data=self.data)
-        except RuntimeError as exc:
-            return None, self._failure(_runtime_error(str(exc)))
-        if result.type() == T.ERROR:
-            return None, self._failure(_runtime_error(str(result.value())))
-        return result.plain_value(), None
+        value, err = evaluate_program(expr.program, self.data)
+        return value, (None if err is None else self._failure(err))
 
     def _failure(self, err: str) -> str:
         # A failed variable is left out of ``variables``: an expression that reaches it (and only such a one,

@@ -101,7 +101,7 @@ def _go_value(value: Any) -> Any:
     return value
 
 
-def _runtime_error(text: str) -> str:
+def runtime_error(text: str) -> str:
     """cel-cpp's evaluation error in cel-go's words (cel-go common/types/err.go, list.go, map.go)."""
     text = celrules.issues_text(RuntimeError(text))
     if text.startswith("Key not found in map : "):
@@ -115,13 +115,14 @@ def _runtime_error(text: str) -> str:
     return {"divide by zero": "division by zero", "modulus by zero": "modulus by zero"}.get(text, text)
 
 
-def _evaluate(program: Any, data: dict[str, Any]) -> tuple[Any, str | None]:
+def evaluate_program(program: Any, data: dict[str, Any]) -> tuple[Any, str | None]:
+    """(value, None), or (None, the evaluation error in cel-go's words)."""
     try:
         result = program.eval(data=data)
     except RuntimeError as exc:
-        return None, _runtime_error(str(exc))
+        return None, runtime_error(str(exc))
     if result.type() == cel.Type.ERROR:
-        return None, _runtime_error(str(result.value()))
+        return None, runtime_error(str(result.value()))
     return result.plain_value(), None
 
 
@@ -132,7 +133,7 @@ def _rule_text(rule: dict[str, Any]) -> str:
 
 def _message(rule: _Rule, data: dict[str, Any]) -> str:
     if rule.compiled.message_program is not None:
-        value, err = _evaluate(rule.compiled.message_program, data)
+        value, err = evaluate_program(rule.compiled.message_program, data)
         # An expression that fails, or gives no one-line string, falls back to the message (upstream logs it).
         if err is None and isinstance(value, str):
             text = value.strip()
@@ -166,7 +167,7 @@ def _run_rules(node: Node, path: str, value: Any, old: Any, ratchet: bool, errs:
             continue
         if compiled.uses_old_self and not has_old and not compiled.optional_old_self:
             continue
-        result, err = _evaluate(compiled.program, celrules.activation(compiled, self_value, old_value, has_old))
+        result, err = evaluate_program(compiled.program, celrules.activation(compiled, self_value, old_value, has_old))
         if err is None and not isinstance(result, bool):
             err = "no such overload"
         if err is not None:

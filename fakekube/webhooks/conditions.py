@@ -11,7 +11,7 @@ from typing import Any
 from cel_expr_python import cel
 
 from fakekube.cel.env import environment
-from fakekube.cel.validator import _runtime_error
+from fakekube.cel.validator import evaluate_program
 
 
 @lru_cache(maxsize=512)
@@ -28,10 +28,4 @@ def evaluate(expression: str, data: dict[str, Any]) -> tuple[Any, str | None]:
     program, problem = _program(expression)
     if program is None:
         return None, problem
-    try:
-        result = program.eval(data=data)
-    except RuntimeError as exc:
-        return None, _runtime_error(str(exc))
-    if result.type() == cel.Type.ERROR:
-        return None, _runtime_error(str(result.value()))
-    return result.plain_value(), None  # (only false excludes: another value matches, as in cel-go's filter)
+    return evaluate_program(program, data)  # (only false excludes: another value matches, as in cel-go's filter)
