@@ -107,6 +107,7 @@ class ApiServer(ThreadingHTTPServer):
         if tls:
             self.certificates = make_certificates(tuple(dict.fromkeys((host, "127.0.0.1", "localhost", "::1"))))
             self.ssl_context = self.certificates.server_context()
+        raise_recursion_limit()
         super().__init__((host, port), ApiHandler)
 
     # -- addresses -------------------------------------------------------------------------------------------
@@ -149,7 +150,8 @@ class ApiServer(ThreadingHTTPServer):
     def process_request(self, request: Any, client_address: Any) -> None:
         # A connection's thread gets a stack deep enough for a body nested as deep as Go's decoder allows
         # (10,000 levels): Python walks documents recursively, and C code in the walk uses the thread's stack.
-        raise_recursion_limit()
+        # (The recursion limit was raised when the server was made, in the thread that made it: changing it here,
+        # in the accept loop's thread, can break another thread's ast.parse midway — CPython 3.11 checks its depth.)
         previous = threading.stack_size(REQUEST_STACK_BYTES)
         try:
             super().process_request(request, client_address)
