@@ -95,6 +95,9 @@ class WriteVerbs:
                     return self._repeat_noop(rt, stored, entry)
             elif stored is not None:  # (a body that is the stored version names its resourceVersion)
                 self._refuse_stale_put(rt, stored, name, body, entry, report)
+            if stored is not None and rt.conversion is not None:
+                # GuaranteedUpdate decodes the live object into the request's version first.
+                self._webhook_live(rt, stored, self._key(rt, ns, name))
             obj = self._check_body(rt, body, report, stored, sends_stored=sends_stored)
             return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager),
                                 current=stored, noop_key=noop_key,
@@ -273,7 +276,12 @@ class WriteVerbs:
         self._validating_admission(entry, "UPDATE", rt, obj, old, subresource, dry_run)
         self._validating_webhooks(rt, "UPDATE", obj, old, old_meta.get("namespace"), str(old_meta.get("name")),
                                   subresource, dry_run, entry, ctx)
-        if self._webhooks_configured():
+        if target.conversion is not None and not dry_run:
+            # The etcd encode converts to the storage version (without the lock; the object may move meanwhile).
+            obj = self._webhook_to_storage(target, obj)
+            meta = obj["metadata"]
+            self._check_not_moved(target, record_key(target, old), record)
+        elif self._webhooks_configured():
             self._check_not_moved(target, record_key(target, old), record)
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds") and not strategy.holds_deleted(obj)):
@@ -347,14 +355,16 @@ class WriteVerbs:
                     raise errors.BadRequest(f"error decoding patch: {exc}") from None
             # The engines never mutate their input, so the stored object is patched without a copy first;
             # its managedFields list is carried over, not copied, when the patch leaves it alone.
-            source = self._view(rt)(record.obj)
+            source = (self._webhook_live(rt, record, self._key(rt, namespace, name)) if rt.conversion
+                      else self._view(rt)(record.obj))
             entries = stored_entries(source)
             if entries is not None and not patch_leaves_managed_fields(patch_doc, kind):
                 entries = None
             base = with_placeholder(source) if entries else source
             # A (strategic) merge patch may even leave what it does not change shared (verbs.shared_patch).
-            shared = ((kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource))
-                      or custom_may_share(rt, record.obj, subresource, kind))
+            shared = rt.conversion is None and (
+                (kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource))
+                or custom_may_share(rt, record.obj, subresource, kind))
             patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared,
                                   raw_body=body)
             if shared:
@@ -446,7 +456,8 @@ class WriteVerbs:
             raise patched_type.undeterminable(name)  # a null name merges into the result: checkName finds none
         # server_side_apply copies what it changes, so the stored object is read without a copy first; for a
         # kind that allows it, the result keeps the stored subtrees it leaves alone (verbs.shared_patch).
-        live = self._view(rt)(record.obj) if record is not None else None
+        live = (None if record is None else self._webhook_live(rt, record, self._key(rt, namespace, name))
+                if rt.conversion else self._view(rt)(record.obj))
         shared = may_share(rt, record.obj if record is not None else None, subresource)
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
