@@ -100,6 +100,7 @@ CASES: dict[str, tuple[Callable[..., Any], list[str], str, str | None]] = {
     "read-v1": (GOOD, ["v1"], "read-v1", None),
     "update-v1": (GOOD, ["v1"], "update-v1", None),
     "patch-v1": (GOOD, ["v1"], "patch-v1", None),
+    "update-same-v1": (GOOD, ["v1"], "update-same-v1", None),
     "delete-v1": (GOOD, ["v1"], "delete-v1", None),
     "review-v1beta1": (GOOD, ["v1beta1"], "read-v1", None),
     "review-v1beta1-first": (GOOD, ["v1beta1", "v1"], "read-v1", None),
@@ -141,7 +142,7 @@ def _shown(code: int, answer: Any) -> Any:
     meta = answer.get("metadata") or {}
     return [code, {"apiVersion": answer.get("apiVersion"), "kind": answer.get("kind"), "spec": answer.get("spec"),
                    "labels": meta.get("labels"), "annotations": meta.get("annotations"),
-                   "finalizers": meta.get("finalizers")}]
+                   "finalizers": meta.get("finalizers"), "generation": meta.get("generation")}]
 
 
 class _Fake:
@@ -210,6 +211,12 @@ def _scenario(client: Any, scenario: str, namespace: str) -> list[Any]:
         body = {**current, "apiVersion": f"{GROUP}/v1", "spec": {"value": "5"}}
         step("PUT", v1 + "/w1", body)
         step("GET", v2 + "/w1")
+    elif scenario == "update-same-v1":
+        client.call("POST", v2, _widget("v2", "w1", namespace, "3"))
+        code, current = client.call("GET", v1 + "/w1")
+        step("PUT", v1 + "/w1", current)
+        step("PUT", v1 + "/w1", {**current, "spec": {"value": "5"}})
+        step("PATCH", v1 + "/w1", {"spec": {"value": "5"}})
     elif scenario == "update-v1":
         client.call("POST", v2, _widget("v2", "w1", namespace, "3"))
         current = step("GET", v1 + "/w1")

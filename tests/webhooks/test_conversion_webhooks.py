@@ -262,3 +262,20 @@ def test_over_https_with_the_ca_bundle(webhook: WebhookServer) -> None:
     assert store.get(V2, "w1", "default")["spec"] == {"amount": "3"}
     assert store.get(V1, "w1", "default")["spec"] == {"value": "3"}
     assert {r["request"]["desiredAPIVersion"] for _, r in webhook.reviews} == {f"{GROUP}/v1", f"{GROUP}/v2"}
+
+
+def test_an_update_through_another_version_compares_with_the_live_object_converted() -> None:
+    # GuaranteedUpdate decodes the live object into the request's version: the same spec sent back through v1
+    # is no change (no generation bump, no new resourceVersion), a new one bumps the generation once.
+    hook = Hook()
+    store = store_with(hook)
+    store.create(V2, w("v2"), "default")
+    current = store.get(V1, "w1", "default")
+    same = store.update(V1, current, "default")
+    assert same["metadata"]["generation"] == 1
+    assert same["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"]
+    changed = store.update(V1, {**current, "spec": {"value": "5"}}, "default")
+    assert changed["metadata"]["generation"] == 2 and changed["spec"] == {"value": "5"}
+    patched = store.patch(V1, "w1", {"spec": {"value": "5"}}, "default", patch_type="merge")
+    assert patched["metadata"]["generation"] == 2
+    assert store.get(V2, "w1", "default")["spec"] == {"amount": "5"}
