@@ -25,6 +25,7 @@ codec of each served version, and apiserver ``pkg/storage/etcd3/store.go``, v0.3
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -45,7 +46,10 @@ class ConversionWebhookVerbs:
     def _call_converter(self, rt: ResourceType, objects: list[dict[str, Any]], desired: str,
                         source: str) -> list[dict[str, Any]]:
         uid = next(self._uids())  # type: ignore[attr-defined]
-        with self._unlocked():  # type: ignore[attr-defined]
+        # Only the thread holding the lock lets it go (an admission webhook's worker converting an object for
+        # its webhook runs while the request's thread has let it go already).
+        owned = getattr(self._lock, "_is_owned", lambda: False)()  # type: ignore[attr-defined]
+        with self._unlocked() if owned else contextlib.nullcontext():  # type: ignore[attr-defined]
             return conversion.convert(rt.conversion, objects, desired, source,
                                       self.webhook_services, self.webhook_caller, uid)  # type: ignore[attr-defined]
 
@@ -57,6 +61,15 @@ class ConversionWebhookVerbs:
         source = conversion.gvk_text(str(obj.get("apiVersion") or rt.api_version), rt.kind)
         try:
             return self._call_converter(rt, [obj], storage.api_version, source)[0]
+        except ConversionFailed as exc:
+            raise errors.InternalError(str(exc)) from None
+
+    def _webhook_converted(self, rt: ResourceType, obj: dict[str, Any], desired: str) -> dict[str, Any]:
+        """``obj`` in ``desired`` (another version of ``rt``'s CRD) for an admission webhook that matched that
+        version (matchPolicy Equivalent); a failure is a 500 without reason."""
+        source = conversion.gvk_text(str(obj.get("apiVersion") or rt.api_version), rt.kind)
+        try:
+            return self._call_converter(rt, [obj], desired, source)[0]
         except ConversionFailed as exc:
             raise errors.InternalError(str(exc)) from None
 

@@ -279,3 +279,31 @@ def test_an_update_through_another_version_compares_with_the_live_object_convert
     patched = store.patch(V1, "w1", {"spec": {"value": "5"}}, "default", patch_type="merge")
     assert patched["metadata"]["generation"] == 2
     assert store.get(V2, "w1", "default")["spec"] == {"amount": "5"}
+
+
+def test_an_admission_webhook_for_the_other_version_gets_the_object_converted() -> None:
+    # matchPolicy Equivalent: a validating webhook for v2 sees a write through v1 in v2, converted by the CRD's
+    # conversion webhook (not with the apiVersion rewritten).
+    conversion = Hook()
+    admitted: list[dict[str, Any]] = []
+
+    def caller(point: Any, ca: Any, review: dict[str, Any], timeout: float) -> Any:
+        if review["kind"] == "ConversionReview":
+            return conversion(point, ca, review, timeout)
+        admitted.append(review["request"])
+        return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                "response": {"uid": review["request"]["uid"], "allowed": True}}
+
+    store = store_with(conversion)
+    store.webhook_caller = caller
+    store.create("validatingwebhookconfigurations", {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": "v2-only"},
+        "webhooks": [{"name": "v2.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                      "clientConfig": {"url": "https://127.0.0.1:9444/validate"},
+                      "rules": [{"operations": ["CREATE"], "apiGroups": [GROUP], "apiVersions": ["v2"],
+                                 "resources": ["widgets"]}]}]})
+    store.create(V1, w("v1"), "default")
+    (request,) = admitted
+    assert request["kind"]["version"] == "v2" and request["requestKind"]["version"] == "v1"
+    assert request["object"]["apiVersion"] == f"{GROUP}/v2" and request["object"]["spec"] == {"amount": "3"}
