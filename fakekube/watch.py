@@ -185,6 +185,12 @@ class Watch:
             self._wakeup.set()
         self._hub.remove(self)
 
+    def set_convert(self, convert: Presenter | None) -> None:
+        """See ``convert``; a callback watcher converts in its callback (``_emit``)."""
+        self.convert = convert
+        if convert is not None and self._on_event is not None:
+            self._sink = self._emit
+
     def _converted(self, events: list[WatchEvent]) -> list[WatchEvent]:
         convert = self.convert
         if convert is None:

@@ -307,3 +307,12 @@ def test_an_admission_webhook_for_the_other_version_gets_the_object_converted() 
     (request,) = admitted
     assert request["kind"]["version"] == "v2" and request["requestKind"]["version"] == "v1"
     assert request["object"]["apiVersion"] == f"{GROUP}/v2" and request["object"]["spec"] == {"amount": "3"}
+
+
+def test_a_callback_watcher_gets_its_events_converted() -> None:
+    hook = Hook()
+    store = store_with(hook)
+    got: list[Any] = []
+    store.watch(V1, "default", resource_version=store.resource_version, on_event=got.append)
+    store.create(V2, w("v2"), "default")
+    assert [(e.type, e.raw["apiVersion"], e.raw["spec"]) for e in got] == [("ADDED", f"{GROUP}/v1", {"value": "3"})]
