@@ -138,6 +138,10 @@ def _converted_objects(uid: str, version: str, answer: Any) -> list[Any]:
         other = got_version.rpartition("/")[2]
         raise ConversionFailed(f"converting ({other}.ConversionReview) to ({version}.ConversionReview): "
                                "unknown conversion")
+    if version == "v1" and (answer.get("kind"), got_version) != ("ConversionReview", f"{GROUP}/v1"):
+        group, _, ver = got_version.rpartition("/")
+        raise ConversionFailed(f"expected webhook response of {GROUP}/v1, Kind=ConversionReview, got "
+                               f"{group}/{ver}, Kind={answer.get('kind') or ''}")
     response = answer.get("response")
     if not isinstance(response, dict):
         raise ConversionFailed("no response provided")

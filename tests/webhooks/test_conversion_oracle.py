@@ -118,6 +118,9 @@ CASES: dict[str, tuple[Callable[..., Any], list[str], str, str | None]] = {
     "no-objects": (converter(widget, convertedObjects=[]), ["v1"], "get-v1", None),
     "wrong-review-kind": (converter(widget, version="apiextensions.k8s.io/v1beta1"), ["v1"], "get-v1", None),
     "http-500": (lambda review: {"raw": (500, b"boom")}, ["v1"], "get-v1", None),
+    "no-kind": (lambda review: {"raw": (200, {"response": {"uid": review["request"]["uid"], "result": {
+        "status": "Success"}}})}, ["v1"], "get-v1", None),
+    "not-json": (lambda review: {"raw": (200, b"nope")}, ["v1"], "get-v1", None),
     "down-read": (GOOD, ["v1"], "get-v1", "https://127.0.0.1:1/convert"),
     "down-create": (GOOD, ["v1"], "create-v1", "https://127.0.0.1:1/convert"),
     "down-delete": (GOOD, ["v1"], "delete-v1", "https://127.0.0.1:1/convert"),
