@@ -316,3 +316,20 @@ def test_a_callback_watcher_gets_its_events_converted() -> None:
     store.watch(V1, "default", resource_version=store.resource_version, on_event=got.append)
     store.create(V2, w("v2"), "default")
     assert [(e.type, e.raw["apiVersion"], e.raw["spec"]) for e in got] == [("ADDED", f"{GROUP}/v1", {"value": "3"})]
+
+
+@pytest.mark.slow  # (a served front, and a watch of one second)
+def test_an_http_watch_through_another_version_streams_converted_events(kube_server: Any) -> None:
+    import urllib.request
+
+    hook = Hook()
+    store = kube_server.store
+    store.webhook_caller = hook
+    store.create("customresourcedefinitions", crd({"url": "https://127.0.0.1:9443/convert"}, ["v1"]))
+    store.create(V2, w("v2"), "default")
+    path = f"/apis/{GROUP}/v1/namespaces/default/widgets?watch=1&timeoutSeconds=1&resourceVersion=0"
+    with urllib.request.urlopen(kube_server.url + path, timeout=10) as stream:
+        lines = stream.read().decode().splitlines()
+    (event,) = [json.loads(line) for line in lines if line]
+    assert event["type"] == "ADDED"
+    assert event["object"]["apiVersion"] == f"{GROUP}/v1" and event["object"]["spec"] == {"value": "3"}
