@@ -88,6 +88,8 @@ class ResourceType:
     # when not given.
     discovery_subresources: tuple[Subresource, ...] = ()
     model: Any = None  # fakekube.apimodel.model.BuiltinModel: schemas of a built-in kind, loaded on first use
+    # fakekube.webhooks.conversion.Webhook of a CRD whose versions convert by webhook (None: apiVersion rewrite)
+    conversion: Any = None
 
     def __post_init__(self) -> None:
         if not self.singular:
@@ -376,6 +378,9 @@ def crd_resource_types(crd: dict[str, Any]) -> list[ResourceType]:
             (crd.get("metadata") or {}).get("name", ""),
             [errors.required("spec.names.plural" if not plural else "spec.group" if not group else "spec.names.kind")],
         )
+    from fakekube.webhooks.conversion import Webhook
+
+    hook = Webhook.of(spec) if len(spec.get("versions") or []) > 1 else None
     types = []
     for version in spec.get("versions") or []:
         if not version.get("served", True):
@@ -413,6 +418,7 @@ def crd_resource_types(crd: dict[str, Any]) -> list[ResourceType]:
                 if scale is not None
                 else None,
                 storage=f"{group}/{plural}",
+                conversion=hook,
             )
         )
     # The storage version is served first so that it is the preferred version.

@@ -44,6 +44,7 @@ from fakekube.tokens import TokenAuthority
 from fakekube.uids import uuid4_text
 from fakekube.verbs.admission import AdmissionVerbs
 from fakekube.verbs.binding import BindingVerbs
+from fakekube.verbs.conversion_webhook import ConversionWebhookVerbs, key_of
 from fakekube.verbs.crds import CrdVerbs
 from fakekube.verbs.create import CreateVerbs
 from fakekube.verbs.delete import DeleteVerbs
@@ -86,7 +87,7 @@ def custom_type_meta(rt: ResourceType, obj: dict[str, Any]) -> None:
 
 
 class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, DeleteVerbs, WatchVerbs, CrdVerbs,
-            BindingVerbs, EvictionVerbs, AdmissionVerbs, WebhookVerbs):
+            BindingVerbs, EvictionVerbs, AdmissionVerbs, WebhookVerbs, ConversionWebhookVerbs):
     """An in-memory kube-apiserver: verbs take the resource (plural, Kind, ``plural.group`` or a
     ResourceType), an optional namespace, and who is asking (``actor``, shown in the audit log)."""
 
@@ -207,9 +208,12 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         return self._convert_out(rt, record.copy())
 
     def _convert_out(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` (the caller's copy) shown through ``rt``; a conversion webhook is called without the lock."""
         if rt.from_storage is not None:
             return rt.from_storage(obj)
         if obj.get("apiVersion") != rt.api_version:
+            if rt.conversion is not None:
+                return self._webhook_read(rt, obj, key_of(rt, obj))
             obj["apiVersion"] = rt.api_version
         return obj
 
@@ -219,6 +223,10 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         version's schema, so a default only the request's version has is not kept (apiextensions-apiserver
         customresource_handler.go schemaCoercingConverter; observed on kube-apiserver v1.37.2)."""
         stored = self.registry.storage_type(rt.storage)
+        if rt.conversion is not None and new.get("apiVersion") != stored.api_version:
+            # (the write paths convert before they commit; what else writes through another version converts
+            # here, with the lock held)
+            new = self._webhook_to_storage(rt, new)
         if stored is rt or stored.schema is None or not stored.schema.would_prune(new):
             return new
         copy = json_copy(new)
@@ -229,6 +237,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         """How a stored object is shown through ``rt`` without copying (for watch events)."""
         if rt.from_storage is not None:
             return rt.from_storage
+        if rt.conversion is not None:
+            return _as_stored  # each watcher converts what it takes (fakekube.verbs.conversion_webhook)
         api_version = rt.api_version
         return lambda obj: obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
 
@@ -611,6 +621,10 @@ def _with_annotations(new: dict[str, Any], annotations: dict[str, str],
             obj = {**obj, "metadata": {**meta, "annotations": {**(meta.get("annotations") or {}), **annotations}}}
         return then(obj) if then is not None else obj
     return view
+
+
+def _as_stored(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj
 
 
 def _index_fields_differ(old_meta: dict[str, Any], new_meta: dict[str, Any]) -> bool:

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from fakekube.errors import ApiError
 from fakekube.jsonvalues import json_copy
 
 ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
@@ -141,11 +142,16 @@ class Watch:
         self._piled = 0  # events queued since the consumer last took any
         self.dropped_as_slow = False
         self._wakeup: Wakeup | None = None  # see wakeup_fd
+        # Applied to each event's object as the consumer takes it, on the consumer's thread (a CRD's conversion
+        # webhook: fakekube.verbs.conversion_webhook); an ApiError it raises ends the watch with an ERROR event.
+        self.convert: Presenter | None = None
 
     # -- producer side --------------------------------------------------------------------------------
 
     def _emit(self, event: WatchEvent) -> None:
         if self._on_event is not None:
+            if self.convert is not None:
+                event = self._converted([event])[0]
             self._on_event(event)
             return
         with self._cond:
@@ -178,6 +184,29 @@ class Watch:
         if self._wakeup is not None:
             self._wakeup.set()
         self._hub.remove(self)
+
+    def set_convert(self, convert: Presenter | None) -> None:
+        """See ``convert``; a callback watcher converts in its callback (``_emit``)."""
+        self.convert = convert
+        if convert is not None and self._on_event is not None:
+            self._sink = self._emit
+
+    def _converted(self, events: list[WatchEvent]) -> list[WatchEvent]:
+        convert = self.convert
+        if convert is None:
+            return events
+        out = []
+        for event in events:
+            if event.type not in (ADDED, MODIFIED, DELETED):
+                out.append(event)
+                continue
+            try:
+                out.append(WatchEvent(event.type, convert(event.raw)))
+            except ApiError as exc:
+                out.append(WatchEvent(ERROR, exc.status))
+                self.stop()
+                break
+        return out
 
     def offer(self, change: Change) -> None:
         """Translate a committed change into what this watcher sees (selector transitions included)."""
@@ -235,7 +264,9 @@ class Watch:
             event = self._queue.popleft() if self._queue else None
             if not self._queue and not self.closed and self._wakeup is not None:
                 self._wakeup.clear()
-            return event
+        if event is not None and self.convert is not None:
+            return self._converted([event])[0]
+        return event
 
     def drain(self) -> list[WatchEvent]:
         with self._cond:
@@ -244,7 +275,7 @@ class Watch:
             self._piled = 0
             if not self.closed and self._wakeup is not None:
                 self._wakeup.clear()
-            return events
+        return self._converted(events) if self.convert is not None else events
 
     def __iter__(self) -> Iterator[WatchEvent]:
         """Every event until the watch is stopped: it waits for the next one as long as it takes (in a test,

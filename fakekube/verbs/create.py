@@ -200,6 +200,10 @@ class CreateVerbs:
             # apiserver storage/etcd3 store.Create, before the key is looked at; a dry run stops in
             # registry/generic/registry/dryrun.go DryRunnableStorage.Create, which has no such check.
             raise errors.InternalError("resourceVersion should not be set on objects to be created")
+        if target.conversion is not None and not dry_run:
+            # The etcd encode converts to the storage version (without the lock: the name is looked at after).
+            obj = self._webhook_to_storage(target, obj)
+            meta = obj["metadata"]
         bucket = self._bucket(target)
         attempts = 1
         while True:

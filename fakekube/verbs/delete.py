@@ -55,6 +55,8 @@ class DeleteVerbs:
         meta = obj["metadata"]
         entry.rv_before = record.rv
         entry.uid = meta["uid"]
+        if rt.conversion is not None:
+            self._webhook_live(rt, record, record_key(rt, obj), deleting=True)  # etcd3 Delete decodes it first
         self._validating_admission(entry, "DELETE", rt, None, obj, None, dry_run)
         if rt.storage == "/namespaces":
             answer = self._delete_namespace(rt, record, entry, policy, preconditions, orphan_dependents, dry_run)

@@ -152,7 +152,8 @@ class ReadVerbs:
                 "apiVersion": rt.api_version,
                 "kind": rt.list_kind,
                 "metadata": meta,
-                "items": [self._convert_out(rt, record.read()) for record in items],
+                "items": (self._webhook_read_many(rt, [record.read() for record in items]) if rt.conversion
+                          else [self._convert_out(rt, record.read()) for record in items]),
             }
 
         return self._run(lambda: self._begin("list", rt, namespace, None, None, actor), serve)

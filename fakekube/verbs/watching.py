@@ -40,6 +40,7 @@ class WatchVerbs:
             matches = self._matcher(rt, namespace, label_selector, field_selector)
             view = self._view(rt)
             watch = Watch(self.hub, rt.storage, matches, view, on_event)
+            watch.set_convert(self._watch_converter(rt))
             if send_initial_events is None:
                 initial = resource_version in (None, "", "0")
             else:

@@ -131,6 +131,10 @@ class WebhookVerbs:
                 copy = rt.to_storage(copy)
             if target.from_storage is not None:
                 return target.from_storage(copy)
+            if target.conversion is not None:
+                # A CRD converting by webhook: the equivalent version's object comes from its conversion webhook
+                # (admission's ConvertToGVK goes through the CRD's converter).
+                return self._webhook_converted(target, copy, target.api_version)  # type: ignore[attr-defined]
             copy["apiVersion"] = target.api_version
             return copy
 
@@ -139,6 +143,8 @@ class WebhookVerbs:
             if obj.get("apiVersion") == wanted or wanted is None:
                 return obj
             source = type_of(inv)
+            if source.conversion is not None:
+                return self._webhook_converted(source, obj, wanted)  # type: ignore[attr-defined]
             if source.to_storage is not None:
                 obj = source.to_storage(obj)
             if obj.get("apiVersion") != wanted and rt.from_storage is not None:

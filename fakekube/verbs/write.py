@@ -95,9 +95,13 @@ class WriteVerbs:
                     return self._repeat_noop(rt, stored, entry)
             elif stored is not None:  # (a body that is the stored version names its resourceVersion)
                 self._refuse_stale_put(rt, stored, name, body, entry, report)
+            old_shown = None
+            if stored is not None and rt.conversion is not None:
+                # GuaranteedUpdate decodes the live object into the request's version first.
+                old_shown = self._webhook_live(rt, stored, self._key(rt, ns, name))
             obj = self._check_body(rt, body, report, stored, sends_stored=sends_stored)
             return self._update(rt, ns, name, obj, subresource, entry, dry_run, self._manager(actor, field_manager),
-                                current=stored, noop_key=noop_key,
+                                current=stored, noop_key=noop_key, old_shown=old_shown,
                                 sent_empty=rt.strategy.sent_empty_list(body),
                                 spelled=rawdata.spelled(rt.strategy.raw_extension_fields, body))
 
@@ -151,11 +155,13 @@ class WriteVerbs:
                 subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
                 *, current: Record | None = None, noop_key: tuple[Any, ...] | None = None,
                 uid_precondition: bool = True, sent_empty: bool = False,
-                spelled: dict[str, str] | None = None) -> dict[str, Any]:
+                spelled: dict[str, str] | None = None, old_shown: dict[str, Any] | None = None) -> dict[str, Any]:
         """The shared write path of PUT and PATCH: preconditions, strategy, validation, commit. ``noop_key``: the
         request is a PUT of ``current``'s version itself (verbs.noop), which is to remember a no-op.
         ``uid_precondition``: a PUT's uid is a precondition (a 409); a patch's is a field, which validation
         refuses to change (handlers ``patch.go`` passes no object to the update, so no preconditions).
+        ``old_shown``: the live object converted to the request's version by the CRD's conversion webhook (the
+        strategy, admission and validation compare the new object with it).
         ``sent_empty``: the decoded document held an empty list the strategy's reflect.DeepEqual sees
         (``Strategy.sent_empty_list``). ``spelled``: the raw members the new object holds in other than compact
         spelling (fakekube.verbs.rawdata; a patch re-encodes, so none); None keeps the stored ones (an apply)."""
@@ -168,7 +174,7 @@ class WriteVerbs:
         if meta.get("name", name) != name:
             raise errors.BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL ({name})")
         record = current or self._lookup(target, namespace, name)
-        old = record.obj
+        old = old_shown if old_shown is not None else record.obj
         old_meta = old["metadata"]
         entry.rv_before = record.rv
         entry.uid = old_meta["uid"]
@@ -219,11 +225,11 @@ class WriteVerbs:
         if not _hooks_take_context(strategy):
             # Nothing can reach the context (the base hooks ignore it), so there is nothing to undo or finish.
             return self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, None,
-                                         noop_key, annotations, sent_empty, spelled)
+                                         noop_key, annotations, sent_empty, spelled, old_shown)
         ctx = self._write_context(old_meta.get("namespace") if target.namespaced else None, subresource, dry_run)
         try:
             result = self._update_admitted(rt, target, obj, record, subresource, entry, dry_run, manager, ctx,
-                                           noop_key, annotations, sent_empty, spelled)
+                                           noop_key, annotations, sent_empty, spelled, old_shown)
         except BaseException:
             ctx.rollback()
             raise
@@ -237,9 +243,10 @@ class WriteVerbs:
                          subresource: str | None, entry: AuditEntry, dry_run: bool, manager: str | None,
                          ctx: WriteContext | None, noop_key: tuple[Any, ...] | None = None,
                          annotations: dict[str, str] | None = None, sent_empty: bool = False,
-                         spelled: dict[str, str] | None = None) -> dict[str, Any]:
+                         spelled: dict[str, str] | None = None,
+                         old_shown: dict[str, Any] | None = None) -> dict[str, Any]:
         """Mutating admission, the registry's BeginUpdate and BeforeUpdate, validation, the commit."""
-        old = record.obj
+        old = old_shown if old_shown is not None else record.obj
         old_meta, meta = old["metadata"], obj["metadata"]
         strategy = target.strategy
         untyped = untyped_custom_status(target, obj, subresource)  # (the field manager sees the request's object)
@@ -273,7 +280,12 @@ class WriteVerbs:
         self._validating_admission(entry, "UPDATE", rt, obj, old, subresource, dry_run)
         self._validating_webhooks(rt, "UPDATE", obj, old, old_meta.get("namespace"), str(old_meta.get("name")),
                                   subresource, dry_run, entry, ctx)
-        if self._webhooks_configured():
+        if target.conversion is not None and not dry_run:
+            # The etcd encode converts to the storage version (without the lock; the object may move meanwhile).
+            obj = self._webhook_to_storage(target, obj)
+            meta = obj["metadata"]
+            self._check_not_moved(target, record_key(target, old), record)
+        elif self._webhooks_configured():
             self._check_not_moved(target, record_key(target, old), record)
         if (old_meta.get("deletionTimestamp") and not meta.get("finalizers")
                 and not old_meta.get("deletionGracePeriodSeconds") and not strategy.holds_deleted(obj)):
@@ -347,14 +359,16 @@ class WriteVerbs:
                     raise errors.BadRequest(f"error decoding patch: {exc}") from None
             # The engines never mutate their input, so the stored object is patched without a copy first;
             # its managedFields list is carried over, not copied, when the patch leaves it alone.
-            source = self._view(rt)(record.obj)
+            source = (self._webhook_live(rt, record, self._key(rt, namespace, name)) if rt.conversion
+                      else self._view(rt)(record.obj))
             entries = stored_entries(source)
             if entries is not None and not patch_leaves_managed_fields(patch_doc, kind):
                 entries = None
             base = with_placeholder(source) if entries else source
             # A (strategic) merge patch may even leave what it does not change shared (verbs.shared_patch).
-            shared = ((kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource))
-                      or custom_may_share(rt, record.obj, subresource, kind))
+            shared = rt.conversion is None and (
+                (kind in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) and may_share(rt, record.obj, subresource))
+                or custom_may_share(rt, record.obj, subresource, kind))
             patched = apply_patch(base, patch_doc, kind, schema=rt.patch_schema, custom=rt.custom, share=shared,
                                   raw_body=body)
             if shared:
@@ -381,6 +395,7 @@ class WriteVerbs:
             patched_type.check_name(patched, name)
             return self._update(rt, namespace, name, patched, subresource, entry, dry_run,
                                 self._manager(actor, field_manager), current=record, uid_precondition=False,
+                                old_shown=source if rt.conversion is not None else None,
                                 sent_empty=sent_empty, spelled={})
 
         return self._run(
@@ -446,7 +461,8 @@ class WriteVerbs:
             raise patched_type.undeterminable(name)  # a null name merges into the result: checkName finds none
         # server_side_apply copies what it changes, so the stored object is read without a copy first; for a
         # kind that allows it, the result keeps the stored subtrees it leaves alone (verbs.shared_patch).
-        live = self._view(rt)(record.obj) if record is not None else None
+        live = (None if record is None else self._webhook_live(rt, record, self._key(rt, namespace, name))
+                if rt.conversion else self._view(rt)(record.obj))
         shared = may_share(rt, record.obj if record is not None else None, subresource)
         result = server_side_apply(live, config, manager=field_manager, force=force, schema=rt.patch_schema,
                                    api_version=rt.api_version, subresource=subresource, now=self._now(),
@@ -489,7 +505,7 @@ class WriteVerbs:
         entry.rv_before = record.rv
         # manager None: the apply has recorded its own managedFields entry.
         return self._update(rt, namespace, name, result, subresource, entry, dry_run, None, current=record,
-                            sent_empty=sent_empty)
+                            sent_empty=sent_empty, old_shown=live if rt.conversion is not None else None)
 
 
 def _conversion_error(rt: ResourceType, config: dict[str, Any], exc: errors.Invalid) -> errors.InternalError:

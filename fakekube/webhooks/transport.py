@@ -267,8 +267,29 @@ def post(point: Endpoint, ca_bundle: bytes | None, body: dict[str, Any], timeout
     try:
         return json.loads(payload)
     except ValueError as exc:
-        text = f"couldn't get version/kind; json parse error: {exc}"
+        text = f"couldn't get version/kind; json parse error: {_not_json(payload, exc)}"
         raise CallError("failed to call webhook: " + text, errors.ServiceUnavailable("error calling webhook")) from None
+
+
+def _not_json(payload: bytes, exc: ValueError) -> str:
+    """Why client-go's decoder could not find a body's version and kind: it reads YAML as well
+    (apimachinery ``yaml.ToJSON``), so a bare word is a string the type meta cannot be unmarshalled from
+    (observed on kube-apiserver v1.37.2: ``json: cannot unmarshal string into Go value of type struct {...}``)."""
+    import yaml
+
+    from fakekube.typemeta import TypeMetaError, interpret
+
+    try:
+        doc = yaml.safe_load(payload)
+    except yaml.YAMLError:
+        return str(exc)
+    if doc is None or isinstance(doc, dict):
+        return str(exc)
+    try:
+        interpret(doc)
+    except TypeMetaError as err:
+        return str(err).removeprefix("couldn't get version/kind; json parse error: ")
+    return str(exc)
 
 
 def _http_status_error(code: int, payload: bytes, content_type: str) -> errors.ApiError:

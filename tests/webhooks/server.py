@@ -34,6 +34,19 @@ def patch(ops: list[dict[str, Any]]) -> dict[str, Any]:
             "patch": base64.b64encode(json.dumps(ops).encode()).decode()}
 
 
+def converter(convert: Callable[[dict[str, Any], str], dict[str, Any]], *, version: str | None = None,
+              **response: Any) -> Handler:
+    """A conversion webhook's handler: ``convert(object, desiredAPIVersion)`` for each object, answered in a
+    ConversionReview of the request's version (or ``version``); ``response`` fields override the answer's."""
+    def handle(review: dict[str, Any]) -> dict[str, Any]:
+        req = review["request"]
+        converted = [convert(obj, req["desiredAPIVersion"]) for obj in req["objects"]]
+        answer = {"uid": req["uid"], "convertedObjects": converted, "result": {"status": "Success"}, **response}
+        return {"raw": (200, {"apiVersion": version or review["apiVersion"], "kind": "ConversionReview",
+                              "response": answer})}
+    return handle
+
+
 class WebhookServer:
     def __init__(self, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> None:
         self.certs = certificates(hosts)
@@ -57,7 +70,8 @@ class WebhookServer:
                 if server.delay:
                     time.sleep(server.delay)
                 handler = server.handlers.get(path, allow)
-                fields = handler(review["request"])
+                # A ConversionReview's handler takes the whole review (see ``converter``).
+                fields = handler(review if review.get("kind") == "ConversionReview" else review["request"])
                 if "raw" in fields:
                     status, body = fields["raw"]
                     payload = body if isinstance(body, bytes) else json.dumps(body).encode()
