@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -102,6 +103,7 @@ def _serve(folder: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed (the blocks call it)")
 @pytest.mark.parametrize("page", RUNNABLE_PAGES, ids=_name)
 def test_shell_blocks_run(page: Path, tmp_path: Path) -> None:
     (tmp_path / "docs").symlink_to(ROOT / "docs")

@@ -8,7 +8,7 @@ Setting ``KUBECONFIG`` is not enough for Python clients: the official ``kubernet
 
 ``only_fake_cluster(kubeconfig)`` sets ``KUBECONFIG``, repoints the import-time defaults, removes the
 in-cluster variables, then asks each installed client (``kubernetes``, ``kubernetes_asyncio``, lightkube, kr8s,
-kopf's login handlers) where it would connect, and raises :class:`NotLoopback` unless every answer is a
+kopf's own login handlers; its ``login_via_client`` is the official client's loaders) where it would connect, and raises :class:`NotLoopback` unless every answer is a
 loopback address. Everything is restored on exit. ``kopf_cluster`` (fakekube/cluster/fixtures.py) is
 ``kube_cluster`` inside it.
 """
@@ -82,7 +82,9 @@ def _kopf() -> str:
     settings = kopf.OperatorSettings()
     logger = logging.getLogger("fakekube.clientenv")
     servers = []
-    for login in (kopf.login_via_client, kopf.login_with_kubeconfig, kopf.login_with_service_account):
+    # kopf.login_via_client is the official client's load_incluster_config()/load_kube_config(), checked by
+    # _kubernetes without its side effect (it would replace the client's process-wide default configuration).
+    for login in (kopf.login_with_kubeconfig, kopf.login_with_service_account):
         info = login(settings=settings, logger=logger)
         if info is not None:
             servers.append(info.server)
