@@ -8,8 +8,8 @@ Setting ``KUBECONFIG`` is not enough for Python clients: the official ``kubernet
 
 ``only_fake_cluster(kubeconfig)`` sets ``KUBECONFIG``, repoints the import-time defaults, removes the
 in-cluster variables, then asks each installed client (``kubernetes``, ``kubernetes_asyncio``, lightkube, kr8s,
-kopf's own login handlers; its ``login_via_client`` is the official client's loaders) where it would connect, and raises :class:`NotLoopback` unless every answer is a
-loopback address. Everything is restored on exit. ``kopf_cluster`` (fakekube/cluster/fixtures.py) is
+kopf's own login handlers; its ``login_via_client`` is the official client's loaders) where it would connect,
+and raises :class:`NotLoopback` unless every answer is a loopback address. Everything is restored on exit. ``kopf_cluster`` (fakekube/cluster/fixtures.py) is
 ``kube_cluster`` inside it.
 """
 
