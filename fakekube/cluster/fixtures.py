@@ -12,7 +12,8 @@
   elsewhere (``fakekube.server.clientenv.only_fake_cluster``): ``KUBECONFIG`` set, the ``kubernetes``
   package's import-time default repointed, in-cluster variables removed, and each installed client
   (kubernetes, kubernetes_asyncio, lightkube, kr8s, kopf's logins) checked to resolve to loopback, else
-  ``NotLoopback``. For kopf operators whose handlers call ``load_kube_config()``; see docs/http/kopf.md.
+  ``NotLoopback``; and a fresh kopf default registry for the test (``fresh_kopf_registry``). For kopf operators
+  whose handlers call ``load_kube_config()``; see docs/http/kopf.md.
 - ``sim_cluster``: a ``Cluster`` on a fresh simulation (virtual time, deterministic; the simulation's own
   kubelet is left out), options from ``sim_cluster_options`` plus ``seed``.
 
@@ -28,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from fakekube.server.clientenv import only_fake_cluster
+from fakekube.server.clientenv import fresh_kopf_registry, only_fake_cluster
 from fakekube.server.fixtures import KubeServer
 from fakekube.server.rbacmode import rbac_options
 from fakekube.store import Store
@@ -82,7 +83,7 @@ def kube_cluster(kube: Store, kube_server_factory: Callable[..., KubeServer],
 @pytest.fixture
 def kopf_cluster(kube_cluster: ClusterServer) -> Iterator[ClusterServer]:
     """``kube_cluster``, with kopf and the operator's own clients pointed at it (and only at it)."""
-    with only_fake_cluster(kube_cluster.kubeconfig):
+    with only_fake_cluster(kube_cluster.kubeconfig), fresh_kopf_registry():
         yield kube_cluster
 
 

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-__all__ = ["NotLoopback", "only_fake_cluster", "resolved_servers", "is_loopback"]
+__all__ = ["NotLoopback", "only_fake_cluster", "resolved_servers", "is_loopback", "fresh_kopf_registry"]
 
 IN_CLUSTER_VARS = ("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT")
 # Modules whose KUBE_CONFIG_DEFAULT_LOCATION was copied from $KUBECONFIG at import (``kubernetes.config``
@@ -165,3 +165,24 @@ def only_fake_cluster(kubeconfig: str | Path) -> Iterator[dict[str, str]]:
             raise NotLoopback(f"clients would connect beyond loopback: {bad} (KUBECONFIG={path}; "
                               f"in-cluster credentials at /var/run/secrets/kubernetes.io/serviceaccount?)")
         yield servers
+
+
+@contextmanager
+def fresh_kopf_registry() -> Iterator[None]:
+    """kopf's default registry, fresh for the block, then the previous one again.
+
+    ``kopf run`` imports the operator file, whose decorators add handlers to the process-wide default registry;
+    under KopfRunner, a second test's operator would also run the first test's handlers, and a handler with the
+    same name (``reconcile``) would count as already done. A fresh registry of the default's own type keeps
+    kopf's built-in login handlers. Without kopf installed it does nothing."""
+    try:
+        import kopf
+    except ImportError:
+        yield
+        return
+    previous = kopf.get_default_registry()
+    kopf.set_default_registry(type(previous)())
+    try:
+        yield
+    finally:
+        kopf.set_default_registry(previous)

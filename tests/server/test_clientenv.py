@@ -55,3 +55,21 @@ def test_a_non_loopback_kubeconfig_is_refused(tmp_path: Path) -> None:
     ("", False)])
 def test_is_loopback(url: str, loopback: bool) -> None:
     assert is_loopback(url) is loopback
+
+
+def test_fresh_kopf_registry_is_fresh_keeps_logins_and_is_restored() -> None:
+    kopf = pytest.importorskip("kopf")
+    from fakekube.server.clientenv import fresh_kopf_registry
+
+    before = kopf.get_default_registry()
+    with fresh_kopf_registry():
+        fresh = kopf.get_default_registry()
+        assert fresh is not before and type(fresh) is type(before)
+
+        @kopf.on.create("configmaps")
+        def reconcile(**_: object) -> None: ...
+
+        assert fresh._changing.get_all_handlers()                       # registered into the fresh one
+        assert fresh._activities.get_all_handlers()                     # kopf's built-in login handlers
+    assert kopf.get_default_registry() is before
+    assert all(h.fn is not reconcile for h in before._changing.get_all_handlers())
