@@ -8,7 +8,8 @@ import importlib
 import json
 import sys
 
-SUITES = ("store", "patch", "sim", "server", "protobuf", "agent_sandbox", "requests", "explore", "audit", "oracle", "hardening")
+SUITES = ("store", "patch", "sim", "server", "protobuf", "agent_sandbox", "requests", "explore", "audit", "oracle", "hardening",
+          "docfigures")
 ON_REQUEST = ("instructions",)  # seed-load and ``sim`` under valgrind: half an hour
 
 

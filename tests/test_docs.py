@@ -10,10 +10,17 @@ show how to override a plugin fixture (``sim_options``) or add an autouse one.
 
 A block that is deliberately not runnable says so in its fence: ```python fragment. Any other fence whose
 info string starts with ``py`` is an error, so no example is skipped silently.
+
+Each block stands alone (its own imports and definitions), so a reader can copy any one of them. A page whose
+blocks tell one story says so in a line readers see, ONE_PROGRAM; only then may a block use a name that only an
+earlier block of the page defines (``test_blocks_stand_alone_or_the_page_says_otherwise``). Shell blocks run in
+tests/test_docs_shell.py.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import inspect
 import re
 import types
@@ -60,6 +67,40 @@ def _run_page(page: Path) -> dict[str, Any]:
     for block in _blocks(page):
         exec(compile(block, str(page), "exec"), namespace)
     return namespace
+
+
+ONE_PROGRAM = ("The Python blocks on this page are one program: run them top to bottom (later blocks use names "
+               "and files the earlier ones made).")
+
+
+def _names(block: str) -> tuple[set[str], set[str]]:
+    """(names the block binds anywhere, names it reads anywhere): enough to see what it takes from outside."""
+    bound, used = set(), set()
+    for node in ast.walk(ast.parse(block)):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound, used
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_blocks_stand_alone_or_the_page_says_otherwise(page: Path) -> None:
+    if ONE_PROGRAM in " ".join(page.read_text().split()):
+        return
+    earlier: set[str] = set()
+    for i, block in enumerate(_blocks(page)):
+        bound, used = _names(block)
+        borrowed = (used - bound - set(dir(builtins))) & earlier
+        assert not borrowed, (f"{page.name}: python block {i + 1} uses {sorted(borrowed)} from an earlier block; "
+                              f"import or define them in it, or say on the page: {ONE_PROGRAM}")
+        earlier |= bound
 
 
 def _fixture_marker(obj: Any) -> Any:

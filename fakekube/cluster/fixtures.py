@@ -8,6 +8,12 @@
   serves with RBAC over the bootstrap policy as ``fakekube serve --authorization-mode RBAC`` does: the
   kubeconfig's admin is cluster-admin, service-account tokens act as their accounts, and whatever a Role
   does not grant is a 403 (``fakekube audit denials`` lists them from the audit log).
+- ``kopf_cluster``: ``kube_cluster`` with every Kubernetes client of the process pointed at it and never
+  elsewhere (``fakekube.server.clientenv.only_fake_cluster``): ``KUBECONFIG`` set, the ``kubernetes``
+  package's import-time default repointed, in-cluster variables removed, and each installed client
+  (kubernetes, kubernetes_asyncio, lightkube, kr8s, kopf's logins) checked to resolve to loopback, else
+  ``NotLoopback``; and a fresh kopf default registry for the test (``fresh_kopf_registry``). For kopf operators
+  whose handlers call ``load_kube_config()``; see docs/http/kopf.md.
 - ``sim_cluster``: a ``Cluster`` on a fresh simulation (virtual time, deterministic; the simulation's own
   kubelet is left out), options from ``sim_cluster_options`` plus ``seed``.
 
@@ -23,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from fakekube.server.clientenv import fresh_kopf_registry, only_fake_cluster
 from fakekube.server.fixtures import KubeServer
 from fakekube.server.rbacmode import rbac_options
 from fakekube.store import Store
@@ -32,7 +39,7 @@ from .rbac import bootstrap_rbac
 from .runner import ClusterRunner
 from .timing import Timing
 
-__all__ = ["kube_cluster", "kube_cluster_options", "sim_cluster", "sim_cluster_options", "ClusterServer"]
+__all__ = ["kube_cluster", "kube_cluster_options", "kopf_cluster", "sim_cluster", "sim_cluster_options", "ClusterServer"]
 
 
 @dataclass
@@ -71,6 +78,13 @@ def kube_cluster(kube: Store, kube_server_factory: Callable[..., KubeServer],
         yield ClusterServer(served, runner)
     finally:
         runner.stop()
+
+
+@pytest.fixture
+def kopf_cluster(kube_cluster: ClusterServer) -> Iterator[ClusterServer]:
+    """``kube_cluster``, with kopf and the operator's own clients pointed at it (and only at it)."""
+    with only_fake_cluster(kube_cluster.kubeconfig), fresh_kopf_registry():
+        yield kube_cluster
 
 
 @pytest.fixture
