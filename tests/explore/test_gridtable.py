@@ -16,7 +16,13 @@ from fakekube.explore.perturb import PERTURBATION_FIELDS
 from fakekube.explore.registry import REGISTRY
 from tests.explore import guestbook
 
+pytest_plugins = ["pytester"]
 SMALL = Grid("small", (Axis("cache_lag_scale", (1, 4)), Axis("commit_point", (None, 0.5))), seeds="1-3")
+
+
+@pytest.fixture(scope="module")
+def small():
+    return explore(guestbook.scenario, None, SMALL, invariants=[guestbook.every_guest_greeted])
 
 
 def test_all_multiplies_the_axes_out_and_none_means_the_model() -> None:
@@ -61,8 +67,8 @@ def test_default_tables_name_only_mechanisms_and_say_why() -> None:
     assert DEFAULT_GRID.points()[0] == {"cache_lag_scale": 1}  # the baseline: the model as it is
 
 
-def test_a_grid_exploration_is_the_same_serially_and_in_parallel() -> None:
-    serial = explore(guestbook.scenario, None, SMALL, invariants=[guestbook.every_guest_greeted])
+def test_a_grid_exploration_is_the_same_serially_and_in_parallel(small) -> None:
+    serial = small
     parallel = explore(guestbook.scenario, None, SMALL, invariants=[guestbook.every_guest_greeted], jobs=2)
     assert serial.seeds == [1, 2, 3] and len(serial.outcomes) == 12
     assert parallel.render_text() == serial.render_text()
@@ -105,8 +111,20 @@ def test_show_grid_prints_the_table_and_its_cost(capsys: pytest.CaptureFixture[s
     assert f"× seeds 1-3 (3) = {n * 3} runs" in err
 
 
-def test_the_replay_command_runs_only_the_failing_point() -> None:
-    found = explore(guestbook.scenario, None, SMALL, invariants=[guestbook.every_guest_greeted])
+def test_the_replay_command_runs_only_the_failing_point(small) -> None:
+    found = small
     outcome = found.smallest()
     command = explore_cli.replay_command(found, outcome.seed, found.point_of(outcome))
     assert " --grid none " in command and "--invariant tests.explore.guestbook:every_guest_greeted" in command
+
+
+def test_the_reproducer_records_the_grid_point(small, pytester: pytest.Pytester,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    found = small
+    outcome = next(o for o in found.failures() if found.point_of(o) == {"cache_lag_scale": 4, "commit_point": 0.5})
+    path = pytester.path / "test_repro.py"
+    found.write_test(str(path), outcome)
+    text = path.read_text()
+    assert "POINT = {'cache_lag_scale': 4, 'commit_point': 0.5}" in text and f"SEED = {outcome.seed}" in text
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))
+    pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", str(path)).assert_outcomes(passed=1)
