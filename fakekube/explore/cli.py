@@ -276,6 +276,10 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         print(f"fakekube explore: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    except ImportError as exc:  # a module:function name whose module is not importable from here
+        print(f"fakekube explore: {exc} (a module:function must be importable: is its folder on PYTHONPATH?)",
+              file=sys.stderr)
+        return 2
     if args.json:
         sys.stdout.write(exploration.to_json(runs=not args.no_runs))
     else:
