@@ -198,6 +198,12 @@ def cost_line(table: Grid, seeds: str) -> str:
     return f"grid {table.describe()} × seeds {seeds} ({n_seeds}) = {len(table.points()) * n_seeds} runs"
 
 
+def rate(runs: int, wall: float) -> str:
+    """``9.4 runs/s``, or ``65 s/run`` for runs slower than a second (seed-load's)."""
+    per_second = runs / max(wall, 1e-9)
+    return f"{per_second:.1f} runs/s" if per_second >= 1 or not runs else f"{wall / runs:.0f} s/run"
+
+
 class ProgressBar:
     """``[######.....]  120/500 runs · 37 failing · 9.8 runs/s`` on stderr, redrawn in place on a terminal."""
 
@@ -215,9 +221,8 @@ class ProgressBar:
         self._last_tenth = tenth
         width = 30
         filled = done * width // total
-        rate = done / max(time.perf_counter() - self.start, 1e-9)
         line = (f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} runs · {failing} failing · "
-                f"{rate:.1f} runs/s")
+                f"{rate(done, time.perf_counter() - self.start)}")
         self.stream.write(("\r" + line) if self.tty else line + "\n")
         if self.tty and done == total:
             self.stream.write("\n")
@@ -271,8 +276,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             wall = time.perf_counter() - started
             runs = len(exploration.outcomes)
-            print(f"fakekube explore: {runs} runs in {wall:.1f} s ({runs / max(wall, 1e-9):.1f} runs/s, "
-                  f"--jobs {args.jobs})", file=sys.stderr)
+            print(f"fakekube explore: {runs} runs in {wall:.1f} s ({rate(runs, wall)}, --jobs {args.jobs})",
+                  file=sys.stderr)
     except (KeyError, ValueError) as exc:
         print(f"fakekube explore: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
