@@ -8,6 +8,7 @@ group) or as plain callables. See docs/explore.md.
 
 from fakekube.explore.explorer import Exploration, explore, make_run, play, replay
 from fakekube.explore.grid import describe_seeds, grid_points, parse_seeds
+from fakekube.explore.gridtable import DEFAULT_GRID, Axis, Grid
 from fakekube.explore.holds import AfterTime, AfterWrite, HoldRule, Holds
 from fakekube.explore.invariants import Invariant, no_conflict, no_reconcile_error, no_stale_overwrite
 from fakekube.explore.perturb import Fault, Perturbation, scale_lag, split_round_trip
@@ -16,11 +17,14 @@ from fakekube.explore.reproducer import portable_timeline, render_test, write_te
 from fakekube.explore.run import ObjectRef, Outcome, Run, RunResult, Violation
 
 __all__ = [
+    "DEFAULT_GRID",
     "REGISTRY",
     "AfterTime",
     "AfterWrite",
+    "Axis",
     "Exploration",
     "Fault",
+    "Grid",
     "HoldRule",
     "Holds",
     "Invariant",

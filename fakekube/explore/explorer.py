@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .grid import Point, grid_points, parse_seeds
+from .gridtable import Grid
 from .invariants import Invariant
 from .perturb import PERTURBATION_FIELDS, Perturbation
 from .registry import REGISTRY, Scenario, ScenarioSpec
@@ -97,14 +98,22 @@ def _execute(job: _Job, tasks: list[tuple[int, int, int]], jobs: int) -> Iterato
         _JOB = None
 
 
-def explore(scenario: str | Scenario | ScenarioSpec, seeds: str | int | Iterable[int],
-            grid: Mapping[str, Any] | None = None, *, invariants: Iterable[InvariantRef] | None = None,
+def explore(scenario: str | Scenario | ScenarioSpec, seeds: str | int | Iterable[int] | None,
+            grid: Mapping[str, Any] | Grid | None = None, *, invariants: Iterable[InvariantRef] | None = None,
             perturbation: Perturbation | None = None, jobs: int = 1, progress: Progress | None = None
             ) -> Exploration:
-    """Run ``scenario`` for every seed at every grid point; ``jobs`` worker processes (0: one per CPU)."""
+    """Run ``scenario`` for every seed at every grid point; ``jobs`` worker processes (0: one per CPU).
+
+    ``grid`` is a mapping of keys to values (every combination) or a :class:`Grid` table; ``seeds=None`` takes
+    the table's seeds."""
     spec = REGISTRY.get_scenario(scenario)
+    table = grid if isinstance(grid, Grid) else None
+    if seeds is None:
+        if table is None:
+            raise ValueError("no seeds to explore (seeds=None takes a Grid table's seeds)")
+        seeds = table.seeds
     seed_list = parse_seeds(seeds)
-    points = grid_points(grid)
+    points = table.points() if table is not None else grid_points(grid)
     chosen = REGISTRY.invariants_for(spec, invariants)
     for point in points:  # bad parameters are an error before anything runs, not 500 failed runs
         make_run(spec, seed_list[0], point, perturbation)
@@ -120,7 +129,8 @@ def explore(scenario: str | Scenario | ScenarioSpec, seeds: str | int | Iterable
         if progress is not None:
             progress(len(outcomes), len(tasks), failing)
     outcomes.sort(key=lambda o: o.index)
-    return Exploration(spec, seed_list, dict(grid or {}), points, chosen, outcomes, perturbation or Perturbation())
+    axes = {a.key: list(a.values) for a in table.axes} if table is not None else dict(grid or {})
+    return Exploration(spec, seed_list, axes, points, chosen, outcomes, perturbation or Perturbation(), table)
 
 
 def _jsonable(value: Any) -> Any:
@@ -143,6 +153,7 @@ class Exploration:
     invariants: list[Invariant]
     outcomes: list[Outcome]
     perturbation: Perturbation = field(default_factory=Perturbation)
+    table: Grid | None = None  # the grid table the points came from, when there was one
 
     def at(self, point_index: int) -> list[Outcome]:
         n = len(self.seeds)

@@ -8,6 +8,8 @@ never the controllers — so a run is still a pure function of (scenario, seed, 
   times this;
 - ``handling_scale``: what applying one watch event costs an informer's consumer (``handling``) times this —
   the queueing part of informer lag, which grows with load;
+- ``handling``: that cost set to this many seconds per event instead (then scaled by ``handling_scale``) —
+  for a model whose handling is 0 (a fitted one: it is not identifiable from one story), which no scale moves;
 - ``commit_point``: where the commit falls in a request's round trip, as the fraction spent before it (0: the
   write commits as it is sent and the whole latency is the response leg; 1: the answer comes back at the
   commit instant). With a per-verb ``RequestLatency`` it is its ``commit_at``; with ``api_latency`` /
@@ -122,6 +124,7 @@ def _workers(value: int | Mapping[str, int] | WorkerCounts | None) -> WorkerCoun
 class Perturbation:
     cache_lag_scale: float = 1.0
     handling_scale: float = 1.0
+    handling: float | None = None
     commit_point: float | None = None
     event_delay_scale: float = 1.0
     workers: WorkerCounts = ()
@@ -134,6 +137,8 @@ class Perturbation:
         object.__setattr__(self, "holds", tuple(self.holds))
         if min(self.cache_lag_scale, self.handling_scale, self.event_delay_scale) < 0:
             raise ValueError("lag scales cannot be negative")
+        if self.handling is not None and self.handling < 0:
+            raise ValueError(f"a handling cost cannot be negative: {self.handling}")
         if self.commit_point is not None and not 0.0 <= self.commit_point <= 1.0:
             raise ValueError(f"commit_point must be between 0 and 1, not {self.commit_point}")
 
@@ -182,6 +187,8 @@ class Perturbation:
         if self.cache_lag_scale != 1.0:
             mgr.cache_lag = scale_lag(mgr.cache_lag, self.cache_lag_scale)
             mgr.per_kind_lag = {k: scale_lag(v, self.cache_lag_scale) for k, v in mgr.per_kind_lag.items()}
+        if self.handling is not None:
+            mgr.handling = Lag.fixed(self.handling)
         if self.handling_scale != 1.0:
             mgr.handling = scale_lag(mgr.handling, self.handling_scale)
         if self.commit_point is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
+from .gridtable import DEFAULT_GRID, Grid
 from .invariants import GENERIC, Invariant
 
 ENTRY_POINT_GROUP = "fakekube.explore"
@@ -43,6 +44,11 @@ class ScenarioSpec:
     params: tuple[Param, ...] = ()
     invariants: tuple[str, ...] = ()  # checked when the caller names none
     description: str = ""
+    grid: Grid | None = None  # the perturbations tried when the caller names none (None: DEFAULT_GRID)
+
+    @property
+    def default_grid(self) -> Grid:
+        return self.grid if self.grid is not None else DEFAULT_GRID
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -65,8 +71,9 @@ class Registry:
         self._loaded = False
 
     def scenario(self, name: str, fn: Scenario, *, params: Iterable[Param] = (), invariants: Iterable[str] = (),
-                 description: str = "") -> ScenarioSpec:
-        spec = ScenarioSpec(name, fn, tuple(params), tuple(invariants), description or (fn.__doc__ or "").strip())
+                 description: str = "", grid: Grid | None = None) -> ScenarioSpec:
+        spec = ScenarioSpec(name, fn, tuple(params), tuple(invariants), description or (fn.__doc__ or "").strip(),
+                            grid)
         self.scenarios[name] = spec
         return spec
 

@@ -63,10 +63,13 @@ def summary(exploration: Exploration) -> dict[str, Any]:
         outcome = exploration.smallest(name)
         if outcome is not None:
             smallest[name] = {"seed": outcome.seed, "point": outcome.point}
+    table = exploration.table
     return {
         "scenario": exploration.scenario.name,
         "seeds": describe_seeds(exploration.seeds),
         "runs": len(exploration.outcomes),
+        "grid": None if table is None else {"name": table.name, "mode": table.mode,
+                                             "axes": [{"key": a.key, "values": list(a.values)} for a in table.axes]},
         "points": [_point_summary(exploration, i) for i in range(len(exploration.points))],
         "perturbation": exploration.perturbation.to_dict(),
         "invariants": [inv.name for inv in exploration.invariants],
@@ -102,6 +105,8 @@ def render_text(exploration: Exploration) -> str:
             f"{len(exploration.points)} grid point{'s' if len(exploration.points) != 1 else ''} · "
             f"{data['runs']} runs · invariants: {', '.join(data['invariants']) or 'none'}")
     lines = [head]
+    if exploration.table is not None:
+        lines.append(f"grid {exploration.table.describe()}")
     if data["perturbation"]:
         lines.append(f"every run: {describe_point(data['perturbation'])}")
     for point in data["points"]:
@@ -128,8 +133,30 @@ def render_text(exploration: Exploration) -> str:
             rows.append(("holds", f"{point['holds']} held deliveries"))
         width = max(len(k) for k, _ in rows)
         lines.extend(f"  {k.ljust(width)}  {v}" for k, v in rows)
+    if len(data["points"]) > 1 and data["failing_runs"]:
+        lines.append("")
+        lines.extend(_breaking_points(data))
     if data["smallest_failing"]:
         lines.append("")
         for name, where in data["smallest_failing"].items():
             lines.append(f"smallest seed breaking {name}: {where['seed']} [{describe_point(where['point'])}]")
     return "\n".join(lines) + "\n"
+
+
+def _breaking_points(data: dict[str, Any]) -> list[str]:
+    """Per invariant, the grid points where it broke and in which seeds: what a grid search found."""
+    lines: list[str] = []
+    for name in data["invariants"]:
+        broken = [p for p in data["points"] if p["invariants"][name]["failing_runs"]]
+        if not broken:
+            lines.append(f"{name}: holds at all {len(data['points'])} grid points")
+            continue
+        lines.append(f"{name}: broken at {len(broken)} of {len(data['points'])} grid points")
+        for point in broken:
+            inv = point["invariants"][name]
+            lines.append(f"  [{describe_point(point['point'])}] {inv['failing_runs']}/{point['runs']} runs, "
+                         f"seeds {_seeds(inv['seeds'])}")
+    errors = [p for p in data["points"] if p["errors"]["runs"]]
+    if errors:
+        lines.append(f"error: runs failed at {len(errors)} of {len(data['points'])} grid points")
+    return lines

@@ -10,7 +10,7 @@ from fakekube.cli import main
 from fakekube.explore import cli
 
 SCENARIO = ["--scenario", "tests.explore.guestbook:scenario", "--invariant",
-            "tests.explore.guestbook:every_guest_greeted", "--seeds", "1-4", "--quiet"]
+            "tests.explore.guestbook:every_guest_greeted", "--seeds", "1-4", "--grid", "none", "--quiet"]
 
 
 def test_write_test_creates_the_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
