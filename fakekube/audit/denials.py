@@ -77,9 +77,11 @@ def _subject(entry: AuditEntry) -> str:
 
 
 def denials(entries: Iterable[AuditEntry], *, names_shown: int = 3) -> dict[str, list[Refusal]]:
-    """Refusals by user (service accounts first, then by name), each user's in order of first refusal."""
+    """Refusals by user (service accounts first, then by name), each user's in order of first refusal: of the
+    refused requests' arrival (``requestReceivedTimestamp``), not of their events, which a server writes as
+    requests complete — a slower request's event may follow a later one's."""
     by_user: dict[str, dict[tuple[str, str, str, str | None], Refusal]] = {}
-    for entry in entries:
+    for entry in sorted(entries, key=_arrival):
         if not refused(entry):
             continue
         user, key, name = _before_authorization(entry) or _refused_request(entry)
@@ -92,6 +94,11 @@ def denials(entries: Iterable[AuditEntry], *, names_shown: int = 3) -> dict[str,
 
 
 _Key = tuple[str, str, str, str | None]
+
+
+def _arrival(entry: AuditEntry) -> float:
+    request = entry.request
+    return request.received if request is not None and request.received is not None else entry.time
 
 
 def _refused_request(entry: AuditEntry) -> tuple[str, _Key, str | None]:

@@ -102,3 +102,11 @@ def test_impersonation_refusals_name_the_check_that_failed() -> None:
         "a<b": [("impersonate-on:user-info:list", "", "pods", "shop", 1, [])],
         "system:anonymous": [("impersonate-on:user-info:get", "", "/api", None, 1, [])],
     }
+
+
+def test_refusals_are_in_the_order_their_requests_arrived_not_their_events() -> None:
+    forbid = {"authorization.k8s.io/decision": "forbid"}
+    delete, get = _entry(403, "", forbid), _entry(403, "", forbid)
+    delete.verb, get.verb = "delete", "get"
+    delete.request.received, get.request.received = 1.0, 2.0   # the delete came first, its event last
+    assert [r.verb for r in denials([get, delete])["alice"]] == ["delete", "get"]
