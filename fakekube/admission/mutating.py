@@ -174,11 +174,10 @@ def _admit(view: PolicyView, a: Attributes, target: Target, state: Reinvocation,
                 for param in params:
                     pmeta = (param or {}).get("metadata") or {}
                     key = (name, bname, f"{pmeta.get('namespace') or ''}/{pmeta.get('name') or ''}")
-                    err = _invoke(view, a, target, state, reinvoke, compiled, matched, param if param_kind
-                                  is not None else None, param_kind is not None, key,
-                                  spec.get("reinvocationPolicy") == "IfNeeded")
-                    if err is not None:
-                        failures.append((policy, prefix + err, "Invalid"))
+                    errs = _invoke(view, a, target, state, reinvoke, compiled, matched, param if param_kind
+                                   is not None else None, param_kind is not None, key,
+                                   spec.get("reinvocationPolicy") == "IfNeeded")
+                    failures.extend((policy, prefix + err, "Invalid") for err in errs)
     finally:
         state.last_output = _copy(a.obj)
     failures = [f for f in failures if (f[0].get("spec") or {}).get("failurePolicy") != "Ignore"]
@@ -188,8 +187,8 @@ def _admit(view: PolicyView, a: Attributes, target: Target, state: Reinvocation,
 
 def _invoke(view: PolicyView, a: Attributes, target: Target, state: Reinvocation, reinvoke: bool,  # noqa: PLR0913
             compiled: _Compiled, matched: Any, param: Any, has_params: bool, key: tuple[str, str, str],
-            if_needed: bool) -> str | None:
-    """One policy, binding and param: the error text, or None."""
+            if_needed: bool) -> list[str]:
+    """One policy, binding and param: the errors' texts (a failed mutation does not stop the next ones)."""
     def activation() -> policycel.Activation:
         data = _activation(a, matched, view.namespace(a.namespace) if a.namespace else None, view)
         if has_params:
@@ -204,28 +203,28 @@ def _invoke(view: PolicyView, a: Attributes, target: Target, state: Reinvocation
             if err is not None:
                 errs.append(err)
             elif value is False:
-                return None
+                return []
         if errs:
-            return _aggregate(errs)
+            return [_aggregate(errs)]
     if reinvoke and key not in state.again:
-        return None
+        return []
     before = _copy(a.obj)
-    error: str | None = None
+    failed: list[str] = []
     for patch in compiled.patches:
         if a.obj is None:
             continue
         try:
             _apply(patch, act, a, target)
         except MutationError as exc:
-            error = str(exc)
-            break
+            failed.append(str(exc))
+            continue
         act = activation()  # the next mutation sees the object as this one left it
     if a.obj != before:
         state.require_again()
         state.changed = True
     if if_needed:
         state.previously.add(key)
-    return error
+    return failed
 
 
 def _apply(patch: mutationcel.Patch, act: policycel.Activation, a: Attributes, target: Target) -> None:

@@ -31,6 +31,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from fakekube.admission import authorizer as authz
+from fakekube.admission.policycel import _undeclared_as_cel_go
 from fakekube.cel import k8slib, library
 from fakekube.cel.rules import issues_text
 
@@ -283,7 +284,7 @@ def compile_patch(kind: str, source: str, has_params: bool) -> Patch:
     try:
         checked = environment(has_params, True).compile(rewritten.text)
     except RuntimeError as exc:
-        out.error = "compilation failed: " + map_errors(issues_text(exc), rewritten, source)
+        out.error = "compilation failed: " + _undeclared_as_cel_go(map_errors(issues_text(exc), rewritten, source))
         return out
     wanted = OBJECT if kind == "ApplyConfiguration" else T.List(JSONPATCH)
     result = checked.return_type()
