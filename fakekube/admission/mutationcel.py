@@ -40,6 +40,7 @@ TYPE_KEY = "@type"
 OBJECT = T.AbstractType("Object")
 JSONPATCH = T.AbstractType("JSONPatch")
 _STRING_FIELDS = ("op", "path", "from")
+_VARIABLE_REF = re.compile(r"\bvariables\s*\.\s*[A-Za-z_]")
 
 _TOKEN = re.compile(r"""
     (?P<comment>//[^\n]*)
@@ -288,7 +289,9 @@ def compile_patch(kind: str, source: str, has_params: bool) -> Patch:
         return out
     wanted = OBJECT if kind == "ApplyConfiguration" else T.List(JSONPATCH)
     result = checked.return_type()
-    if result != wanted and result != T.DYN:
+    # compile.go: the type must be exactly the wanted one (``dyn`` is refused). A variable has its expression's
+    # type in cel-go, ``dyn`` here: an expression naming one is given the benefit, as fakekube.admission.policycel.
+    if result != wanted and not (result == T.DYN and _VARIABLE_REF.search(source)):
         out.error = f"must evaluate to {type_name(wanted)} but got {type_name(result)}"
         return out
     out.program = environment(has_params, False).compile(rewritten.text)

@@ -75,3 +75,15 @@ def test_error_on_a_later_line_keeps_its_own_line() -> None:
     assert mutationcel.compile_patch("JSONPatch", text, False).error == (
         "compilation failed: ERROR: <input>:4:9: expected type of field 'path' is 'string' but provided type is "
         "'int'\n |     path: 3,\n | ........^")
+
+
+@pytest.mark.parametrize(("kind", "text", "error"), [
+    ("ApplyConfiguration", "object.spec", "must evaluate to Object but got dyn"),
+    ("JSONPatch", "params.patches", "must evaluate to list(JSONPatch) but got dyn"),
+    ("ApplyConfiguration", "true ? Object{} : object", "must evaluate to Object but got dyn"),
+    ("JSONPatch", "true ? [JSONPatch{op: 'add', path: '/a'}] : []", ""),
+    ("JSONPatch", "[JSONPatch{op: 'add', path: '/a'}] + params.more", ""),
+])
+def test_result_type_must_be_exact(kind: str, text: str, error: str) -> None:
+    # kube-apiserver v1.37.2's answers (map/compile-errors)
+    assert mutationcel.compile_patch(kind, text, True).error == error
