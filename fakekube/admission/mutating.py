@@ -21,6 +21,7 @@ policy's or a webhook's — changed the object after them (:class:`Reinvocation`
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,11 +63,18 @@ def compile_policy(spec: dict[str, Any]) -> _Compiled:
     base = policycel.compile_policy({"paramKind": spec.get("paramKind"), "variables": spec.get("variables"),
                                      "matchConditions": spec.get("matchConditions")})
     out = _Compiled(base.variables, base.match_conditions)
+    types = variable_types(base)
     for m in spec.get("mutations") or ():
         kind = str(m.get("patchType") or "")
         source = (m.get("jsonPatch") if kind == "JSONPatch" else m.get("applyConfiguration")) or {}
-        out.patches.append(mutationcel.compile_patch(kind, str(source.get("expression") or ""), has_params))
+        out.patches.append(mutationcel.compile_patch(kind, str(source.get("expression") or ""), has_params, types))
     return out
+
+
+def variable_types(compiled: policycel.Compiled) -> mutationcel.VariableTypes:
+    """The type of each variable that compiled (the mutations see them typed, as in cel-go)."""
+    return mutationcel.variable_types({name: expr.program.return_type() for name, expr in compiled.variables
+                                       if expr.program is not None})
 
 
 def _compiled(policy: dict[str, Any]) -> _Compiled:
@@ -78,6 +86,9 @@ def _compiled(policy: dict[str, Any]) -> _Compiled:
             _CACHE.clear()
         found = _CACHE[key] = compile_policy(policy.get("spec") or {})
     return found
+
+
+_MISSING_VARIABLE = re.compile(r'No value with name "variables\.([A-Za-z_][A-Za-z0-9_]*)"')
 
 
 class MutationError(Exception):
@@ -230,8 +241,13 @@ def _invoke(view: PolicyView, a: Attributes, target: Target, state: Reinvocation
 def _apply(patch: mutationcel.Patch, act: policycel.Activation, a: Attributes, target: Target) -> None:
     if patch.error:
         raise MutationError(patch.error)
+    for name, value in act.data["variables"].items():  # the typed qualified names (mutationcel.environment)
+        act.data[f"variables.{name}"] = value
     value, err = act.evaluate(policycel.Expression(patch.text, patch.program))
     if err is not None:
+        missing = _MISSING_VARIABLE.search(err)
+        if missing and missing.group(1) in act.failed:
+            err = f"expression '{patch.text}' resulted in error: {act.failed[missing.group(1)]}"
         raise MutationError(err)
     obj = a.obj
     assert obj is not None

@@ -201,12 +201,30 @@ def _patch_functions(checking: bool) -> list[Any]:
     return out
 
 
-@lru_cache(maxsize=8)
-def environment(has_params: bool, checking: bool) -> Any:
-    """compile.go's environment with the patch types (HasPatchTypes) and the authorizer."""
+_TYPES: dict[str, Any] = {}
+VariableTypes = tuple[tuple[str, str], ...]
+
+
+def variable_types(types: dict[str, Any]) -> VariableTypes:
+    """The policy's variables' types (name to ``cel.Type``), as a key of :func:`environment`."""
+    out = []
+    for name, t in types.items():
+        sig = str(t.name())
+        _TYPES.setdefault(sig, t)
+        out.append((name, sig))
+    return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def environment(has_params: bool, checking: bool, variables: VariableTypes = ()) -> Any:
+    """compile.go's environment with the patch types (HasPatchTypes) and the authorizer. ``variables``: each
+    variable declared with its expression's type as the qualified name ``variables.<name>`` (cel-go's composited
+    environment types them; the ``variables`` map is dyn), which the evaluation's data then holds."""
     names: dict[str, Any] = {"object": T.DYN, "oldObject": T.DYN, "request": T.DYN, "namespaceObject": T.DYN,
                              "variables": T.Map(T.STRING, T.DYN),
                              "authorizer": authz.AUTHORIZER, "authorizer.requestResource": authz.RESOURCE_CHECK}
+    for name, sig in variables:
+        names[f"variables.{name}"] = _TYPES[sig]
     if has_params:
         names["params"] = T.DYN
     return cel.NewEnv(variables=names, functions=library.functions() + k8slib.functions() + authz.functions()
@@ -269,7 +287,7 @@ class Patch:
     error: str = ""
 
 
-def compile_patch(kind: str, source: str, has_params: bool) -> Patch:
+def compile_patch(kind: str, source: str, has_params: bool, variables: VariableTypes = ()) -> Patch:
     out = Patch(kind, source)
     try:
         environment(has_params, True).compile(source, disable_check=True)
@@ -283,7 +301,7 @@ def compile_patch(kind: str, source: str, has_params: bool) -> Patch:
                                                                     "(in container '')")
         return out
     try:
-        checked = environment(has_params, True).compile(rewritten.text)
+        checked = environment(has_params, True, variables).compile(rewritten.text)
     except RuntimeError as exc:
         out.error = "compilation failed: " + _undeclared_as_cel_go(map_errors(issues_text(exc), rewritten, source))
         return out
@@ -294,7 +312,7 @@ def compile_patch(kind: str, source: str, has_params: bool) -> Patch:
     if result != wanted and not (result == T.DYN and _VARIABLE_REF.search(source)):
         out.error = f"must evaluate to {type_name(wanted)} but got {type_name(result)}"
         return out
-    out.program = environment(has_params, False).compile(rewritten.text)
+    out.program = environment(has_params, False, variables).compile(rewritten.text)
     return out
 
 

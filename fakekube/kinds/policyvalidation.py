@@ -13,7 +13,9 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from fakekube.admission.mutationcel import compile_patch
+from fakekube.admission import policycel
+from fakekube.admission.mutating import variable_types
+from fakekube.admission.mutationcel import VariableTypes, compile_patch
 from fakekube.admission.policycel import compile_expression
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from fakekube.kinds.checks import dns_subdomain, go_string_slice, mapping, seq, validate_label_selector
@@ -142,8 +144,10 @@ def validate_mutating_policy(obj: dict[str, Any]) -> list[FieldError]:
             errs.extend(_compiles(f"spec.variables[{i}].expression", text, text, params, ()))
     if not seq(spec.get("mutations")):
         errs.append(required("spec.mutations", "mutations must contain at least one item"))
+    types = variable_types(policycel.compile_policy({"paramKind": spec.get("paramKind"),
+                                                     "variables": [mapping(v) for v in seq(spec.get("variables"))]}))
     for i, mutation in enumerate(seq(spec.get("mutations"))):
-        errs.extend(_mutation(mapping(mutation), f"spec.mutations[{i}]", params))
+        errs.extend(_mutation(mapping(mutation), f"spec.mutations[{i}]", params, types))
     policy = spec.get("reinvocationPolicy")
     if not policy:
         errs.append(required("spec.reinvocationPolicy", ""))
@@ -152,7 +156,7 @@ def validate_mutating_policy(obj: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
-def _mutation(m: dict[str, Any], path: str, params: bool) -> list[FieldError]:
+def _mutation(m: dict[str, Any], path: str, params: bool, types: VariableTypes) -> list[FieldError]:
     """validateMutation, validateJSONPatch, validateApplyConfiguration: the patch type's expression, compiled
     with the patch types (fakekube.admission.mutationcel)."""
     kind = m.get("patchType")
@@ -169,7 +173,7 @@ def _mutation(m: dict[str, Any], path: str, params: bool) -> list[FieldError]:
         if not text:
             errs.append(required(f"{path}.{own}.expression", ""))
         else:
-            compiled = compile_patch(kind, text, params)
+            compiled = compile_patch(kind, text, params, types)
             if compiled.error:
                 errs.append(invalid(f"{path}.{own}.expression", text, compiled.error))
     if m.get(other) is not None:

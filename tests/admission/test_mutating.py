@@ -94,3 +94,17 @@ def test_compile_error_refuses_the_policy() -> None:
     assert caught.value.code == 422
     assert "spec.mutations[0].jsonPatch.expression: Invalid value: \"'x'\": must evaluate to list(JSONPatch) but " \
            "got string" in caught.value.message
+
+
+def test_variables_are_typed_for_the_mutations() -> None:
+    # kube-apiserver v1.37.2 (map/compile-errors): the variable's own type, not dyn
+    kube = Store()
+    with pytest.raises(errors.ApiError) as caught:
+        policy(kube, "p", jp("variables.patches"), variables=[{"name": "patches", "expression": "[1]"}])
+    assert "must evaluate to list(JSONPatch) but got list(int)" in caught.value.message
+    policy(kube, "q", ac("Object{data: {'v': variables.broken}}"),
+           variables=[{"name": "broken", "expression": "object.data.missing"}])
+    with pytest.raises(errors.ApiError) as caught:
+        cm(kube, "c", {"a": "1"})
+    assert caught.value.message.endswith('resulted in error: composited variable "broken" fails to evaluate: '
+                                         "no such key: missing")
