@@ -17,7 +17,8 @@ The text is compiled twice: in a checking environment where the calls return the
 upstream words them), and in an evaluation environment where the same calls return ``dyn`` (cel-expr-python
 cannot hand an opaque value back from Python). The maps carry their type name under a key no field name can
 be (``@type``): :func:`decode` checks that names match their field path (upstream's
-``CheckTypeNamesMatchFieldPathNames``) and removes them.
+``CheckTypeNamesMatchFieldPathNames``) and removes them. The policy's variables are declared with their
+expressions' types as the qualified names ``variables.<name>`` (:func:`environment`).
 """
 
 from __future__ import annotations
