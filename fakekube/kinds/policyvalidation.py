@@ -2,8 +2,8 @@
 validation.go`` at v1.37.2: ``validateValidatingAdmissionPolicySpec``, ``validateMutatingAdmissionPolicySpec``,
 their bindings' specs, ``validateMatchResources``, ``validateParamRef``, ``validateValidationActions``; sources in
 docs/semantics.md). A ValidatingAdmissionPolicy's CEL expressions are compiled (fakekube.admission.policycel, with
-upstream's words: ``compilation failed: ...``, ``must evaluate to bool but got string``); a
-MutatingAdmissionPolicy's only checked for presence. The bindings'
+upstream's words: ``compilation failed: ...``, ``must evaluate to bool but got string``), and so are a
+MutatingAdmissionPolicy's (its mutations with the patch types, fakekube.admission.mutationcel). The bindings'
 ``policyName`` and ``validationActions`` requirements are declarative in v1.37.2 (``+k8s:required``), so their
 errors come after the handwritten ones."""
 
@@ -13,6 +13,9 @@ from typing import Any
 
 from cel_expr_python import cel
 
+from fakekube.admission import policycel
+from fakekube.admission.mutating import variable_types
+from fakekube.admission.mutationcel import VariableTypes, compile_patch
 from fakekube.admission.policycel import compile_expression
 from fakekube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from fakekube.kinds.checks import dns_subdomain, go_string_slice, mapping, seq, validate_label_selector
@@ -21,6 +24,7 @@ _T = cel.Type
 _FAILURE_POLICIES = ["Fail", "Ignore"]
 _MATCH_POLICIES = ["Equivalent", "Exact"]
 _REINVOCATION_POLICIES = ["IfNeeded", "Never"]
+_PATCH_TYPES = ["ApplyConfiguration", "JSONPatch"]
 _VALIDATION_ACTIONS = ["Audit", "Deny", "Warn"]
 _MUTATING_OPERATIONS = ["CREATE", "UPDATE"]
 _REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge"]  # supportedValidationPolicyReason
@@ -128,13 +132,52 @@ def _compiles(path: str, text: str, shown: str, params: bool, returns: tuple[Any
 def validate_mutating_policy(obj: dict[str, Any]) -> list[FieldError]:
     spec = mapping(obj.get("spec"))
     errs = _policy_head(spec, mutating=True)
+    params = spec.get("paramKind") is not None
+    for i, condition in enumerate(seq(spec.get("matchConditions"))):
+        text = str(mapping(condition).get("expression") or "").strip()
+        if text:
+            errs.extend(_compiles(f"spec.matchConditions[{i}].expression", text, text, params, (_T.BOOL,),
+                                  with_variables=False))
+    for i, variable in enumerate(seq(spec.get("variables"))):
+        text = str(mapping(variable).get("expression") or "")
+        if text.strip():
+            errs.extend(_compiles(f"spec.variables[{i}].expression", text, text, params, ()))
     if not seq(spec.get("mutations")):
         errs.append(required("spec.mutations", "mutations must contain at least one item"))
+    types = variable_types(policycel.compile_policy({"paramKind": spec.get("paramKind"),
+                                                     "variables": [mapping(v) for v in seq(spec.get("variables"))]}))
+    for i, mutation in enumerate(seq(spec.get("mutations"))):
+        errs.extend(_mutation(mapping(mutation), f"spec.mutations[{i}]", params, types))
     policy = spec.get("reinvocationPolicy")
     if not policy:
         errs.append(required("spec.reinvocationPolicy", ""))
     elif policy not in _REINVOCATION_POLICIES:
         errs.append(not_supported("spec.reinvocationPolicy", policy, _REINVOCATION_POLICIES))
+    return errs
+
+
+def _mutation(m: dict[str, Any], path: str, params: bool, types: VariableTypes) -> list[FieldError]:
+    """validateMutation, validateJSONPatch, validateApplyConfiguration: the patch type's expression, compiled
+    with the patch types (fakekube.admission.mutationcel)."""
+    kind = m.get("patchType")
+    if not kind:
+        return [required(f"{path}.patchType", "")]
+    if kind not in _PATCH_TYPES:
+        return [not_supported(f"{path}.patchType", kind, _PATCH_TYPES)]
+    own, other = ("jsonPatch", "applyConfiguration") if kind == "JSONPatch" else ("applyConfiguration", "jsonPatch")
+    errs: list[FieldError] = []
+    if m.get(own) is None:
+        errs.append(required(f"{path}.{own}", f"must be specified when patchType is {kind}"))
+    else:
+        text = str(mapping(m.get(own)).get("expression") or "").strip()
+        if not text:
+            errs.append(required(f"{path}.{own}.expression", ""))
+        else:
+            compiled = compile_patch(kind, text, params, types)
+            if compiled.error:
+                errs.append(invalid(f"{path}.{own}.expression", text, compiled.error))
+    if m.get(other) is not None:
+        errs.append(invalid(f"{path}.{other}", "{" + other + "}", f"must not be specified when patchType is {kind}"))
     return errs
 
 

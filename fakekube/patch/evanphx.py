@@ -79,20 +79,46 @@ def apply(document: Any, ops: list[dict], raw_body: Any = None) -> Any:
                 if value is not _ABSENT:
                     value = json_copy(value)
             doc = _operation(doc, op, value, copied)
-    except _Failed:
-        raise errors.GenericInvalid() from None
+    except _Failed as exc:
+        # The API's patch handler shows the generic message; the library's own (``failure_text``) is kept as the
+        # cause, for MutatingAdmissionPolicy's JSONPatch, which shows it.
+        raise errors.GenericInvalid() from exc
     return _unwrap(doc) if wrapped else doc
 
 
-def _operation(doc: Any, op: dict, value: Any, copied: list[int]) -> Any:
+def failure_text(exc: BaseException) -> str:
+    """evanphx/json-patch v4's error text for an ``apply`` that failed (as far as it is known here)."""
+    cause = exc.__cause__
+    return str(cause.args[0]) if isinstance(cause, _Failed) and cause.args else "invalid state detected"
+
+
+def _located(kind: str, doc: Any, path: Any) -> tuple[Any, str]:
+    try:
+        return _find(doc, path)
+    except _Failed as exc:
+        if exc.args:
+            raise
+        raise _Failed(f'{kind} operation does not apply: doc is missing path: "{path}": missing value') from None
+
+
+def _operation(doc: Any, op: dict, value: Any, copied: list[int]) -> Any:  # noqa: PLR0912
     kind = op.get("op")
     path = op.get("path")
     if kind == "add":
-        con, key = _find(doc, path)
-        _add(con, key, None if value is _ABSENT else value)
+        con, key = _located("add", doc, path)
+        try:
+            _add(con, key, None if value is _ABSENT else value)
+        except _Failed:
+            raise _Failed(f"error in add for path: '{path}': Unable to access invalid index: {key}: invalid index "
+                          "referenced") from None
     elif kind == "remove":
-        con, key = _find(doc, path)
-        _remove(con, key)
+        con, key = _located("remove", doc, path)
+        try:
+            _remove(con, key)
+        except _Failed:
+            detail = (f"Unable to remove nonexistent key: {key}: missing value" if type(con) is dict
+                      else f"Unable to access invalid index: {key}: invalid index referenced")
+            raise _Failed(f"error in remove for path: '{path}': {detail}") from None
     elif kind == "replace":
         if path == "":
             if value is _ABSENT:
@@ -119,9 +145,12 @@ def _operation(doc: Any, op: dict, value: Any, copied: list[int]) -> Any:
             raise _Failed
         _add(con, key, duplicate)
     elif kind == "test":
-        _test(doc, path, value)
+        try:
+            _test(doc, path, value)
+        except _Failed:
+            raise _Failed(f"testing value {path} failed: test failed") from None
     else:
-        raise _Failed  # "Unexpected kind"
+        raise _Failed(f"Unexpected kind: {kind}")
     return doc
 
 

@@ -4,6 +4,8 @@ kube-apiserver runs validating admission after the registry's BeforeCreate/Befor
 storage (k8s.io/apiserver ``pkg/registry/generic/registry/store.go``: ``createValidation`` /
 ``updateValidation`` / ``deleteValidation``, v0.37.2): the verbs call ``_validating_admission`` at that point.
 Validating webhooks run in the same step, after the policies (``pkg/admission/plugins.go`` order).
+MutatingAdmissionPolicy (fakekube.admission.mutating) runs in the mutating step, before the mutating
+webhooks: ``_policy_mutation``, which fakekube.verbs.webhook_admission's ``_mutating_admission`` calls.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import errors
-from fakekube.admission import policy
+from fakekube.admission import mutating, policy
 from fakekube.admission.attributes import Attributes
 from fakekube.admission.matching import GVR
 from fakekube.audit import AuditEntry
@@ -26,6 +28,8 @@ _GROUP = "admissionregistration.k8s.io"
 class _View:
     """The store as the policy dispatcher reads it (fakekube.admission.policy.PolicyView)."""
 
+    KIND = "validatingadmissionpolicies"
+
     def __init__(self, store: Any, rt: ResourceType) -> None:
         self.store = store
         self.rt = rt
@@ -35,10 +39,10 @@ class _View:
         return [] if rt is None else self.store._list_stored(rt.storage, None)
 
     def policies(self) -> list[dict[str, Any]]:
-        return self._objects("validatingadmissionpolicies")
+        return self._objects(self.KIND)
 
     def bindings(self) -> list[dict[str, Any]]:
-        return self._objects("validatingadmissionpolicybindings")
+        return self._objects(self.KIND[:-3] + "ybindings")
 
     def namespace(self, name: str) -> dict[str, Any] | None:
         rt = self.store.registry.get("", "v1", "namespaces")
@@ -90,8 +94,44 @@ def _shown(store: Any, rt: ResourceType, obj: dict[str, Any] | None,
     return store._convert_out(rt, dict(obj))
 
 
+class _MutatingView(_View):
+    KIND = "mutatingadmissionpolicies"
+
+
 class AdmissionVerbs:
     """Mixin of fakekube.store.Store."""
+
+    def _mutating_policies_configured(self, rt: ResourceType) -> bool:
+        return bool(_MutatingView(self, rt).bindings())
+
+    def _policy_mutation(self, entry: AuditEntry, operation: str, rt: ResourceType, obj: dict[str, Any] | None,
+                         old: dict[str, Any] | None, subresource: str | None, dry_run: bool, user: UserInfo | None,
+                         state: mutating.Reinvocation, *, name: str = "", namespace: str | None = None,
+                         reinvoke: bool = False) -> None:
+        """MutatingAdmissionPolicy on one write: ``obj`` is changed in place; raise the refusal. ``state``: the
+        reinvocation context shared by the rounds of one request."""
+        store: Any = self
+        view = _MutatingView(store, rt)
+        if subresource is not None and entry.subresource == "scale":
+            return  # (a Scale's own kind is not mutated here: docs/admission.md)
+        meta = (obj if obj is not None else old or {}).get("metadata") or {}
+        shown = _shown(store, rt, json_copy(obj), None) if obj is not None else None
+        a = Attributes(operation, rt.group, rt.version, rt.plural, rt.kind, subresource or "",
+                       (namespace or str(meta.get("namespace") or "")) if rt.namespaced else "",
+                       str(meta.get("name") or name), shown, _shown(store, rt, json_copy(old), None)
+                       if old is not None else None, _user(entry, user), dry_run,
+                       {"dryRun": ["All"]} if dry_run else {}, rt.namespaced, None)
+        storage = store.storage_type(rt.storage)
+        target = mutating.Target(rt.patch_schema, storage.strategy.default)
+        before = json_copy(shown)
+        mutating.admit(view, a, target, state, reinvoke)
+        if obj is None or a.obj is None or a.obj == before:
+            return
+        new = a.obj
+        if rt.to_storage is not None and new.get("apiVersion") != obj.get("apiVersion"):
+            new = rt.to_storage(new)
+        new["apiVersion"] = obj.get("apiVersion", new.get("apiVersion"))
+        mutating.replace(obj, new)
 
     def _validating_admission(self, entry: AuditEntry, operation: str, rt: ResourceType,
                               obj: dict[str, Any] | None, old: dict[str, Any] | None, subresource: str | None,

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from fakekube.admission.mutating import Reinvocation
 from fakekube.audit import AuditEntry
 from fakekube.audit.context import AuditRequest
 from fakekube.identity import UserInfo
@@ -31,7 +32,7 @@ from fakekube.jsonvalues import json_copy
 from fakekube.resources import ResourceType
 from fakekube.uids import uuid4_text
 from fakekube.webhooks import transport
-from fakekube.webhooks.dispatch import Caller, Dispatcher
+from fakekube.webhooks.dispatch import Caller, Dispatcher, Rounds
 from fakekube.webhooks.matching import Hook, Invocation, exempt, hooks_of
 from fakekube.webhooks.review import Attributes
 
@@ -159,20 +160,43 @@ class WebhookVerbs:
     def _mutating_admission(self, rt: ResourceType, operation: str, obj: dict[str, Any] | None,
                             old: dict[str, Any] | None, namespace: str | None, subresource: str | None, dry_run: bool,
                             entry: AuditEntry, ctx: WriteContext | None, *, name: str = "") -> None:
-        """MutatingAdmissionWebhook: ``obj`` is patched in place. On a create the webhooks see the object
-        before BeforeCreate stamps it (no uid, creationTimestamp); those come back whatever a patch did."""
+        """MutatingAdmissionPolicy (fakekube.verbs.admission ``_policy_mutation``), then MutatingAdmissionWebhook
+        (apiserver ``pkg/admission/plugins.go`` order): ``obj`` is patched in place. On a create they see the
+        object before BeforeCreate stamps it (no uid, creationTimestamp); those come back whatever a patch did.
+        When a mutation changed the object, the chain runs a second round (apiserver ``pkg/admission/
+        reinvocation.go``): the policies and webhooks with ``reinvocationPolicy: IfNeeded`` that ran before a
+        change run once more."""
         hooks = self._hooks(MUTATING)
-        if not hooks:
+        policies = self._mutating_policies_configured(rt)  # type: ignore[attr-defined]
+        if not hooks and not policies:
             return
         meta = (obj.get("metadata") or {}) if obj is not None else {}
         stamped = {k: meta.pop(k) for k in ("uid", "creationTimestamp") if operation == "CREATE" and k in meta}
-        attr = self._attributes(rt, operation, obj, old, namespace, str(meta.get("name") or name), subresource,
-                                dry_run, entry, ctx)
+        state = Reinvocation()
+        rounds = Rounds()
+        user = ctx.user if ctx is not None else None
+        attr = None
         try:
-            if not exempt(attr):
-                self._dispatcher(rt, attr, hooks).mutate()
+            if policies:
+                self._policy_mutation(entry, operation, rt, obj, old, subresource, dry_run,  # type: ignore[attr-defined]
+                                      user, state, name=name, namespace=namespace)
+            dispatcher = None
+            changed = False
+            if hooks:
+                attr = self._attributes(rt, operation, obj, old, namespace, str(meta.get("name") or name),
+                                        subresource, dry_run, entry, ctx)
+                if not exempt(attr):
+                    dispatcher = self._dispatcher(rt, attr, hooks)
+                    changed = dispatcher.mutate(rounds, 0)
+            if changed or state.changed:  # the chain's second round (apiserver pkg/admission/reinvocation.go)
+                if policies:
+                    self._policy_mutation(entry, operation, rt, obj, old, subresource, dry_run,  # type: ignore[attr-defined]
+                                          user, state, name=name, namespace=namespace, reinvoke=True)
+                if dispatcher is not None:
+                    dispatcher.mutate(rounds, 1)
         finally:
-            _finish(entry, attr)
+            if attr is not None:
+                _finish(entry, attr)
             if stamped and obj is not None:
                 obj.setdefault("metadata", {}).update(stamped)
 

@@ -66,6 +66,19 @@ def internal(text: str) -> errors.ApiError:
     return errors.ApiError(500, "InternalError", f"Internal error occurred: {text}", {"causes": [{"message": text}]})
 
 
+class Rounds:
+    """The webhooks' reinvocation context across the admission chain's two rounds."""
+
+    def __init__(self) -> None:
+        self.previously: set[str] = set()
+        self.again: set[str] = set()
+        self.last_output: Any = None
+
+    def require_again(self) -> None:
+        self.again |= self.previously
+        self.previously = set()
+
+
 class Dispatcher:
     """One request's webhook calls. ``versions``: converts the request's object to an invocation's version and
     back (``to(inv, obj)``, ``back(inv, obj)``); ``unlocked``: a context in which the store's lock is let go."""
@@ -137,25 +150,36 @@ class Dispatcher:
 
     # -- mutating ------------------------------------------------------------------------------------------
 
-    def mutate(self) -> bool:
-        """Run the mutating webhooks on ``attr.obj`` (patched in place); whether any changed it."""
-        previously: set[str] = set()
-        reinvoke: set[str] = set()
+    def mutate(self, rounds: Rounds | None = None, round_: int = 0) -> bool:
+        """Run the mutating webhooks on ``attr.obj`` (patched in place); whether any changed it.
+
+        Without ``rounds``, both of the admission chain's rounds (apiserver ``pkg/admission/reinvocation.go``)
+        are run here: the second when a webhook changed the object, calling again the ``IfNeeded`` webhooks
+        called before that change. With ``rounds`` (shared with the caller, which runs other mutating plugins
+        between the rounds), one round: ``round_`` 1 calls only the webhooks due again, and those called with
+        ``IfNeeded`` when the object changed since the webhooks last saw it (webhook/mutating/dispatcher.go,
+        ``webhookReinvokeContext``)."""
+        if rounds is None:
+            rounds = Rounds()
+            changed = self.mutate(rounds, 0)
+            if changed and rounds.again:
+                self.mutate(rounds, 1)
+            return changed
+        if round_ == 1 and rounds.last_output != self.attr.obj:
+            rounds.require_again()
         changed_any = False
         for index, hook in enumerate(self.hooks):
-            changed = self._mutate_one(hook, index, 0)
+            if round_ == 1 and hook.uid not in rounds.again:
+                continue
+            changed = self._mutate_one(hook, index, round_)
             if changed is None:
                 continue
             if changed:
                 changed_any = True
-                reinvoke |= previously
-                previously = set()
+                rounds.require_again()
             if hook.spec.get("reinvocationPolicy") == "IfNeeded":
-                previously.add(hook.uid)
-        if changed_any and reinvoke:
-            for index, hook in enumerate(self.hooks):
-                if hook.uid in reinvoke:
-                    self._mutate_one(hook, index, 1)
+                rounds.previously.add(hook.uid)
+        rounds.last_output = json_copy(self.attr.obj) if self.attr.obj is not None else None
         return changed_any
 
     def _mutate_one(self, hook: Hook, index: int, round_: int) -> bool | None:

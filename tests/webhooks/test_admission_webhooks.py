@@ -336,3 +336,29 @@ def webhook_services(hook_server: WebhookServer) -> dict[str, str]:
 
 def test_webhook_services_fixture_maps_kube(kube: Store, hook_server: WebhookServer) -> None:
     assert kube.webhook_services.resolve("system", "hooks", 443) == ("127.0.0.1", hook_server.port)
+
+
+def _label_policy(store: Store, name: str, expression: str, reinvocation: str) -> None:
+    v1 = "admissionregistration.k8s.io/v1"
+    store.create("mutatingadmissionpolicies", {
+        "apiVersion": v1, "kind": "MutatingAdmissionPolicy", "metadata": {"name": name},
+        "spec": {"matchConstraints": {"resourceRules": [RULE]}, "reinvocationPolicy": reinvocation,
+                 "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": expression}}]}})
+    store.create("mutatingadmissionpolicybindings", {"apiVersion": v1, "kind": "MutatingAdmissionPolicyBinding",
+                                                     "metadata": {"name": name}, "spec": {"policyName": name}})
+
+
+def test_policies_run_before_webhooks_and_both_are_reinvoked(webhook: WebhookServer) -> None:
+    store = Store(seed=1)
+    # The policy (IfNeeded) copies the webhook's label; it runs first, so only its second round sees it.
+    _label_policy(store, "copy", "'hooked' in object.metadata.labels ? Object{metadata: Object.metadata{labels: "
+                                 "{'copied': object.metadata.labels['hooked']}}} : Object{}", "IfNeeded")
+    # The webhook (IfNeeded) records what it saw; called again once the policy's second round changed the object.
+    webhook.handlers["/m"] = lambda req: patch(
+        [{"op": "add", "path": "/metadata/labels/hooked", "value": "yes"}]
+        if "hooked" not in req["object"]["metadata"]["labels"] else [])
+    configure(store, "Mutating", hook(webhook, "/m", reinvocationPolicy="IfNeeded"))
+    made = store.create("configmaps", cm(app="x"), "default")
+    assert made["metadata"]["labels"] == {"app": "x", "hooked": "yes", "copied": "yes"}
+    assert [p for p, _ in webhook.reviews] == ["/m", "/m"]
+    assert webhook.reviews[1][1]["request"]["object"]["metadata"]["labels"]["copied"] == "yes"
