@@ -19,17 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from fakekube.identity import Authorizer, UserInfo
-from fakekube.rbac_authorizer import RBACAuthorizer
-from fakekube.server.auth import Authenticator, actor_from_user_agent
+from fakekube.server.auth import actor_from_user_agent
 from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
-from fakekube.server.discovery import Discovery
+from fakekube.server.front import Front
 from fakekube.server.handler import ApiHandler
-from fakekube.server.impersonation import Impersonator
 from fakekube.server.kubeconfig import write_kubeconfig
-from fakekube.server.openapi import OpenAPIDocuments
-from fakekube.server.tables import Printers
 from fakekube.server.tls import Certificates, make_certificates
-from fakekube.server.watchstream import MAX_PENDING, StreamSettings, WatchStreamer
+from fakekube.server.watchstream import MAX_PENDING
 from fakekube.store import Store
 
 # encoding/json's maxNestingDepth is 10,000; a document that deep takes a few Python frames per level in the
@@ -73,32 +69,11 @@ class ApiServer(ThreadingHTTPServer):
         tls: bool = False,
     ) -> None:
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.store = store if store is not None else Store()
-        all_tokens = dict(tokens or {})
-        if token:
-            all_tokens.setdefault(token, "admin")
-        self.token = token or next(iter(all_tokens), None)
-        self.authenticator = Authenticator(self.store, all_tokens)
-        self.authorizer = authorizer
-        # Who decides for anonymous requests: the authorizer; over TLS without one, RBAC over the store's roles
-        # (the bootstrap policy grants system:unauthenticated the health and version paths), so a TLS server is
-        # not open to whoever reaches its port. Plain HTTP stays open: a loopback fake without security.
-        self.anonymous_authorizer: Authorizer | None = authorizer
-        if authorizer is None and tls:
-            self.anonymous_authorizer = RBACAuthorizer(self.store)
-        if authorizer is not None and self.store.authorizer is None:
-            self.store.authorizer = authorizer  # access reviews answer with the authorizer the front enforces
-        self.impersonator = Impersonator()  # remembers, per requestor, the impersonation mode that last worked
-        self.max_body_bytes = max_body_bytes
+        self.front = Front(store, host=host, token=token, tokens=tokens, authorizer=authorizer,
+                           max_body_bytes=max_body_bytes, version_minor=version_minor, watch_timeout=watch_timeout,
+                           bookmark_interval=bookmark_interval, poll_interval=poll_interval,
+                           watch_max_pending=watch_max_pending, actor_of=actor_of, tls=tls)
         self.idle_timeout = idle_timeout
-        self.actor_of = actor_of
-        self.closing = threading.Event()
-        self.streamer = WatchStreamer(self.store, StreamSettings(watch_timeout, bookmark_interval, poll_interval,
-                                                                  watch_max_pending),
-                                      self.closing)
-        self.printers = Printers(self.store)  # server-side printing (Table) for kubectl get
-        self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)
-        self.openapi = OpenAPIDocuments(self.store.registry)
         self._connections: dict[socket.socket, threading.Thread] = {}
         self._conn_lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -108,6 +83,16 @@ class ApiServer(ThreadingHTTPServer):
             self.certificates = make_certificates(tuple(dict.fromkeys((host, "127.0.0.1", "localhost", "::1"))))
             self.ssl_context = self.certificates.server_context()
         super().__init__((host, port), ApiHandler)
+
+    # The front's parts, as attributes of the server (what tests and the CLI reach for).
+    store = property(lambda self: self.front.store)
+    token = property(lambda self: self.front.token)
+    authenticator = property(lambda self: self.front.authenticator)
+    authorizer = property(lambda self: self.front.authorizer)
+    streamer = property(lambda self: self.front.streamer)
+    discovery = property(lambda self: self.front.discovery)
+    openapi = property(lambda self: self.front.openapi)
+    closing = property(lambda self: self.front.closing)
 
     # -- addresses -------------------------------------------------------------------------------------------
 
@@ -196,8 +181,7 @@ class ApiServer(ThreadingHTTPServer):
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop accepting, end every watch stream, close idle keep-alive connections, join the threads."""
-        self.closing.set()
-        self.streamer.stop_all()
+        self.front.close()
         if self._thread is not None:
             self.shutdown()
             self._thread.join(timeout)
