@@ -359,7 +359,7 @@ class Exchange:
             finally:
                 reply.watch.stop()
 
-        self._response = HttpResponse(200, headers, stream=body)
+        self._response = HttpResponse(200, headers, stream=body, cancel=reply.watch.stop)
 
     # -- bodies --------------------------------------------------------------------------------------------
 

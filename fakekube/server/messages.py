@@ -44,6 +44,7 @@ class HttpResponse:
     close: bool = False  # the connection cannot carry another request after this reply
     abort: bool = False  # no reply at all: the connection closes (the real handler's panic, a client gone)
     finish: Callable[[], None] = lambda: None
+    cancel: Callable[[], None] = lambda: None  # ends a stream from any thread (its watch stops)
     audit_id: str = ""
 
     def header(self, name: str) -> str | None:
