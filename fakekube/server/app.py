@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import selectors
 import socket
 import ssl
 import sys
@@ -77,6 +79,8 @@ class ApiServer(ThreadingHTTPServer):
         self._connections: dict[socket.socket, threading.Thread] = {}
         self._conn_lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._wakeup: tuple[int, ...] = os.pipe()  # written by stop(): wakes the serving thread's wait for connections
         self.certificates: Certificates | None = None
         self.ssl_context: ssl.SSLContext | None = None
         if tls:
@@ -174,18 +178,37 @@ class ApiServer(ThreadingHTTPServer):
     def start(self) -> ApiServer:
         """Serve from a daemon thread; returns once the socket accepts connections (it already listens)."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
+            self._thread = threading.Thread(target=self._serve_until_stopped,
                                             name=f"fakekube-server-{self.port}", daemon=True)
             self._thread.start()
         return self
+
+    def _serve_until_stopped(self) -> None:
+        """``serve_forever`` that ``stop`` wakes at once: the stdlib's notices a shutdown only at its next poll
+        (it cost a test's teardown 49 of its 56 ms), this one also waits on a wakeup pipe ``stop`` writes to."""
+        with selectors.PollSelector() as selector:
+            selector.register(self, selectors.EVENT_READ)
+            selector.register(self._wakeup[0], selectors.EVENT_READ)
+            while not self._stopping:
+                ready = selector.select()
+                if self._stopping:
+                    break
+                if any(key.fileobj is self for key, _ in ready):
+                    self._handle_request_noblock()
+                self.service_actions()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop accepting, end every watch stream, close idle keep-alive connections, join the threads."""
         self.front.close()
         if self._thread is not None:
-            self.shutdown()
+            self._stopping = True
+            os.write(self._wakeup[1], b"x")
             self._thread.join(timeout)
             self._thread = None
+        wakeup, self._wakeup = self._wakeup, ()
+        for fd in wakeup:
+            with contextlib.suppress(OSError):
+                os.close(fd)
         with self._conn_lock:
             connections = list(self._connections.items())
         for conn, _ in connections:
