@@ -1,7 +1,8 @@
 """``mock_kubernetes``: unchanged client code against a fake API server in this process, moto-style.
 
 Inside it, requests to the fake's host (``kubernetes.fakekube.invalid``, a name that never resolves) from the
-official ``kubernetes`` client (urllib3) and from httpx clients (kr8s, lightkube) are answered by
+official ``kubernetes`` client (urllib3), httpx clients (kr8s, lightkube) and aiohttp clients
+(kubernetes_asyncio, kopf) are answered by
 ``Front.handle`` — the same code that answers over HTTP — without a socket; ``KUBECONFIG`` names a kubeconfig
 for that host, ``KUBERNETES_SERVICE_HOST``/``_PORT`` and the official client's service-account files make
 ``load_incluster_config()`` resolve to it, and (unless ``block_network=False``) no socket may connect anywhere.
@@ -9,10 +10,12 @@ for that host, ``KUBERNETES_SERVICE_HOST``/``_PORT`` and the official client's s
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import secrets
 import shutil
+import sys
 import tempfile
 from contextlib import ContextDecorator, ExitStack
 from dataclasses import dataclass
@@ -52,6 +55,34 @@ def current_cluster() -> Cluster:
     return _CLUSTERS[-1]
 
 
+# The service account's ``ca.crt``: clients load it into an SSL context (kopf does) though no TLS happens in
+# process. A self-signed CA certificate fakekube generated once (EC P-256, valid 2026-2126), whose key was
+# discarded: nothing can be signed by it, and writing it costs nothing per test.
+IN_CLUSTER_CA = b"""\
+-----BEGIN CERTIFICATE-----
+MIIBeTCCAR+gAwIBAgIULk54hhMS1XHY3RRadbLDjWn1+lIwCgYIKoZIzj0EAwIw
+MTEvMC0GA1UEAwwmZmFrZWt1YmUgaW4tcHJvY2VzcyBDQSAoa2V5IGRpc2NhcmRl
+ZCkwIBcNMjYwMTAxMDAwMDAwWhgPMjEyNTEyMDgwMDAwMDBaMDExLzAtBgNVBAMM
+JmZha2VrdWJlIGluLXByb2Nlc3MgQ0EgKGtleSBkaXNjYXJkZWQpMFkwEwYHKoZI
+zj0CAQYIKoZIzj0DAQcDQgAEt8TuPJCitHXlHWvSjApBm3Lh/oiaHtWA/JR+wwkJ
+wlwqEYb7WfaXC00ZQUYuMV79XOspEK46+nJ7jMWGGwyj7KMTMBEwDwYDVR0TAQH/
+BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiBt7P4eN/y6QIDxF9MV1ZMXQdfw8bHI
+PbovCkKX/32HrwIhAMcHvbG5aWcmFcjA80EFi2G5XB44/02PtWaohZS+Ul97
+-----END CERTIFICATE-----
+"""
+
+
+CONFIG_PACKAGES = ("kubernetes", "kubernetes_asyncio")  # clients whose config modules hold import-time paths
+
+
+def _reset_default_location(package: str, outside: str) -> None:
+    """A client config module imported inside a mock read the fake's kubeconfig: give it the outside one."""
+    for name in (f"{package}.config.kube_config", f"{package}.config"):
+        module = sys.modules.get(name)
+        if module is not None and hasattr(module, "KUBE_CONFIG_DEFAULT_LOCATION"):
+            module.KUBE_CONFIG_DEFAULT_LOCATION = outside
+
+
 def _installed(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
@@ -85,26 +116,18 @@ class mock_kubernetes(ContextDecorator):  # noqa: N801 - named as users know mot
         directory = Path(tempfile.mkdtemp(prefix="fakekube-mock-"))
         stack.callback(shutil.rmtree, directory, True)
         kubeconfig = write_kubeconfig(directory / "kubeconfig", URL, namespace=self._namespace)
-        # The in-cluster service account: a token the front knows (an admin), and a CA file the official
-        # client insists exists (no TLS happens in process).
+        # The in-cluster service account: a token the front knows (an admin), and a CA certificate (clients
+        # load it into their SSL context; no TLS happens in process).
         token = secrets.token_hex(16)
         front.store.tokens.static[token] = UserInfo("admin", groups=("system:masters",))
         (directory / "token").write_text(token)
-        (directory / "ca.crt").write_text("# fakekube: no TLS in process\n")
+        (directory / "ca.crt").write_bytes(IN_CLUSTER_CA)
         (directory / "namespace").write_text(self._namespace)
         stack.enter_context(mock.patch.dict(os.environ, {"KUBECONFIG": str(kubeconfig),
                                                          "KUBERNETES_SERVICE_HOST": HOST,
                                                          "KUBERNETES_SERVICE_PORT": IN_CLUSTER_PORT}))
-        if _installed("kubernetes"):
-            import kubernetes.config
-            from kubernetes.config import incluster_config, kube_config
-
-            # read from KUBECONFIG when the module was imported: the environment alone is too late
-            for module in (kube_config, kubernetes.config):
-                stack.enter_context(mock.patch.object(module, "KUBE_CONFIG_DEFAULT_LOCATION", str(kubeconfig)))
-
-            stack.enter_context(mock.patch.object(incluster_config, "SERVICE_TOKEN_FILENAME", str(directory / "token")))
-            stack.enter_context(mock.patch.object(incluster_config, "SERVICE_CERT_FILENAME", str(directory / "ca.crt")))
+        for package in CONFIG_PACKAGES:
+            self._point_config_at(stack, package, kubeconfig, directory)
         if _installed("urllib3"):
             from fakekube.inprocess import urllib3_transport
 
@@ -115,6 +138,11 @@ class mock_kubernetes(ContextDecorator):  # noqa: N801 - named as users know mot
 
             httpx_transport.install(HOST, front)
             stack.callback(httpx_transport.uninstall, HOST, front)
+        if _installed("aiohttp"):
+            from fakekube.inprocess import aiohttp_transport
+
+            aiohttp_transport.install(HOST, front)
+            stack.callback(aiohttp_transport.uninstall, HOST, front)
         if self._block:
             guard.block()
             stack.callback(guard.unblock)
@@ -122,6 +150,25 @@ class mock_kubernetes(ContextDecorator):  # noqa: N801 - named as users know mot
         _CLUSTERS.append(cluster)
         stack.callback(_CLUSTERS.remove, cluster)
         return cluster
+
+    @staticmethod
+    def _point_config_at(stack: ExitStack, package: str, kubeconfig: Path, directory: Path) -> None:
+        """The official clients read ``KUBECONFIG`` when their config module is imported, and the in-cluster
+        loader's file names are module constants: an imported client's are patched. One imported inside the
+        block reads the environment's ``KUBECONFIG`` (the fake's), and is set back to what it would have read
+        outside when the block ends; its in-cluster loader is not redirected (import it before)."""
+        if f"{package}.config" not in sys.modules:
+            outside = os.environ.get("KUBECONFIG", "~/.kube/config")
+            stack.callback(_reset_default_location, package, outside)
+            return
+        config = sys.modules[f"{package}.config"]
+        kube_config = importlib.import_module(f"{package}.config.kube_config")
+        incluster_config = importlib.import_module(f"{package}.config.incluster_config")
+        for module in (kube_config, config):
+            if hasattr(module, "KUBE_CONFIG_DEFAULT_LOCATION"):
+                stack.enter_context(mock.patch.object(module, "KUBE_CONFIG_DEFAULT_LOCATION", str(kubeconfig)))
+        stack.enter_context(mock.patch.object(incluster_config, "SERVICE_TOKEN_FILENAME", str(directory / "token")))
+        stack.enter_context(mock.patch.object(incluster_config, "SERVICE_CERT_FILENAME", str(directory / "ca.crt")))
 
     def __exit__(self, *exc: object) -> None:
         self._stacks.pop().close()

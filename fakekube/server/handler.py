@@ -17,7 +17,7 @@ from fakekube import errors
 from fakekube.server import encoding, requestbody
 from fakekube.server.auth import user_from_certificate
 from fakekube.server.exchange import CLIENT_GONE, JSON_TYPE, warning_header
-from fakekube.server.messages import HttpRequest, HttpResponse
+from fakekube.server.messages import HttpRequest, HttpResponse, wire_head
 from fakekube.server.watchstream import _END, chunk
 
 if TYPE_CHECKING:
@@ -100,16 +100,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         return user_from_certificate(self.connection.getpeercert().get("subject"), der) if der else None
 
     def _head(self, response: HttpResponse) -> bytes:
-        try:
-            phrase = HTTPStatus(response.status).phrase
-        except ValueError:
-            phrase = ""
         if response.close:
             self.close_connection = True
-        lines = [f"HTTP/1.1 {response.status} {phrase}\r\n", *(f"{k}: {v}\r\n" for k, v in response.headers)]
-        if self.close_connection and response.stream is None:
-            lines.append("Connection: close\r\n")
-        return ("".join(lines) + "\r\n").encode()
+        return wire_head(response, self.close_connection)
 
     def _write(self, response: HttpResponse) -> None:
         # One write for status line, headers and body: the stdlib's send_response path costs more per request.

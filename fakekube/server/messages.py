@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from email.message import Message
+from http import HTTPStatus
 from typing import Any
 
 from fakekube.identity import UserInfo
@@ -50,3 +51,16 @@ class HttpResponse:
     def header(self, name: str) -> str | None:
         lower = name.lower()
         return next((v for k, v in self.headers if k.lower() == lower), None)
+
+
+def wire_head(response: HttpResponse, close: bool) -> bytes:
+    """The status line and headers as the threading server writes them (``Connection: close`` when the
+    connection closes after a reply that is not a stream)."""
+    try:
+        phrase = HTTPStatus(response.status).phrase
+    except ValueError:
+        phrase = ""
+    lines = [f"HTTP/1.1 {response.status} {phrase}\r\n", *(f"{k}: {v}\r\n" for k, v in response.headers)]
+    if close and response.stream is None:
+        lines.append("Connection: close\r\n")
+    return ("".join(lines) + "\r\n").encode()

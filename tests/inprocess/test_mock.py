@@ -120,3 +120,32 @@ def test_the_front_is_left_as_found() -> None:
     with mock_kubernetes(), mock_kubernetes():
         pass
     assert (urllib3.PoolManager.urlopen, httpx.HTTPTransport.handle_request, socket.socket.connect) == before
+
+
+def test_kubernetes_asyncio_crud_and_watch_without_a_socket(inet_sockets: list[int]) -> None:
+    pytest.importorskip("kubernetes_asyncio")
+    from kubernetes_asyncio import client as aclient
+    from kubernetes_asyncio import config as aconfig
+    from kubernetes_asyncio import watch as awatch
+
+    async def main(store: fakekube.Store) -> list[tuple[str, str]]:
+        await aconfig.load_kube_config()
+        async with aclient.ApiClient() as api:
+            core = aclient.CoreV1Api(api)
+            await core.create_namespaced_config_map("default", {"metadata": {"name": "a1"}})
+            listed = await core.list_namespaced_config_map("default")
+            asyncio.get_running_loop().call_later(
+                0.05, lambda: store.create("configmaps", {"metadata": {"name": "a2"}}, "default"))
+            seen = []
+            w = awatch.Watch()
+            async for event in w.stream(core.list_namespaced_config_map, "default", timeout_seconds=5,
+                                        resource_version=listed.metadata.resource_version):
+                seen.append((event["type"], event["object"].metadata.name))
+                w.stop()
+            # the connection the watch used is usable again
+            seen += [("LISTED", c.metadata.name) for c in (await core.list_namespaced_config_map("default")).items]
+            return seen
+
+    with mock_kubernetes() as cluster:
+        assert asyncio.run(main(cluster.store)) == [("ADDED", "a2"), ("LISTED", "a1"), ("LISTED", "a2")]
+    assert inet_sockets == []

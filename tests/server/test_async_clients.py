@@ -7,8 +7,6 @@ import threading
 
 import pytest
 
-from tests.server.conftest import in_process
-
 
 @pytest.fixture
 def kube_server(either_front):
@@ -26,8 +24,6 @@ def _create_later(store, name, delay=0.3):
 
 
 def test_kubernetes_asyncio_crud_and_watch(kube_server):
-    if in_process(kube_server):
-        pytest.skip("aiohttp-based clients are not routed in process yet (docs/in-process.md)")
     pytest.importorskip("kubernetes_asyncio")
     from kubernetes_asyncio import client, config, watch
 
