@@ -80,6 +80,7 @@ class FrontTransport(asyncio.Transport):
         self._buffer = b""
         self._closing = False
         self._stream: tuple[HttpResponse, Generator[list[bytes], None, bool]] | None = None
+        self._pump_task: asyncio.Task[None] | None = None
 
     # -- what aiohttp asks of a transport ---------------------------------------------------------------------
 
@@ -159,7 +160,7 @@ class FrontTransport(asyncio.Transport):
             return
         self._loop.call_soon(self._feed, head)
         self._stream = (response, response.stream(None))
-        self._loop.create_task(self._pump())
+        self._pump_task = self._loop.create_task(self._pump())  # referenced: a task may not be collected
 
     async def _pump(self) -> None:
         assert self._stream is not None
@@ -173,6 +174,16 @@ class FrontTransport(asyncio.Transport):
             except ValueError:  # closed meanwhile
                 return False
 
+        try:
+            await self._pump_batches(response, step)
+        finally:
+            # Cancelled (the loop is ending) or done: the watch stops, so an executor thread waiting on it returns
+            # (asyncio.run waits for its executor), and the watch's own cleanup runs now, not when collected.
+            response.cancel()
+            with contextlib.suppress(ValueError):
+                batches.close()
+
+    async def _pump_batches(self, response: HttpResponse, step: Callable[[], list[bytes] | bool]) -> None:
         while not self._closing:
             batch = await self._loop.run_in_executor(None, step)
             if isinstance(batch, bool):

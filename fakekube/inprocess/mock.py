@@ -128,6 +128,10 @@ class mock_kubernetes(ContextDecorator):  # noqa: N801 - named as users know mot
                                                          "KUBERNETES_SERVICE_PORT": IN_CLUSTER_PORT}))
         for package in CONFIG_PACKAGES:
             self._point_config_at(stack, package, kubeconfig, directory)
+        if "kr8s._api" in sys.modules:
+            # kr8s.api() without arguments returns any client this thread made before (another test's, for
+            # another server): inside the block it discovers the fake afresh, outside it finds its own again.
+            stack.enter_context(mock.patch.object(sys.modules["kr8s._api"].Api, "_instances", {}))
         if _installed("urllib3"):
             from fakekube.inprocess import urllib3_transport
 
