@@ -6,7 +6,8 @@ merge), the namespace listed (N/10 times), each deleted. Times are the process's
 client and server threads, user and system), not wall time: the machine is shared, and over HTTP the
 server's thread works in this process too (wall times are reported next to them). Reported: mean µs per operation of each type (median of
 ``repeat`` runs), the in-process speed-up over HTTP per operation, the top costs of one in-process run's
-profile (cProfile, own time), and setup/teardown of ``mock_kubernetes`` and of an ``ApiServer`` (wall time,
+profile (cProfile, own time), one read's cost split (the client alone, ``Front.handle``, ``Store.get``), and
+setup/teardown of ``mock_kubernetes`` and of an ``ApiServer`` (wall time,
 median of 20).
 
 ``python -m benchmarks inprocess``; ``run(n, repeat)``.
@@ -145,6 +146,53 @@ def _profile(n: int) -> dict[str, Any]:
                               "own_share": round(row[2] / total, 3)} for (file, line, name), row in rows]}
 
 
+def _read_breakdown(number: int = 300) -> dict[str, float]:
+    """One read's process CPU µs: through the client in process, the client alone (urllib3 answering a canned
+    response: the client's own floor), ``Front.handle`` alone, and ``Store.get`` alone."""
+    import io
+
+    import urllib3
+    from kubernetes import client, config
+    from urllib3.poolmanager import PoolManager
+
+    from fakekube.inprocess import mock_kubernetes
+    from fakekube.server.front import HttpRequest, headers_of
+
+    def cost(fn: Callable[[], object]) -> float:
+        samples = []
+        for _ in range(5):
+            start = time.process_time()
+            for _ in range(number):
+                fn()
+            samples.append((time.process_time() - start) / number)
+        return round(statistics.median(samples) * 1e6, 1)
+
+    with mock_kubernetes() as cluster, quiet_gc():
+        config.load_kube_config()
+        core = client.CoreV1Api()
+        core.create_namespaced_config_map("default", {"metadata": {"name": "a"}, "data": {"k": "v"}})
+        body = core.read_namespaced_config_map("a", "default", _preload_content=False).data
+        headers = headers_of([("Accept", "application/json"), ("User-Agent", "OpenAPI-Generator/37.0.2/python")])
+        result = {
+            "in_process": cost(lambda: core.read_namespaced_config_map("a", "default")),
+            "front_handle": cost(lambda: cluster.front.handle(
+                HttpRequest("GET", "/api/v1/namespaces/default/configmaps/a", headers, b"")).finish()),
+            "store_get": cost(lambda: cluster.store.get("configmaps", "a", "default")),
+        }
+        routed = PoolManager.urlopen
+
+        def canned(self: Any, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
+            return urllib3.HTTPResponse(io.BytesIO(body), headers={"Content-Type": "application/json"}, status=200,
+                                        reason="OK", preload_content=kw.get("preload_content", True))
+
+        PoolManager.urlopen = canned  # type: ignore[method-assign]
+        try:
+            result["client_alone"] = cost(lambda: core.read_namespaced_config_map("a", "default"))
+        finally:
+            PoolManager.urlopen = routed  # type: ignore[method-assign]
+    return result
+
+
 def run(n: int = 200, repeat: int = 3) -> dict[str, Any]:
     warnings.simplefilter("ignore")
     from kubernetes import client, config
@@ -170,7 +218,7 @@ def run(n: int = 200, repeat: int = 3) -> dict[str, Any]:
     return {"n": n, "repeat": repeat, "us_per_operation": table, "in_process_speedup_over_http": speedup,
             "wall_us_per_operation": wall,
             "wall_speedup_over_http": {op: round(wall["http"][op] / wall["in_process"][op], 1) for op in OPERATIONS},
-            "fixtures": _setup_teardown(), "in_process_profile": _profile(n)}
+            "fixtures": _setup_teardown(), "in_process_profile": _profile(n), "read_breakdown_us": _read_breakdown()}
 
 
 if __name__ == "__main__":

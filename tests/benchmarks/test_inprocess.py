@@ -17,3 +17,6 @@ def test_a_small_run_reports_each_way_and_operation() -> None:
         assert set(way) == set(OPERATIONS)
     assert 0 < result["in_process_profile"]["front_share"] <= 1
     assert result["fixtures"]["mock_kubernetes_setup_ms"] > 0
+    split = result["read_breakdown_us"]
+    assert 0 < split["store_get"] < split["front_handle"] < split["in_process"]
+    assert 0 < split["client_alone"] < split["in_process"]
