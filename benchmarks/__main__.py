@@ -1,4 +1,4 @@
-"""Run the benchmarks and print one JSON object: ``python -m benchmarks [store|patch|sim|server|protobuf|agent_sandbox|requests|explore|audit|oracle|hardening|instructions ...]``.
+"""Run the benchmarks and print one JSON object: ``python -m benchmarks [store|patch|sim|server|protobuf|agent_sandbox|requests|explore|audit|oracle|hardening|inprocess|instructions ...]``.
 
 With no names, every suite in ``SUITES``; those in ``ON_REQUEST`` (slow) run only when named."""
 
@@ -8,8 +8,8 @@ import importlib
 import json
 import sys
 
-SUITES = ("store", "patch", "sim", "server", "protobuf", "agent_sandbox", "requests", "explore", "audit", "oracle", "hardening",
-          "docfigures")
+SUITES = ("store", "patch", "sim", "server", "protobuf", "agent_sandbox", "requests", "explore", "audit", "oracle",
+          "hardening", "docfigures", "inprocess")
 ON_REQUEST = ("instructions",)  # seed-load and ``sim`` under valgrind: half an hour
 
 

@@ -21,7 +21,17 @@ __all__ = [
     "VirtualClock",
     "Watch",
     "WatchEvent",
+    "mock_kubernetes",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # fakekube.mock_kubernetes without importing the HTTP front on every ``import fakekube``
+    if name == "mock_kubernetes":
+        from fakekube.inprocess import mock_kubernetes
+
+        return mock_kubernetes
+    raise AttributeError(f"module 'fakekube' has no attribute {name!r}")
 
 
 def _version() -> str:

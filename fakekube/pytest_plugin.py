@@ -6,7 +6,7 @@
 - ``load_manifests``: create objects (and register CRDs) from YAML files or text into ``kube``.
 
 Every fixture is function-scoped and shares nothing between tests, so it is safe under pytest-xdist.
-Fixtures of the simulation and the HTTP front are added by their packages (see docs/). The agent-sandbox
+Fixtures of the simulation, the HTTP front and in-process clients (``kube_inprocess``) are added by their packages (see docs/). The agent-sandbox
 fixtures are not loaded here: a suite opts in with ``pytest_plugins = ["fakekube.agentsandbox.pytest_plugin"]``.
 """
 
@@ -53,5 +53,5 @@ def load_manifests(kube: Store) -> Callable[[str | Path | dict[str, Any]], list[
 
 # The simulation, the HTTP front and the cluster ship fixtures of their own, registered with this plugin. The
 # fakekube_explore marker comes last: its sim_factory (seeded and perturbed per explored run) overrides the sim's.
-pytest_plugins = ["fakekube.sim.fixtures", "fakekube.server.fixtures", "fakekube.cluster.fixtures",
-                  "fakekube.explore.marker"]
+pytest_plugins = ["fakekube.sim.fixtures", "fakekube.server.fixtures", "fakekube.inprocess.fixtures",
+                  "fakekube.cluster.fixtures", "fakekube.explore.marker"]

@@ -24,7 +24,7 @@ from fakekube.server import rest, routing
 from fakekube.server.params import Query
 
 if TYPE_CHECKING:
-    from fakekube.server.handler import ApiHandler
+    from fakekube.server.exchange import Exchange as ApiHandler
 
 
 def begin(handler: ApiHandler, method: str, audit_id: str) -> AuditRequest:

@@ -10,6 +10,8 @@ WatchEvents, see fakekube/server/replies.py), one thread per stream.
   from — none when the watch lasts 2 s or less (apiserver ``storage/cacher/cache_watcher.go``
   ``nextBookmarkTime``, v0.37.2). A timeout that has already passed (``timeoutSeconds`` negative) ends the
   stream before its first event.
+- ``WatchStreamer.stream`` is the stream without I/O (batches of encoded events, a generator); ``run`` writes it
+  to a connection as chunks.
 - A thread-per-connection server only sees a vanished client when it writes, so the stream waits on the socket
   and the watch's wakeup descriptor together (``poll``): a client that disconnects frees its thread, and a new
   event leaves, as soon as either happens. A client that sends bytes while it watches (nothing a watch client
@@ -23,7 +25,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,10 +113,29 @@ class WatchStreamer:
         for watch in active:
             watch.stop()
 
-    def run(self, write: Callable[[bytes], object], conn: socket.socket, watch: Watch, resource: ResourceType,
-            timeout: float | None, bookmarks: bool, render: Render | None = None,
+    def run(self, write: Callable[[bytes], object], conn: socket.socket | None, watch: Watch,
+            resource: ResourceType, timeout: float | None, bookmarks: bool, render: Render | None = None,
             encode: Callable[[WatchEvent, Render | None], bytes] | None = None, start_rv: int = 0) -> bool:
-        """Stream until done; False when the client went away (the connection must then be closed).
+        """``stream`` written to ``write`` as chunks, the terminating chunk last when it ended cleanly."""
+        batches = self.stream(conn, watch, resource, timeout, bookmarks, render, encode, start_rv)
+        try:
+            while True:
+                write(b"".join(chunk(data) for data in next(batches)))
+        except StopIteration as done:
+            if done.value:
+                write(_END)
+            return bool(done.value)
+        finally:
+            batches.close()
+
+    def stream(self, conn: socket.socket | None, watch: Watch, resource: ResourceType, timeout: float | None,
+               bookmarks: bool, render: Render | None = None,
+               encode: Callable[[WatchEvent, Render | None], bytes] | None = None,
+               start_rv: int = 0) -> Generator[list[bytes], None, bool]:
+        """The stream's event batches (each event one chunk on the wire) until timeout, error, the client's
+        disconnect or server shutdown; returns False when the client went away (the connection must then be
+        closed). ``conn``: the client's socket, watched for a hang-up (None in process: the consumer stops the
+        stream by closing the generator).
 
         ``encode`` turns an event into its bytes on the wire (default: a JSON line; protobuf streams frame
         ``WatchEvent`` messages). ``start_rv``: the revision the watch starts from; a bookmark goes out only
@@ -126,21 +147,21 @@ class WatchStreamer:
         last_write = time.monotonic()
         reached = start_rv
 
-        def send(events: list[WatchEvent]) -> bool:
+        def send(events: list[WatchEvent]) -> Generator[list[bytes], None, bool]:
             nonlocal last_write, reached
             if events:
-                write(b"".join(chunk(encode(e, render)) for e in events))
+                yield [encode(e, render) for e in events]
                 last_write = time.monotonic()
                 reached = max([reached, *(_revision(e) for e in events)])
             return any(e.type == ERROR for e in events)
 
-        def send_bookmark() -> None:
+        def send_bookmark() -> Generator[list[bytes], None, bool]:
             # Taken before draining: every change up to the bookmark's resourceVersion is already queued, so
             # the bookmark goes after them and never lets a client skip an event it has not seen.
             mark = self.store.bookmark(resource)
             queued = watch.drain()
             newer = _revision(mark) > max([reached, *(_revision(e) for e in queued)])
-            send([*queued, mark] if newer else queued)
+            return (yield from send([*queued, mark] if newer else queued))
 
         pre_timeout = deadline - 2.0  # the bookmark before the timeout, when the watch lasts long enough
         pre_timeout_due = bookmarks and pre_timeout > last_write
@@ -156,11 +177,11 @@ class WatchStreamer:
                     break
                 if pre_timeout_due and now >= pre_timeout:
                     pre_timeout_due = False
-                    send_bookmark()
+                    yield from send_bookmark()
                     continue
                 events = watch.drain()
                 if events:
-                    if send(events):
+                    if (yield from send(events)):
                         break
                     continue
                 if watch.closed:
@@ -171,12 +192,11 @@ class WatchStreamer:
                 if pre_timeout_due:
                     wait = min(wait, max(pre_timeout - now, 0.0))
                 if waiter.wait(wait, settings.poll_interval):
-                    if peer_gone(conn):
+                    if conn is not None and peer_gone(conn):
                         return False
                     waiter.peek_only()
                 if bookmarks and time.monotonic() - last_write >= settings.bookmark_interval:
-                    send_bookmark()
-            write(_END)
+                    yield from send_bookmark()
             return True
         finally:
             with self._lock:
@@ -191,17 +211,22 @@ class _Waiter:
     for good, so after that only a hang-up wakes the wait (POLLRDHUP, Linux), or, where poll has none, the socket
     is peeked each ``poll_interval``."""
 
-    def __init__(self, conn: socket.socket, watch: Watch) -> None:
+    def __init__(self, conn: socket.socket | None, watch: Watch) -> None:
         self._watch = watch
         self._conn = conn
         self._poll = select.poll()
         self._poll.register(watch.wakeup_fd(), select.POLLIN)
-        self._conn_fd = conn.fileno()
-        self._watching_conn = True
-        self._poll.register(self._conn_fd, select.POLLIN | _HANGUP)
+        self._conn_fd = conn.fileno() if conn is not None else -1
+        self._watching_conn = conn is not None
+        if conn is not None:
+            self._poll.register(self._conn_fd, select.POLLIN | _HANGUP)
+        self._socketless = conn is None
 
     def wait(self, timeout: float, poll_interval: float) -> bool:
         """True when the socket is due a peek: it turned readable or hung up, or (not waited on) a poll passed."""
+        if self._socketless:  # in process: only the watch wakes the wait
+            self._poll.poll(max(timeout, 0.0) * 1000)
+            return False
         if not self._watching_conn:
             timeout = min(timeout, poll_interval)
         ready = dict(self._poll.poll(max(timeout, 0.0) * 1000))

@@ -1,4 +1,5 @@
-"""Shared helpers for the HTTP front's tests: a Widget CRD, a kubectl runner, raw HTTP requests."""
+"""Shared helpers for the HTTP front's tests: a Widget CRD, a kubectl runner, raw HTTP requests, and
+``either_front`` (the ``kube`` store over HTTP, then in process) for the clients' tests that run on both."""
 
 from __future__ import annotations
 
@@ -13,7 +14,29 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from fakekube.inprocess import Cluster, mock_kubernetes
 from fakekube.server.fixtures import KubeServer
+from fakekube.store import Store
+
+FRONTS = ("http", "in-process")
+
+
+@pytest.fixture(params=FRONTS)
+def either_front(request: pytest.FixtureRequest, kube: Store,
+                 kube_server_factory: Callable[..., KubeServer]) -> Any:
+    """The test's ``kube`` store behind each front in turn: a ``KubeServer`` over HTTP, then a ``Cluster`` of
+    ``mock_kubernetes`` (no socket may connect). A module runs its client tests on both by overriding
+    ``kube_server`` with it; both give ``.kubeconfig`` and ``.store``."""
+    if request.param == "http":
+        yield kube_server_factory(kube)
+        return
+    with mock_kubernetes(kube) as cluster:
+        yield cluster
+
+
+def in_process(front: KubeServer | Cluster) -> bool:
+    return isinstance(front, Cluster)
+
 
 WIDGET_CRD: dict[str, Any] = {
     "apiVersion": "apiextensions.k8s.io/v1",

@@ -8,6 +8,12 @@ import threading
 import pytest
 
 
+@pytest.fixture
+def kube_server(either_front):
+    """Every test here runs over HTTP and in process (tests/server/conftest.py, ``either_front``)."""
+    return either_front
+
+
 def _create_later(store, name, delay=0.3):
     timer = threading.Timer(delay, lambda: store.create("configmaps", {"metadata": {"name": name}}, "default"))
     timer.start()

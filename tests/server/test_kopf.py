@@ -33,6 +33,12 @@ def cleanup(name, **_):
 '''
 
 
+@pytest.fixture
+def kube_server(either_front):
+    """The operator runs against the HTTP front and in process (tests/server/conftest.py, ``either_front``)."""
+    return either_front
+
+
 def _wait(predicate, timeout=15.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

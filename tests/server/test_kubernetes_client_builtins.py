@@ -19,6 +19,12 @@ _JOB_TEMPLATE = client.V1PodTemplateSpec(
 
 
 @pytest.fixture
+def kube_server(either_front):
+    """Every test here runs over HTTP and in process (tests/server/conftest.py, ``either_front``)."""
+    return either_front
+
+
+@pytest.fixture
 def api_client(kube_server):
     api = config.new_client_from_config(config_file=str(kube_server.kubeconfig))
     yield api

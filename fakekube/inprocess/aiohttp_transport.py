@@ -1,0 +1,256 @@
+"""aiohttp-based clients (kubernetes_asyncio, kopf) in process: a connection to a fake's host is an in-memory
+``asyncio.Transport`` whose far end is ``Front.handle`` (``fakekube.server.front``).
+
+aiohttp writes the request's bytes to the transport and parses the response's bytes that the transport hands
+its protocol, so this works one level below aiohttp's API: ``aiohttp.TCPConnector._create_connection`` is
+wrapped while a mock is active and, for the fake's host, returns aiohttp's own ``ResponseHandler`` connected to
+a ``FrontTransport`` instead of a socket. The transport parses each HTTP/1.1 request it is written
+(Content-Length or chunked body), answers it with the bytes the threading server would write (status line,
+headers, body; a watch's event batches as chunks), and feeds them to the protocol on the event loop. A watch
+waits for its next event in the loop's default executor; closing the connection stops the watch.
+Tested with aiohttp 3.14.5.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable, Generator
+from typing import Any
+
+from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
+from fakekube.server.messages import wire_head
+from fakekube.server.watchstream import _END, chunk
+
+_END_OF_HEAD = b"\r\n\r\n"
+
+
+class _Incomplete(Exception):
+    """The request written so far is not whole yet."""
+
+
+def _parse(buffer: bytes) -> tuple[HttpRequest, int]:
+    """The first whole request in ``buffer`` and its length; _Incomplete when more bytes are needed."""
+    end = buffer.find(_END_OF_HEAD)
+    if end < 0:
+        raise _Incomplete
+    lines = buffer[:end].decode("latin-1").split("\r\n")
+    method, target, _ = lines[0].split(" ", 2)
+    pairs = [(name.strip(), value.strip()) for name, _, value in (line.partition(":") for line in lines[1:])]
+    headers = headers_of(pairs)
+    start = end + len(_END_OF_HEAD)
+    if "chunked" in (headers.get("Transfer-Encoding") or "").lower():
+        body, used = _dechunk(buffer, start)
+    else:
+        length = int(headers.get("Content-Length") or 0)
+        if len(buffer) < start + length:
+            raise _Incomplete
+        body, used = buffer[start:start + length], start + length
+    return HttpRequest(method, target, headers, body, ("127.0.0.1", 0)), used
+
+
+def _dechunk(buffer: bytes, at: int) -> tuple[bytes, int]:
+    parts = []
+    while True:
+        line_end = buffer.find(b"\r\n", at)
+        if line_end < 0:
+            raise _Incomplete
+        size = int(buffer[at:line_end].split(b";", 1)[0], 16)
+        at = line_end + 2
+        if size == 0:
+            trailer_end = buffer.find(b"\r\n", at)
+            if trailer_end < 0:
+                raise _Incomplete
+            return b"".join(parts), trailer_end + 2
+        if len(buffer) < at + size + 2:
+            raise _Incomplete
+        parts.append(buffer[at:at + size])
+        at += size + 2
+
+
+class FrontTransport(asyncio.Transport):
+    """One keep-alive connection to ``front``, in memory."""
+
+    def __init__(self, front: Front, protocol: asyncio.Protocol, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+        self._front = front
+        self._protocol = protocol
+        self._loop = loop
+        self._buffer = b""
+        self._closing = False
+        self._stream: tuple[HttpResponse, Generator[list[bytes], None, bool]] | None = None
+        self._pump_task: asyncio.Task[None] | None = None
+
+    # -- what aiohttp asks of a transport ---------------------------------------------------------------------
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 0), "sockname": ("127.0.0.1", 0)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def is_reading(self) -> bool:
+        return not self._closing
+
+    def can_write_eof(self) -> bool:
+        return False
+
+    def writelines(self, data: Any) -> None:
+        self.write(b"".join(data))
+
+    def write(self, data: Any) -> None:
+        if self._closing:
+            return
+        self._buffer += bytes(data)
+        while self._buffer and self._stream is None and not self._closing:
+            try:
+                request, used = _parse(self._buffer)
+            except _Incomplete:
+                return
+            except (ValueError, IndexError):  # what no client sends: the connection is dropped
+                self._loop.call_soon(self._lost)
+                return
+            self._buffer = self._buffer[used:]
+            self._answer(self._front.handle(request))
+
+    def close(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        self._end_stream()
+        self._loop.call_soon(self._protocol.connection_lost, None)
+
+    abort = close
+
+    # -- answers ----------------------------------------------------------------------------------------------
+
+    def _feed(self, data: bytes) -> None:
+        if not self._closing:
+            self._protocol.data_received(data)
+
+    def _lost(self) -> None:
+        if not self._closing:
+            self._closing = True
+            self._protocol.connection_lost(None)
+
+    def _answer(self, response: HttpResponse) -> None:
+        if response.abort:
+            response.finish()
+            self._loop.call_soon(self._lost)
+            return
+        head = wire_head(response, response.close)
+        if response.stream is None:
+            response.finish()
+            self._loop.call_soon(self._feed, head + response.body)
+            if response.close:
+                self._loop.call_soon(self._lost)
+            return
+        self._loop.call_soon(self._feed, head)
+        self._stream = (response, response.stream(None))
+        self._pump_task = self._loop.create_task(self._pump())  # referenced: a task may not be collected
+
+    async def _pump(self) -> None:
+        assert self._stream is not None
+        response, batches = self._stream
+
+        def step() -> list[bytes] | bool:
+            try:
+                return next(batches)
+            except StopIteration as done:
+                return bool(done.value)
+            except ValueError:  # closed meanwhile
+                return False
+
+        try:
+            await self._pump_batches(response, step)
+        finally:
+            # Cancelled (the loop is ending) or done: the watch stops, so an executor thread waiting on it returns
+            # (asyncio.run waits for its executor), and the watch's own cleanup runs now, not when collected.
+            response.cancel()
+            with contextlib.suppress(ValueError):
+                batches.close()
+
+    async def _pump_batches(self, response: HttpResponse, step: Callable[[], list[bytes] | bool]) -> None:
+        while not self._closing:
+            batch = await self._loop.run_in_executor(None, step)
+            if isinstance(batch, bool):
+                self._stream = None
+                response.finish()
+                if batch:
+                    self._feed(_END)
+                    if self._buffer:  # a request written while the stream ran (none is; keep-alive anyway)
+                        self.write(b"")
+                else:
+                    self._lost()
+                return
+            self._feed(b"".join(chunk(data) for data in batch))
+
+    def _end_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        response, batches = stream
+        response.cancel()  # the executor thread's wait ends; the pump then sees the transport closing
+        with contextlib.suppress(ValueError):
+            batches.close()
+        response.finish()
+
+
+# -- routing aiohttp's TCPConnector ----------------------------------------------------------------------------
+
+_FRONTS: list[tuple[str, Front]] = []
+_LOCK = threading.Lock()
+_original: Callable[..., Any] | None = None
+
+
+def _front_for(host: str | None) -> Front | None:
+    for name, front in reversed(_FRONTS):
+        if name == host:
+            return front
+    return None
+
+
+async def _create_connection(self: Any, req: Any, traces: Any, timeout: Any) -> Any:
+    front = _front_for(req.url.host)
+    if front is None:
+        assert _original is not None
+        return await _original(self, req, traces, timeout)
+    protocol = self._factory()
+    protocol.connection_made(FrontTransport(front, protocol, asyncio.get_running_loop()))
+    return protocol
+
+
+def install(host: str, front: Front) -> None:
+    """Connections aiohttp's ``TCPConnector`` opens to ``host`` go to ``front``, in memory."""
+    global _original
+    import aiohttp
+
+    with _LOCK:
+        if _original is None:
+            _original = aiohttp.TCPConnector._create_connection
+            aiohttp.TCPConnector._create_connection = _create_connection  # type: ignore[method-assign]
+        _FRONTS.append((host, front))
+
+
+def uninstall(host: str, front: Front) -> None:
+    global _original
+    import aiohttp
+
+    with _LOCK:
+        _FRONTS.remove((host, front))
+        if not _FRONTS and _original is not None:
+            aiohttp.TCPConnector._create_connection = _original  # type: ignore[method-assign]
+            _original = None

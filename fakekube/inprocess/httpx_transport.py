@@ -1,0 +1,179 @@
+"""httpx-based clients (kr8s on ``httpx``, lightkube on its fork ``httpx2``) in process.
+
+``FakekubeTransport`` / ``AsyncFakekubeTransport`` are ``httpx.BaseTransport`` / ``httpx.AsyncBaseTransport``
+answering every request from ``Front.handle`` (``fakekube.server.front``): inject one where a client takes a
+transport (``httpx.Client(transport=FakekubeTransport(front))``). kr8s and lightkube build their own clients
+with httpx's default transports, so ``install`` also routes requests to a fake's host that reach
+``httpx.HTTPTransport`` / ``httpx.AsyncHTTPTransport`` into the front (``mock_kubernetes`` does this).
+
+Both ``httpx`` and ``httpx2`` (the same API under another name) are routed when installed;
+``transports(module)`` gives the transport classes for either. A watch is streamed event batch by event batch. In async code the stream's wait for the next event runs in the
+loop's default executor (the stream's generator blocks until an event arrives); every other request is answered
+synchronously inside the calling coroutine, as the store is in memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import importlib
+import importlib.util
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+import httpx
+
+from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
+
+
+def _request(request: Any) -> HttpRequest:
+    body = request.read()
+    url = request.url
+    target = url.raw_path.decode("ascii")
+    pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw]
+    return HttpRequest(request.method, target, headers_of(pairs), body, ("127.0.0.1", 0))
+
+
+def _headers(response: HttpResponse) -> list[tuple[str, str]]:
+    # httpx decodes a chunked body itself when it reads a socket; here the chunks are handed over as they are.
+    return [(k, v) for k, v in response.headers if k.lower() != "transfer-encoding"]
+
+
+class _Stream:
+    """A watch's body: its event batches; closing it ends the watch."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        assert response.stream is not None
+        self._response = response
+        self._batches = response.stream(None)
+        self._closed = False
+
+    def _next(self) -> bytes | None:
+        try:
+            return b"".join(next(self._batches))
+        except StopIteration:
+            return None
+
+    def __iter__(self) -> Iterator[bytes]:
+        while (data := self._next()) is not None:
+            yield data
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        loop = asyncio.get_running_loop()
+        while (data := await loop.run_in_executor(None, self._next)) is not None:
+            yield data
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._response.cancel()
+        # a read running in an executor thread (ValueError: generator already executing) ends on the cancel
+        with contextlib.suppress(ValueError):
+            self._batches.close()
+        self._response.finish()
+
+    async def aclose(self) -> None:
+        self.close()
+
+
+@functools.cache
+def _stream_class(hx: ModuleType) -> type:
+    return type("Stream", (_Stream, hx.SyncByteStream, hx.AsyncByteStream), {})
+
+
+def _response(hx: ModuleType, front: Front, request: Any) -> Any:
+    answer = front.handle(_request(request))
+    if answer.abort:
+        answer.finish()
+        raise hx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+    if answer.stream is not None:
+        return hx.Response(answer.status, headers=_headers(answer), stream=_stream_class(hx)(answer),
+                           request=request)
+    answer.finish()
+    return hx.Response(answer.status, headers=_headers(answer), content=answer.body, request=request)
+
+
+@functools.cache
+def transports(hx: ModuleType = httpx) -> tuple[type, type]:
+    """(sync, async) transport classes of ``hx`` (``httpx`` or ``httpx2``) answering from a front:
+    ``hx.Client(transport=sync(front))``, ``hx.AsyncClient(transport=async_(front))``."""
+
+    class Transport(hx.BaseTransport):  # type: ignore[name-defined,misc]
+        """Every request answered by ``front``."""
+
+        def __init__(self, front: Front) -> None:
+            self.front = front
+
+        def handle_request(self, request: Any) -> Any:
+            return _response(hx, self.front, request)
+
+    class AsyncTransport(hx.AsyncBaseTransport):  # type: ignore[name-defined,misc]
+        """Every request answered by ``front``, in the calling coroutine (a watch's waits in an executor)."""
+
+        def __init__(self, front: Front) -> None:
+            self.front = front
+
+        async def handle_async_request(self, request: Any) -> Any:
+            return _response(hx, self.front, request)
+
+    return Transport, AsyncTransport
+
+
+FakekubeTransport, AsyncFakekubeTransport = transports(httpx)
+
+
+# -- routing the default transports ----------------------------------------------------------------------------
+
+MODULES = ("httpx", "httpx2")
+_FRONTS: list[tuple[str, Front]] = []
+_LOCK = threading.Lock()
+_originals: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+
+
+def _front_for(request: Any) -> Front | None:
+    host = request.url.host
+    for name, front in reversed(_FRONTS):
+        if name == host:
+            return front
+    return None
+
+
+def _patch(hx: ModuleType) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    sync, async_ = hx.HTTPTransport.handle_request, hx.AsyncHTTPTransport.handle_async_request
+
+    def handle(self: Any, request: Any) -> Any:
+        front = _front_for(request)
+        return sync(self, request) if front is None else _response(hx, front, request)
+
+    async def handle_async(self: Any, request: Any) -> Any:
+        front = _front_for(request)
+        return await async_(self, request) if front is None else _response(hx, front, request)
+
+    hx.HTTPTransport.handle_request = handle
+    hx.AsyncHTTPTransport.handle_async_request = handle_async
+    return sync, async_
+
+
+def install(host: str, front: Front) -> None:
+    """Route requests to ``host`` that reach the default transports of ``httpx`` and ``httpx2`` into ``front``."""
+    with _LOCK:
+        if not _FRONTS:
+            for name in MODULES:
+                if importlib.util.find_spec(name) is not None:
+                    _originals[name] = _patch(importlib.import_module(name))
+        _FRONTS.append((host, front))
+
+
+def uninstall(host: str, front: Front) -> None:
+    with _LOCK:
+        _FRONTS.remove((host, front))
+        if not _FRONTS:
+            for name, (sync, async_) in _originals.items():
+                hx = importlib.import_module(name)
+                hx.HTTPTransport.handle_request = sync
+                hx.AsyncHTTPTransport.handle_async_request = async_
+            _originals.clear()

@@ -1,0 +1,180 @@
+"""The official ``kubernetes`` client (and anything else on urllib3) in process: ``urllib3.PoolManager.urlopen``
+answers requests to a fake's host from ``Front.handle`` (``fakekube.server.front``) with a real
+``urllib3.HTTPResponse``, no socket involved. Every request a PoolManager or ProxyManager sends goes through
+``urlopen`` after its body is encoded (JSON, form fields, multipart), so plain calls, ``_preload_content=False``,
+``watch.Watch`` and the dynamic client all take this path. A watch's response reads its stream as chunks
+(``stream()``/``read_chunked``), event by event as the server writes them; closing it ends the watch."""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Callable, Generator, Iterator
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import urlsplit
+
+import urllib3
+from urllib3 import HTTPHeaderDict
+from urllib3.poolmanager import PoolManager
+
+from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
+
+# host → front, innermost last (``install``/``uninstall``, as ``mock_kubernetes`` enters and leaves)
+_FRONTS: list[tuple[str, Front]] = []
+_LOCK = threading.Lock()
+_original_urlopen: Callable[..., Any] | None = None
+
+
+def front_for(host: str | None) -> Front | None:
+    for name, front in reversed(_FRONTS):
+        if name == host:
+            return front
+    return None
+
+
+def install(host: str, front: Front) -> None:
+    """Route requests to ``host`` (any scheme and port) into ``front``."""
+    global _original_urlopen
+    with _LOCK:
+        if _original_urlopen is None:
+            _original_urlopen = PoolManager.urlopen
+            PoolManager.urlopen = _urlopen  # type: ignore[method-assign]
+        _FRONTS.append((host, front))
+
+
+def uninstall(host: str, front: Front) -> None:
+    global _original_urlopen
+    with _LOCK:
+        _FRONTS.remove((host, front))
+        if not _FRONTS and _original_urlopen is not None:
+            PoolManager.urlopen = _original_urlopen  # type: ignore[method-assign]
+            _original_urlopen = None
+
+
+def _body_bytes(body: Any) -> bytes:
+    if body is None:
+        return b""
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return bytes(body)
+    if hasattr(body, "read"):
+        return _body_bytes(body.read())
+    return b"".join(_body_bytes(part) for part in body)  # an iterable of chunks
+
+
+def _urlopen(self: PoolManager, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
+    parts = urlsplit(url)
+    front = front_for(parts.hostname)
+    if front is None:
+        assert _original_urlopen is not None
+        return _original_urlopen(self, method, url, redirect=redirect, **kw)
+    headers = HTTPHeaderDict(self.headers)
+    headers.update(kw.get("headers") or {})
+    body = _body_bytes(kw.get("body"))
+    pairs = [("Host", parts.netloc), *headers.items()]
+    if body or method in ("POST", "PUT", "PATCH"):
+        pairs.append(("Content-Length", str(len(body))))
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    request = HttpRequest(method, target, headers_of(pairs), body, ("127.0.0.1", 0))
+    return to_urllib3(front.handle(request), method, url, kw.get("preload_content", True),
+                      kw.get("decode_content", True))
+
+
+def to_urllib3(response: HttpResponse, method: str, url: str, preload_content: bool = True,
+               decode_content: bool = True) -> urllib3.HTTPResponse:
+    """The front's response as urllib3 gives one (an aborted request: the connection error a client sees)."""
+    if response.abort:
+        response.finish()
+        raise urllib3.exceptions.ProtocolError("Connection aborted.", ConnectionResetError("the server closed it"))
+    headers = HTTPHeaderDict()
+    for name, value in response.headers:
+        headers.add(name, value)
+    try:
+        reason = HTTPStatus(response.status).phrase
+    except ValueError:
+        reason = ""
+    if response.stream is None:
+        response.finish()
+        return urllib3.HTTPResponse(io.BytesIO(response.body), headers=headers, status=response.status,
+                                    reason=reason, preload_content=preload_content, decode_content=decode_content,
+                                    request_method=method, request_url=url, version=11, version_string="HTTP/1.1")
+    return _StreamedResponse(StreamReader(response), headers=headers, status=response.status, reason=reason,
+                             preload_content=preload_content, decode_content=decode_content,
+                             request_method=method, request_url=url, version=11, version_string="HTTP/1.1")
+
+
+class StreamReader(io.RawIOBase):
+    """A watch stream's body as a file (``read``) and as its chunks (``batches``). ``close`` ends the watch,
+    from any thread."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        super().__init__()
+        assert response.stream is not None
+        self._response = response
+        self._batches = response.stream(None)
+        self._buffer = b""
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def _next(self) -> bytes | None:
+        if self._ended:
+            return None
+        try:
+            return b"".join(next(self._batches))
+        except StopIteration:
+            self._end()
+            return None
+
+    def batches(self) -> Iterator[bytes]:
+        if self._buffer:
+            data, self._buffer = self._buffer, b""
+            yield data
+        while (data := self._next()) is not None:
+            yield data
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._buffer:
+            data = self._next()
+            if data is None:
+                return 0
+            self._buffer = data
+        n = min(len(buffer), len(self._buffer))
+        buffer[:n] = self._buffer[:n]
+        self._buffer = self._buffer[n:]
+        return n
+
+    def _end(self) -> None:
+        if not self._ended:
+            self._ended = True
+            self._response.finish()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self._response.cancel()  # wakes a reader blocked in another thread; its generator then ends
+        try:
+            self._batches.close()
+        except ValueError:  # running in another thread: the cancel ends it there
+            pass
+        else:
+            self._end()
+        super().close()
+
+
+class _StreamedResponse(urllib3.HTTPResponse):
+    """A chunked response whose chunks are the stream's event batches."""
+
+    def supports_chunked_reads(self) -> bool:
+        return True
+
+    def read_chunked(self, amt: int | None = None, decode_content: bool | None = None) -> Generator[bytes]:
+        reader = self._fp
+        assert isinstance(reader, StreamReader)
+        try:
+            yield from reader.batches()
+        finally:
+            self.release_conn()

@@ -1,0 +1,66 @@
+"""A request and a response of the HTTP front, without I/O (``fakekube.server.front``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass, field
+from email.message import Message
+from http import HTTPStatus
+from typing import Any
+
+from fakekube.identity import UserInfo
+
+# A watch stream's body: batches of encoded events (each batch is what one write sends, each event one chunk on
+# the wire). Its return value is False when the client went away (the connection must then be closed).
+# ``conn``: the client's socket, watched for a hang-up; None in process.
+StreamBody = Callable[[Any], Generator[list[bytes], None, bool]]
+
+
+def headers_of(pairs: Mapping[str, str] | Iterable[tuple[str, str]]) -> Message:
+    """Request headers as the stdlib's HTTP server gives them (case-insensitive, repeatable)."""
+    message = Message()
+    for name, value in (pairs.items() if isinstance(pairs, Mapping) else pairs):
+        message[name] = value
+    return message
+
+
+@dataclass(slots=True)
+class HttpRequest:
+    method: str
+    target: str  # the path and query as sent (``/api/v1/namespaces?limit=1``)
+    headers: Message
+    # The body, or a function reading it (the threading server reads it off the socket inside the request's
+    # audit context, so a refused body is logged like any other refusal).
+    body: bytes | Callable[[], bytes] = b""
+    client_address: tuple[Any, ...] | None = None
+    certificate: UserInfo | None = None  # the user of a client certificate the TLS handshake verified
+
+
+@dataclass(slots=True)
+class HttpResponse:
+    status: int  # 0 when ``abort``
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes = b""
+    stream: StreamBody | None = None  # a watch: the body is streamed (chunked on the wire)
+    close: bool = False  # the connection cannot carry another request after this reply
+    abort: bool = False  # no reply at all: the connection closes (the real handler's panic, a client gone)
+    finish: Callable[[], None] = lambda: None
+    cancel: Callable[[], None] = lambda: None  # ends a stream from any thread (its watch stops)
+    audit_id: str = ""
+
+    def header(self, name: str) -> str | None:
+        lower = name.lower()
+        return next((v for k, v in self.headers if k.lower() == lower), None)
+
+
+def wire_head(response: HttpResponse, close: bool) -> bytes:
+    """The status line and headers as the threading server writes them (``Connection: close`` when the
+    connection closes after a reply that is not a stream)."""
+    try:
+        phrase = HTTPStatus(response.status).phrase
+    except ValueError:
+        phrase = ""
+    lines = [f"HTTP/1.1 {response.status} {phrase}\r\n", *(f"{k}: {v}\r\n" for k, v in response.headers)]
+    if close and response.stream is None:
+        lines.append("Connection: close\r\n")
+    return ("".join(lines) + "\r\n").encode()

@@ -1,0 +1,151 @@
+"""mock_kubernetes: each client's own config discovery reaches the fake in process, and no socket opens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import warnings
+
+import pytest
+
+import fakekube
+from fakekube.inprocess import current_cluster, mock_kubernetes
+from fakekube.inprocess.guard import NetworkBlocked
+
+kubernetes = pytest.importorskip("kubernetes")
+from kubernetes import client, config, dynamic, watch  # noqa: E402
+
+
+@pytest.fixture
+def inet_sockets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The families of every internet socket created during the test (Unix sockets, asyncio's self-pipe, not)."""
+    created: list[int] = []
+    init = socket.socket.__init__
+
+    def record(self: socket.socket, family: int = -1, *args: object, **kwargs: object) -> None:
+        init(self, family, *args, **kwargs)  # type: ignore[arg-type]
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            created.append(self.family)
+
+    monkeypatch.setattr(socket.socket, "__init__", record)
+    return created
+
+
+def _cm(name: str) -> client.V1ConfigMap:
+    return client.V1ConfigMap(metadata=client.V1ObjectMeta(name=name), data={"k": "v"})
+
+
+def test_the_official_client_from_load_kube_config(inet_sockets: list[int]) -> None:
+    with fakekube.mock_kubernetes() as cluster:
+        config.load_kube_config()
+        core = client.CoreV1Api()
+        core.create_namespaced_config_map("default", _cm("a"))
+        assert cluster.store.get("configmaps", "a", "default")["data"] == {"k": "v"}
+        raw = core.list_namespaced_config_map("default", _preload_content=False)
+        assert [i["metadata"]["name"] for i in json.loads(raw.data)["items"]] == ["a"]
+        events = []
+        w = watch.Watch()
+        for event in w.stream(core.list_namespaced_config_map, "default", timeout_seconds=5):
+            events.append((event["type"], event["object"].metadata.name))
+            w.stop()
+        assert events == [("ADDED", "a")]
+        configmaps = dynamic.DynamicClient(client.ApiClient()).resources.get(api_version="v1", kind="ConfigMap")
+        assert [i.metadata.name for i in configmaps.get(namespace="default").items] == ["a"]
+    assert inet_sockets == []
+
+
+def test_load_incluster_config_authenticates_as_the_service_account_token(inet_sockets: list[int]) -> None:
+    with mock_kubernetes():
+        config.load_incluster_config()
+        review = client.AuthenticationV1Api().create_self_subject_review(client.V1SelfSubjectReview())
+        assert review.status.user_info.username == "admin"
+        assert "system:masters" in review.status.user_info.groups
+    assert inet_sockets == []
+
+
+def test_a_socket_cannot_connect_inside() -> None:
+    with mock_kubernetes(), pytest.raises(NetworkBlocked):
+        socket.create_connection(("127.0.0.1", 9))
+    with mock_kubernetes(block_network=False), pytest.raises(ConnectionRefusedError) as refused:
+        socket.create_connection(("127.0.0.1", 9))
+    assert not isinstance(refused.value, NetworkBlocked)
+
+
+@mock_kubernetes()
+def test_the_decorator_form() -> None:
+    config.load_kube_config()
+    client.CoreV1Api().create_namespaced_config_map("default", _cm("d"))
+    assert current_cluster().store.get("configmaps", "d", "default")["metadata"]["name"] == "d"
+
+
+def test_kr8s_and_lightkube_from_their_config_discovery(inet_sockets: list[int]) -> None:
+    kr8s = pytest.importorskip("kr8s")
+    lightkube = pytest.importorskip("lightkube")
+    from kr8s.objects import ConfigMap as Kr8sConfigMap
+    from lightkube.models.meta_v1 import ObjectMeta
+    from lightkube.resources.core_v1 import ConfigMap
+
+    warnings.simplefilter("ignore")  # kr8s: "not tested with Kubernetes v1.37"
+    with mock_kubernetes() as cluster:
+        Kr8sConfigMap({"metadata": {"name": "k", "namespace": "default"}}, api=kr8s.api()).create()
+        light = lightkube.Client()
+        light.create(ConfigMap(metadata=ObjectMeta(name="l", namespace="default")))
+        assert [c.metadata.name for c in light.list(ConfigMap, namespace="default")] == ["k", "l"]
+        for _, obj in light.watch(ConfigMap, namespace="default"):
+            assert obj.metadata.name == "k"
+            break
+
+        async def main() -> list[str]:
+            seen = []
+            async_light = lightkube.AsyncClient()
+            async for _, obj in async_light.watch(ConfigMap, namespace="default"):
+                seen.append(obj.metadata.name)
+                break
+            await async_light.close()
+            api = await kr8s.asyncio.api()
+            seen += [c.name async for c in api.async_get("configmaps", namespace="default")]
+            return seen
+
+        assert asyncio.run(main()) == ["k", "k", "l"]
+        assert {e.actor for e in cluster.store.audit if e.is_write} >= {"kr8s"}
+    assert inet_sockets == []
+
+
+def test_the_front_is_left_as_found() -> None:
+    import httpx
+    import urllib3
+
+    before = (urllib3.PoolManager.urlopen, httpx.HTTPTransport.handle_request, socket.socket.connect)
+    with mock_kubernetes(), mock_kubernetes():
+        pass
+    assert (urllib3.PoolManager.urlopen, httpx.HTTPTransport.handle_request, socket.socket.connect) == before
+
+
+def test_kubernetes_asyncio_crud_and_watch_without_a_socket(inet_sockets: list[int]) -> None:
+    pytest.importorskip("kubernetes_asyncio")
+    from kubernetes_asyncio import client as aclient
+    from kubernetes_asyncio import config as aconfig
+    from kubernetes_asyncio import watch as awatch
+
+    async def main(store: fakekube.Store) -> list[tuple[str, str]]:
+        await aconfig.load_kube_config()
+        async with aclient.ApiClient() as api:
+            core = aclient.CoreV1Api(api)
+            await core.create_namespaced_config_map("default", {"metadata": {"name": "a1"}})
+            listed = await core.list_namespaced_config_map("default")
+            asyncio.get_running_loop().call_later(
+                0.05, lambda: store.create("configmaps", {"metadata": {"name": "a2"}}, "default"))
+            seen = []
+            w = awatch.Watch()
+            async for event in w.stream(core.list_namespaced_config_map, "default", timeout_seconds=5,
+                                        resource_version=listed.metadata.resource_version):
+                seen.append((event["type"], event["object"].metadata.name))
+                w.stop()
+            # the connection the watch used is usable again
+            seen += [("LISTED", c.metadata.name) for c in (await core.list_namespaced_config_map("default")).items]
+            return seen
+
+    with mock_kubernetes() as cluster:
+        assert asyncio.run(main(cluster.store)) == [("ADDED", "a2"), ("LISTED", "a1"), ("LISTED", "a2")]
+    assert inet_sockets == []
