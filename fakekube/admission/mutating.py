@@ -35,11 +35,13 @@ from fakekube.admission.policy import (
     EXCLUDED,
     ConfigError,
     PolicyView,
+    RequestLookups,
     _activation,
     _aggregate,
     _collect_params,
     _gvk_text,
     _name,
+    bindings_by_policy,
 )
 from fakekube.patch import evanphx, typed
 from fakekube.patch.schema import PatchSchema
@@ -127,27 +129,14 @@ def _admit(view: PolicyView, a: Attributes, target: Target, state: Reinvocation,
            reinvoke: bool) -> None:
     if (a.group, a.resource) in EXCLUDED:
         return
-    bindings: dict[str, list[dict[str, Any]]] = {}
-    for b in view.bindings():
-        bindings.setdefault(str((b.get("spec") or {}).get("policyName") or ""), []).append(b)
+    bindings = bindings_by_policy(view)
     if not bindings:
         return
     if reinvoke and state.last_output != a.obj:
         state.require_again()
     failures: list[tuple[dict[str, Any], str, str]] = []  # policy, message, reason
-    ns_cache: dict[str, Any] = {}
-
-    def namespace_obj() -> dict[str, Any] | None:
-        if "ns" not in ns_cache:
-            ns_cache["ns"] = view.namespace(a.namespace) if a.namespace else None
-        return ns_cache["ns"]
-
-    def ns_labels() -> dict[str, str] | None:
-        ns = namespace_obj()
-        return None if ns is None else ((ns.get("metadata") or {}).get("labels") or {})
-
-    def equivalents() -> list[Any]:
-        return view.equivalents(a)
+    lookups = RequestLookups(view, a)
+    ns_labels, equivalents = lookups.ns_labels, lookups.equivalents
 
     try:
         for policy in sorted(view.policies(), key=_name):

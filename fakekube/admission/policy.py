@@ -207,6 +207,37 @@ def _cel_type(value: Any) -> str:
     return type(value).__name__
 
 
+def bindings_by_policy(view: PolicyView) -> dict[str, list[dict[str, Any]]]:
+    """The stored bindings by the policy they name (validating or mutating: the view says which)."""
+    bindings: dict[str, list[dict[str, Any]]] = {}
+    for b in view.bindings():
+        bindings.setdefault(str((b.get("spec") or {}).get("policyName") or ""), []).append(b)
+    return bindings
+
+
+class RequestLookups:
+    """What matching asks of the store for one request, each looked up once: the request's namespace object and
+    its labels (namespaceSelector), and the resources equivalent to the request's (matchPolicy Equivalent)."""
+
+    def __init__(self, view: PolicyView, a: Attributes) -> None:
+        self._view, self._a = view, a
+        self._namespace: dict[str, Any] | None = None
+        self._looked = False
+
+    def namespace_obj(self) -> dict[str, Any] | None:
+        if not self._looked:
+            self._namespace = self._view.namespace(self._a.namespace) if self._a.namespace else None
+            self._looked = True
+        return self._namespace
+
+    def ns_labels(self) -> dict[str, str] | None:
+        ns = self.namespace_obj()
+        return None if ns is None else ((ns.get("metadata") or {}).get("labels") or {})
+
+    def equivalents(self) -> list[GVR]:
+        return self._view.equivalents(self._a)
+
+
 def admit(view: PolicyView, a: Attributes) -> Outcome:
     """Run every ValidatingAdmissionPolicy on the request ``a``."""
     with authz.authorizing(view.authorizer()):
@@ -217,26 +248,13 @@ def _admit(view: PolicyView, a: Attributes) -> Outcome:
     out = Outcome()
     if (a.group, a.resource) in EXCLUDED:
         return out
-    bindings: dict[str, list[dict[str, Any]]] = {}
-    for b in view.bindings():
-        bindings.setdefault(str((b.get("spec") or {}).get("policyName") or ""), []).append(b)
+    bindings = bindings_by_policy(view)
     if not bindings:
         return out
     denials: list[_Denial] = []
     failures: list[dict[str, Any]] = []
-    ns_cache: dict[str, Any] = {}
-
-    def namespace_obj() -> dict[str, Any] | None:
-        if "ns" not in ns_cache:
-            ns_cache["ns"] = view.namespace(a.namespace) if a.namespace else None
-        return ns_cache["ns"]
-
-    def ns_labels() -> dict[str, str] | None:
-        ns = namespace_obj()
-        return None if ns is None else ((ns.get("metadata") or {}).get("labels") or {})
-
-    def equivalents() -> list[GVR]:
-        return view.equivalents(a)
+    lookups = RequestLookups(view, a)
+    namespace_obj, ns_labels, equivalents = lookups.namespace_obj, lookups.ns_labels, lookups.equivalents
 
     # Upstream walks a map of policies (and lists bindings from an informer): its order is not defined. Here by
     # name, so that which of several denials is reported does not change from run to run.
