@@ -534,15 +534,19 @@ def test_a_rules_review_is_compared_as_a_set_of_rules() -> None:
         comparable(Answer(200, [], json.dumps({"rules": rules[::-1]}).encode()), Context(namespace=""))
 
 
-def test_a_case_fails_only_if_it_fails_twice() -> None:
-    first = verdicts.Verdicts({"flaky": "differs", "broken": "differs"}, {"flaky": [], "broken": []})
+def test_a_case_fails_only_if_it_fails_every_time() -> None:
+    first = verdicts.Verdicts({"flaky": "differs", "twice": "differs", "broken": "differs"},
+                              {"flaky": [], "twice": [], "broken": []})
     asked: list[list[str]] = []
 
     def again(names: list[str]) -> verdicts.Verdicts:
         asked.append(names)
-        return verdicts.Verdicts({"broken": "differs again"})
+        failing = {"broken": "differs again"}
+        if len(asked) == 1:
+            failing["twice"] = "differs again"   # a chance that came twice in a row
+        return verdicts.Verdicts(failing)
 
     settled = verdicts.settle_flakes(first, again)
-    assert asked == [["broken", "flaky"]]
+    assert asked == [["broken", "flaky", "twice"], ["broken", "twice"]]
     assert settled.failures == {"broken": "differs"} and list(settled.diverging) == ["broken"]
-    assert verdicts.settle_flakes(verdicts.Verdicts(), again).failures == {} and len(asked) == 1
+    assert verdicts.settle_flakes(verdicts.Verdicts(), again).failures == {} and len(asked) == 2
