@@ -197,13 +197,9 @@ def _invoke(view: PolicyView, a: Attributes, target: Target, state: Reinvocation
 
     act = activation()
     if compiled.match_conditions:
-        errs: list[str] = []
-        for _, expr in compiled.match_conditions:
-            value, err = act.evaluate(expr)
-            if err is not None:
-                errs.append(err)
-            elif value is False:
-                return []
+        excluded, errs = policycel.match_conditions(act, compiled)
+        if excluded:
+            return []
         if errs:
             return [_aggregate(errs)]
     if reinvoke and key not in state.again:

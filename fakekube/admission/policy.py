@@ -160,13 +160,9 @@ def _validate(compiled: policycel.Compiled, fail: bool, data: dict[str, Any]) ->
     out = _Result()
     act = policycel.Activation(compiled, data)
     if compiled.match_conditions:
-        errs: list[str] = []
-        for _, expr in compiled.match_conditions:
-            value, err = act.evaluate(expr)
-            if err is not None:
-                errs.append(err)
-            elif value is False:
-                return out
+        excluded, errs = policycel.match_conditions(act, compiled)
+        if excluded:
+            return out
         if errs:
             if fail:
                 out.decisions.append((0, _aggregate(errs), "", True))

@@ -190,3 +190,16 @@ def message_of(validation: dict[str, Any], expr: Expression, message: Expression
     if not text and validation.get("message"):
         text = str(validation["message"]).strip()
     return text or f"failed expression: {expr.text.strip()}"
+
+
+def match_conditions(act: Activation, compiled: Any) -> tuple[bool, list[str]]:
+    """A policy's matchConditions for one request (matchconditions/matcher.go): (True, []) when one is false — the
+    request is not the policy's, whatever the others' errors —, else (False, the evaluation errors)."""
+    errs: list[str] = []
+    for _, expr in compiled.match_conditions:
+        value, err = act.evaluate(expr)
+        if err is not None:
+            errs.append(err)
+        elif value is False:
+            return True, []
+    return False, errs
