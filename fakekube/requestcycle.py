@@ -18,6 +18,7 @@ from fakekube.audit.entry import request_entry
 from fakekube.audit.log import NO_BODY
 from fakekube.faults import FaultRequest, resolve_answer
 from fakekube.resources import ResourceType
+from fakekube.verbs.webhook_admission import MAX_RETRIES, ObjectMoved
 
 
 class RequestCycle:
@@ -138,8 +139,6 @@ class RequestCycle:
     def _serve(self, entry: AuditEntry, body: Callable[[AuditEntry], Any]) -> Any:
         """``body``, started over when the object it updates changed while its webhooks ran without the lock
         (fakekube.verbs.webhook_admission), as upstream's GuaranteedUpdate retries."""
-        from fakekube.verbs.webhook_admission import MAX_RETRIES, ObjectMoved
-
         for _ in range(MAX_RETRIES):
             try:
                 return body(entry)
