@@ -28,7 +28,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from email.message import Message
 
 from fakekube import errors
 from fakekube.errors import invalid, required
@@ -42,6 +41,7 @@ from fakekube.identity import (
 )
 from fakekube.namerules import is_dns1123_label, is_dns1123_subdomain
 from fakekube.server.auth import forbidden, path_forbidden
+from fakekube.server.messages import RequestHeaders
 
 __all__ = ["Impersonator", "WantedUser", "requested_user"]
 
@@ -93,22 +93,28 @@ def _path_unescape(text: str) -> str:
                   text.encode()).decode("utf-8", "replace")
 
 
-def requested_user(headers: Message) -> WantedUser | None:
+def requested_user(headers: RequestHeaders) -> WantedUser | None:
     """The user the headers ask for, None when they ask for none; 400 for a uid, group or extra without a user
     (``processImpersonationHeaders``). Go's server trims values; the first ``Impersonate-User`` counts."""
-    def values(name: str) -> list[str]:
-        return [v.strip(" \t") for v in headers.get_all(name) or ()]
-
-    users = values(USER_HEADER)
-    uids = values(UID_HEADER)
-    name, uid = (users[0] if users else ""), (uids[0] if uids else "")
-    group_values = values(GROUP_HEADER)
-    groups = tuple(group_values) if group_values else None
+    # One pass over the headers: most requests carry none of these, and a lookup per name costs more.
+    found: dict[str, list[str]] = {}
     extra: dict[str, tuple[str, ...]] = {}
     for header, value in headers.items():
-        if header.lower().startswith(EXTRA_PREFIX):
+        lower = header.lower()
+        if not lower.startswith("impersonate-"):
+            continue
+        if lower.startswith(EXTRA_PREFIX):
             key = _path_unescape(header[len(EXTRA_PREFIX):].lower())
             extra[key] = (*extra.get(key, ()), value.strip(" \t"))
+        else:
+            found.setdefault(lower, []).append(value.strip(" \t"))
+    if not found and not extra:
+        return None
+    users = found.get(USER_HEADER.lower(), [])
+    uids = found.get(UID_HEADER.lower(), [])
+    name, uid = (users[0] if users else ""), (uids[0] if uids else "")
+    group_values = found.get(GROUP_HEADER.lower())
+    groups = tuple(group_values) if group_values else None
     wanted = WantedUser(name, uid, groups, extra or None)
     if not name and (uid or groups is not None or extra):
         raise errors.BadRequest(f"requested {wanted.go_repr()} without impersonating a user name")
