@@ -288,7 +288,7 @@ class Kubelet(Actor):
                 self._schedule(work, self._ready_seconds(pod, spec), index, "ready")
                 if failure is not None:
                     self._schedule(work, self.sample(self.timing.crash_after), index, "crash")
-                elif restart_policy != "Always":
+                elif restart_policy != "Always" and self._completes(pod):
                     self._schedule(work, self._run_seconds(pod), index, "exit")
             return True
         if action == "pull-backoff":
@@ -340,6 +340,17 @@ class Kubelet(Actor):
         if failures == 0:
             return 0.0
         return min(self.timing.restart_backoff * 2 ** (failures - 1), self.timing.restart_backoff_cap)
+
+    def _completes(self, pod: Obj) -> bool:
+        """Whether a Never/OnFailure pod's containers exit on their own: a Job's pods do (after
+        ``run_duration``), other pods only when ``sim.fakekube.io/run-seconds`` says when. A bare pod may run a
+        server (a port-forward target, an exec target) or a one-off command, and nothing tells which; kwok's
+        default stages make the same choice (sigs.k8s.io/kwok ``kustomize/stage/pod/general/pod-complete.yaml``
+        completes only pods a Job owns)."""
+        if self._annotation(pod, RUN_SECONDS) is not None:
+            return True
+        owners = (pod.get("metadata") or {}).get("ownerReferences") or []
+        return any(isinstance(o, dict) and o.get("kind") == "Job" for o in owners)
 
     def _run_seconds(self, pod: Obj) -> float:
         value = self._annotation(pod, RUN_SECONDS)

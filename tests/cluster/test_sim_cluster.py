@@ -287,3 +287,15 @@ def test_every_namespace_gets_the_root_ca_config_map_back():
     recreated = [e for e in sim.audit if e.name == "kube-root-ca.crt" and e.namespace == "default"
                  and e.verb == "create"]
     assert [e.actor for e in recreated] == ["root-ca-cert-publisher"] * 2
+
+
+def test_only_a_jobs_pods_and_annotated_pods_complete_on_their_own():
+    sim, _ = cluster()
+    spec = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}
+    sim.store.create("pods", {"metadata": {"name": "server"}, "spec": spec}, "default")
+    sim.store.create("pods", {"metadata": {"name": "one-off", "annotations": {"sim.fakekube.io/run-seconds": "2"}},
+                              "spec": spec}, "default")
+    sim.store.create("jobs.batch", {"metadata": {"name": "batch"}, "spec": {"template": {"spec": spec}}}, "default")
+    sim.run(until=30)
+    phases = {p["metadata"]["name"].split("-")[0]: p["status"]["phase"] for p in sim.store.objects("pods", "default")}
+    assert phases == {"server": "Running", "one": "Succeeded", "batch": "Succeeded"}
