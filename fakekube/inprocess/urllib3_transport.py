@@ -100,9 +100,11 @@ def to_urllib3(response: HttpResponse, method: str, url: str, preload_content: b
         return urllib3.HTTPResponse(io.BytesIO(response.body), headers=headers, status=response.status,
                                     reason=reason, preload_content=preload_content, decode_content=decode_content,
                                     request_method=method, request_url=url, version=11, version_string="HTTP/1.1")
-    return _StreamedResponse(StreamReader(response), headers=headers, status=response.status, reason=reason,
+    reader = StreamReader(response)
+    return _StreamedResponse(reader, headers=headers, status=response.status, reason=reason,
                              preload_content=preload_content, decode_content=decode_content,
-                             request_method=method, request_url=url, version=11, version_string="HTTP/1.1")
+                             request_method=method, request_url=url, version=11, version_string="HTTP/1.1",
+                             connection=_StreamConnection(reader))
 
 
 class StreamReader(io.RawIOBase):
@@ -165,8 +167,30 @@ class StreamReader(io.RawIOBase):
         super().close()
 
 
+class _StreamConnection:
+    """The connection a streamed response hangs on, as far as clients reach for it to end a read that blocks in
+    another thread: the official client's ``Watch.stop()`` shuts ``response.connection.sock`` down
+    (kubernetes/watch/watch.py; its SharedInformer's ``stop()`` then joins the watching thread), urllib3 closes
+    ``connection`` when a response is abandoned. Either ends the stream, as a socket's shutdown would."""
+
+    def __init__(self, reader: StreamReader) -> None:
+        self._reader = reader
+        self.sock = self
+
+    def shutdown(self, how: int | None = None) -> None:
+        self._reader.close()
+
+    def close(self) -> None:
+        self._reader.close()
+
+
 class _StreamedResponse(urllib3.HTTPResponse):
     """A chunked response whose chunks are the stream's event batches."""
+
+    def shutdown(self) -> None:  # urllib3 >= 2.3: unblock a read in another thread
+        reader = self._fp
+        assert isinstance(reader, StreamReader)
+        reader.close()
 
     def supports_chunked_reads(self) -> bool:
         return True

@@ -149,3 +149,30 @@ def test_kubernetes_asyncio_crud_and_watch_without_a_socket(inet_sockets: list[i
     with mock_kubernetes() as cluster:
         assert asyncio.run(main(cluster.store)) == [("ADDED", "a2"), ("LISTED", "a1"), ("LISTED", "a2")]
     assert inet_sockets == []
+
+
+def test_watch_stop_from_another_thread_ends_a_blocked_read(inet_sockets: list[int]) -> None:
+    """The official client's ``Watch.stop()`` shuts ``response.connection.sock`` down to wake a thread blocked on
+    the stream (its SharedInformer's ``stop()`` joins that thread): in process it must wake it too."""
+    import threading
+
+    with mock_kubernetes():
+        config.load_kube_config()
+        core = client.CoreV1Api()
+        w = watch.Watch()
+        seen: list[str] = []
+
+        def consume() -> None:
+            for event in w.stream(core.list_namespaced_config_map, "default"):  # no timeout: blocks until stopped
+                seen.append(event["type"])
+
+        thread = threading.Thread(target=consume, daemon=True)
+        thread.start()
+        core.create_namespaced_config_map("default", {"metadata": {"name": "a"}})
+        for _ in range(200):
+            if seen:
+                break
+            threading.Event().wait(0.01)
+        w.stop()
+        thread.join(timeout=5)
+        assert not thread.is_alive() and seen == ["ADDED"]
