@@ -25,7 +25,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from fakekube.admission import authorizer as authz
-from fakekube.cel import k8slib, library
+from fakekube.cel import formatlib, k8slib, library
 from fakekube.cel.rules import issues_text
 from fakekube.cel.validator import evaluate_program  # errors in cel-go's words
 
@@ -64,7 +64,8 @@ def _environment(has_params: bool, with_variables: bool, with_authorizer: bool) 
     if with_authorizer:
         names["authorizer"] = authz.AUTHORIZER
         names["authorizer.requestResource"] = authz.RESOURCE_CHECK
-    return cel.NewEnv(variables=names, functions=library.functions() + k8slib.functions() + authz.functions(),
+    return cel.NewEnv(variables=names, functions=library.functions() + k8slib.functions() + authz.functions()
+                      + formatlib.functions(),
                       extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(), ext_bindings.ExtBindings(),
                                   library.extension(), k8slib.extension()])
 
@@ -100,10 +101,15 @@ def compile_expression(text: str, has_params: bool, returns: tuple[Any, ...],
     """Compile ``text``; ``returns``: the result types it may have (upstream ReturnTypes, compile.go: the
     type must be one of them exactly, so a ``dyn`` result — ``object.spec.enabled`` — is refused)."""
     out = Expression(text, uses=tuple(dict.fromkeys(_VARIABLE_REF.findall(text))))
+    rewritten = formatlib.rewrite(text)  # format.named and validate return optionals
     try:
-        program = _environment(has_params, with_variables, with_authorizer).compile(text)
+        program = _environment(has_params, with_variables, with_authorizer).compile(
+            text if rewritten is None else rewritten.text)
     except RuntimeError as exc:
-        out.error = "compilation failed: " + _undeclared_as_cel_go(issues_text(exc))
+        issues = issues_text(exc)
+        if rewritten is not None:
+            issues = formatlib.map_errors(issues, rewritten, text)
+        out.error = "compilation failed: " + _undeclared_as_cel_go(issues)
         return out
     result = program.return_type()
     # A variable has its expression's type in cel-go, dyn here: an expression naming one is given the benefit.

@@ -153,6 +153,8 @@ _DISGUISES = {
     Type("map", (Type("int"), Type("string"))): Type("opaque", name="net.IP"),
     Type("list", (Type("list", (Type("string"),)),)): Type("opaque", name="net.CIDR"),
     Type("map", (Type("uint"), Type("bytes"))): Type("message", name="kubernetes.Quantity"),
+    Type("list", (Type("map", (Type("bool"), Type("string"))),)): Type("message", name="kubernetes.Semver"),
+    Type("map", (Type("bool"), Type("string"))): Type("message", name="kubernetes.NamedFormat"),
 }
 _SCALARS = ("bool", "double", "duration", "int", "timestamp", "uint")
 _STRINGY = ("string", "bytes")

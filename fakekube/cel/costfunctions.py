@@ -169,6 +169,12 @@ def _kubernetes(c: _Coster, fn: str, overload: str, target: _Node | None, args: 
         if overload in ("cidr_contains_ip_string", "cidr_contains_cidr_string"):
             cost = cost.add(size(args[0]).factor(STRING_FACTOR))
         return cost, None
+    if fn == "validate" and args:
+        # MaxNameFormatRegexSize (128) times RegexStringLengthCostFactor
+        return size(args[0]).factor(STRING_FACTOR).factor(128 * REGEX_FACTOR), None
+    if fn == "_[?_]" and target is None and len(args) == 2 and _is_optional_call(args[0]):
+        # fakekube.cel.formatlib's ``[?0]`` after format.named and validate: not in upstream's expression
+        return ZERO, None
     if fn in ("masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
               "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger",
               "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor",
@@ -178,14 +184,21 @@ def _kubernetes(c: _Coster, fn: str, overload: str, target: _Node | None, args: 
         t = args[0].type
         if t.kind == "opaque" and t.name in ("net.IP", "net.CIDR"):
             return ONE, None
-        if t.kind == "message" and t.name == "kubernetes.Quantity":
+        if t.kind == "message" and t.name in ("kubernetes.Quantity", "kubernetes.Semver"):
             return ONE, None
+        if t.kind == "message" and t.name == "kubernetes.NamedFormat":
+            return Range(1, 64).factor(STRING_FACTOR), None  # MaxFormatSize
         if t.kind == "message" and t.name == "kubernetes.URL":
             # upstream reads the right-hand side's size twice (cost.go, "lhSize := rhs.ComputedSize()")
             rh = args[1].size
             top = rh.max if rh is not None else 1
             return Range(1, top).factor(STRING_FACTOR), None
     return None
+
+
+def _is_optional_call(n: _Node) -> bool:
+    e = n.expr
+    return e is not None and e.kind == "call" and e.name in ("format.named", "validate")
 
 
 def _replace(sz: Range, old: Range, new: Range) -> Estimate:

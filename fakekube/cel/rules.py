@@ -19,7 +19,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from fakekube.cel import fields
+from fakekube.cel import fields, formatlib
 from fakekube.cel import types as celtypes
 from fakekube.cel.env import environment
 
@@ -63,19 +63,25 @@ _CROSS_NUMERIC = re.compile(r"^ERROR: <input>:\d+:\d+: found no matching overloa
 
 def _compile(expression: str, variables: dict[str, Any]) -> Any:
     env = environment(variables)
+    rewritten = formatlib.rewrite(expression)  # format.named and validate return optionals
+    source = expression if rewritten is None else rewritten.text
     try:
-        return env.compile(expression)
+        return env.compile(source)
     except RuntimeError as exc:
         # The base environment has cel.CrossTypeNumericComparisons(true) (k8s.io/apiserver pkg/cel/environment
         # base.go): 1 < 1.5 type-checks. cel-cpp's runtime compares across numeric types but its checker has
         # no such overloads, so an expression whose only errors are those is taken unchecked.
         text = issues_text(exc)
+        if rewritten is not None:
+            text = formatlib.map_errors(text, rewritten, expression)
         blocks = _blocks(text)
         kept = [b for b in blocks if not _CROSS_NUMERIC.match(b.split("\n", 1)[0])]
         if blocks and not kept:
-            return env.compile(expression, disable_check=True)
+            return env.compile(source, disable_check=True)
         if blocks and len(kept) < len(blocks):
             raise _Issues("\n".join(kept)) from None
+        if rewritten is not None:
+            raise _Issues(text) from None
         raise
 
 
