@@ -19,7 +19,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from fakekube.cel import fields, formatlib
+from fakekube.cel import fields, formatlib, overloaderrors
 from fakekube.cel import types as celtypes
 from fakekube.cel.env import environment
 
@@ -41,7 +41,7 @@ def issues_text(exc: Exception) -> str:
     if isinstance(exc, _Issues):
         return str(exc)
     text = _STATUS_SUFFIX.sub("", str(exc))
-    return _STATUS_PREFIX.sub("", text, count=1)
+    return overloaderrors.as_cel_go(_STATUS_PREFIX.sub("", text, count=1))
 
 
 @dataclass
