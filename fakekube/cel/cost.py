@@ -228,7 +228,7 @@ class _Coster:
                 return v.type
         t = self.checked.type_of(e)
         t = _DISGUISES.get(t, t)
-        if t.kind == "dyn" and e.kind == "call":
+        if e.kind == "call" and (t.kind == "dyn" or e.name == "__sortByAssociatedKeys"):
             return self.call_type(e)
         return t
 
@@ -238,6 +238,10 @@ class _Coster:
             t = self.type(e.operand)
             if t.kind == "list" and t.params:
                 return t.params[0]
+        if e.name == "-_" and len(e.args) == 1:
+            return self.type(e.args[0])
+        if e.name == "__sortByAssociatedKeys" and e.operand is not None:  # fakekube.cel.macros' sortBy
+            return self.type(e.operand)
         if e.name == "_[_]" and len(e.args) == 2:
             t = self.type(e.args[0])
             if t.kind == "list" and t.params:
@@ -428,6 +432,9 @@ class _Coster:
         total = self.cost(e.iter_range).add(self.cost(e.accu_init))
         self._local_var(e.accu_var, e.accu_init)
         total = total.add(self.cost(e.result))
+        t = self.checked.type_of(e)
+        if t.kind == "dyn" or t.kind == "list" and t.params and t.params[0].kind == "dyn":
+            self.type_overrides[e.id] = self.type(e.result)  # cel-go's: the result's, with the binding in scope
         self.pop(e.accu_var)
         size = self.compute_size(e.result)
         if size is not None:

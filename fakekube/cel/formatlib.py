@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -27,6 +26,7 @@ from cel_expr_python import cel
 
 from fakekube import namerules
 from fakekube.cel import k8slib
+from fakekube.cel.sourcemap import Builder, Rewritten, Token, closing, tokens
 
 T = cel.Type
 FORMAT = T.Map(T.BOOL, T.STRING)
@@ -119,50 +119,10 @@ def functions() -> list[Any]:
 
 # ----------------------------------------------------------------------------------------- the rewrite
 
-_TOKEN = re.compile(r"""
-    (?P<comment>//[^\n]*)
-  | (?P<string>[rRbB]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<number>\d[\w.]*)
-  | (?P<space>\s+)
-  | (?P<punct>.)
-""", re.VERBOSE | re.DOTALL)
 _SUFFIX = "[?0]"
 
 
-@dataclass
-class Rewritten:
-    text: str
-    origin: list[int]  # for each character of ``text``, the offset in the source it stands for
-
-    def source_offset(self, line: int, column: int) -> int:
-        """The source offset of the rewritten text's 1-based ``line`` and ``column``."""
-        lines = self.text.split("\n")
-        offset = sum(len(x) + 1 for x in lines[:line - 1]) + column - 1
-        if not self.origin:
-            return 0
-        return self.origin[min(max(offset, 0), len(self.origin) - 1)]
-
-
-def _tokens(text: str) -> list[tuple[str, str, int]]:
-    return [(m.lastgroup or "punct", m.group(), m.start()) for m in _TOKEN.finditer(text)
-            if m.lastgroup not in ("space", "comment")]
-
-
-def _closing(toks: list[tuple[str, str, int]], i: int) -> int | None:
-    """The index of the token closing the bracket at ``toks[i]``."""
-    depth = 0
-    for j in range(i, len(toks)):
-        if toks[j][0] == "punct" and toks[j][1] in "([{":
-            depth += 1
-        elif toks[j][0] == "punct" and toks[j][1] in ")]}":
-            depth -= 1
-            if depth == 0:
-                return j
-    return None
-
-
-def _optional_call(toks: list[tuple[str, str, int]], i: int) -> bool:
+def _optional_call(toks: list[Token], i: int) -> bool:
     kind, text, _ = toks[i]
     if kind != "ident" or i + 1 >= len(toks) or toks[i + 1][1] != "(" or i < 1 or toks[i - 1][1] != ".":
         return False
@@ -178,43 +138,23 @@ def rewrite(source: str) -> Rewritten | None:
     has none (then it is compiled as written)."""
     if "validate" not in source and "named" not in source:
         return None
-    toks = _tokens(source)
+    toks = tokens(source)
     inserts = []
     for i in range(len(toks)):
         if _optional_call(toks, i):
-            j = _closing(toks, i + 1)
+            j = closing(toks, i + 1)
             if j is not None:
                 inserts.append(toks[j][2] + 1)
     if not inserts:
         return None
-    text: list[str] = []
-    origin: list[int] = []
+    out = Builder(source)
     pos = 0
     for at in sorted(inserts):
-        text.append(source[pos:at])
-        origin.extend(range(pos, at))
-        text.append(_SUFFIX)
-        origin.extend([at - 1] * len(_SUFFIX))
+        out.copy(pos, at)
+        out.add(_SUFFIX, at - 1)
         pos = at
-    text.append(source[pos:])
-    origin.extend(range(pos, len(source)))
-    return Rewritten("".join(text), origin)
+    out.copy(pos, len(source))
+    return out.build()
 
 
-_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*?)\n \| [^\n]*\n \| [.]*\^", re.DOTALL)
-
-
-def map_errors(text: str, rewritten: Rewritten, source: str) -> str:
-    """The compiler's issues on the rewritten text at the source's lines and columns, with its lines."""
-    def fix(m: re.Match[str]) -> str:
-        offset = rewritten.source_offset(int(m.group(1)), int(m.group(2)))
-        line_start = source.rfind("\n", 0, offset) + 1
-        line_end = source.find("\n", offset)
-        line_text = source[line_start: line_end if line_end >= 0 else len(source)]
-        line, column = source.count("\n", 0, offset) + 1, offset - line_start + 1
-        message = m.group(3).replace("_[?_]", "_[_]")
-        return f"ERROR: <input>:{line}:{column}: {message}\n | {line_text}\n | {'.' * (column - 1)}^"
-    return _ERROR.sub(fix, text)
-
-
-__all__ = ["FORMAT", "Rewritten", "functions", "map_errors", "rewrite", "validate"]
+__all__ = ["FORMAT", "functions", "rewrite", "validate"]

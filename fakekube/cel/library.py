@@ -143,6 +143,38 @@ def _sort(values: list[Any]) -> list[Any]:
         raise CelError("list elements must have the same type") from None
 
 
+def _sort_by_keys(values: list[Any], keys: list[Any]) -> list[Any]:
+    # cel-go ext/lists.go sortListByAssociatedKeys: the elements in the order of their keys
+    if len(values) != len(keys):
+        raise CelError("@sortByAssociatedKeys() expected a list of the same size as the associated keys list, "
+                       f"but got {len(values)} and {len(keys)} elements respectively")
+    if not values:
+        return values
+    if isinstance(keys[0], (list, dict)) or keys[0] is None:
+        raise CelError("list elements must be comparable")
+    if any(type(k) is not type(keys[0]) for k in keys):
+        raise CelError("list elements must have the same type")
+    return [values[i] for i in sorted(range(len(keys)), key=keys.__getitem__)]
+
+
+# cel-go's names of the comparable types, in its overload ids (list_<type>_sortByAssociatedKeys)
+_TYPE_NAMES = {"INT": "int", "UINT": "uint", "DOUBLE": "double", "BOOL": "bool", "STRING": "string",
+               "BYTES": "bytes", "DURATION": "google.protobuf.Duration", "TIMESTAMP": "google.protobuf.Timestamp"}
+
+
+def _sort_by_decl() -> Any:
+    """``@sortByAssociatedKeys``, which fakekube.cel.macros' expansion of ``sortBy`` calls."""
+    overloads = []
+    for i, key in enumerate((*_COMPARABLE, T.DURATION, T.TIMESTAMP)):
+        overload_id = f"list_{_TYPE_NAMES[key.name()]}_sortByAssociatedKeys"
+        params = [T.List(T.DYN), T.List(key)]
+        if i == 0:
+            overloads.append(cel.Overload(overload_id, T.List(T.DYN), params, is_member=True, impl=_sort_by_keys))
+        else:
+            overloads.append(cel.Overload(overload_id, T.List(T.DYN), params, is_member=True))
+    return cel.FunctionDecl("__sortByAssociatedKeys", overloads)
+
+
 def _list_function(name: str, types: tuple[Any, ...], result: Any, impl: Callable[..., Any],
                    extra: tuple[Any, ...] = ()) -> Any:
     overloads = []
@@ -185,6 +217,7 @@ def functions() -> list[Any]:
                                                   impl=lambda values: values[::-1])]),
         cel.FunctionDecl("sort", [cel.Overload("list_sort", T.List(T.DYN), [T.List(T.DYN)], is_member=True,
                                                impl=_sort)]),
+        _sort_by_decl(),
         cel.FunctionDecl("find", [cel.Overload("string_find_string", T.STRING, [T.STRING, T.STRING],
                                                is_member=True, impl=_find)]),
         cel.FunctionDecl("findAll", [

@@ -19,7 +19,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from fakekube.cel import fields, formatlib, overloaderrors
+from fakekube.cel import fields, overloaderrors, rewrites
 from fakekube.cel import types as celtypes
 from fakekube.cel.env import environment
 
@@ -63,7 +63,7 @@ _CROSS_NUMERIC = re.compile(r"^ERROR: <input>:\d+:\d+: found no matching overloa
 
 def _compile(expression: str, variables: dict[str, Any]) -> Any:
     env = environment(variables)
-    rewritten = formatlib.rewrite(expression)  # format.named and validate return optionals
+    rewritten = rewrites.rewrite(expression)  # macros cel-cpp lacks; optional results
     source = expression if rewritten is None else rewritten.text
     try:
         return env.compile(source)
@@ -73,7 +73,7 @@ def _compile(expression: str, variables: dict[str, Any]) -> Any:
         # no such overloads, so an expression whose only errors are those is taken unchecked.
         text = issues_text(exc)
         if rewritten is not None:
-            text = formatlib.map_errors(text, rewritten, expression)
+            text = rewrites.map_errors(text, rewritten, expression)
         blocks = _blocks(text)
         kept = [b for b in blocks if not _CROSS_NUMERIC.match(b.split("\n", 1)[0])]
         if blocks and not kept:

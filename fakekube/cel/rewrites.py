@@ -1,0 +1,28 @@
+"""The rewrites an expression goes through before cel-expr-python compiles it: cel-go macros cel-cpp lacks
+(fakekube.cel.macros), then the format library's optional results (fakekube.cel.formatlib); and the
+compiler's issues put back at the source's positions, in the source's words."""
+
+from __future__ import annotations
+
+from fakekube.cel import formatlib, macros
+from fakekube.cel.sourcemap import Rewritten
+from fakekube.cel.sourcemap import map_errors as _map_errors
+
+_RENAMES = {**macros.RENAMES, "_[?_]": "_[_]"}
+
+
+def rewrite(source: str) -> Rewritten | None:
+    """``source`` rewritten, or None when it needs no rewrite."""
+    first = macros.rewrite(source)
+    second = formatlib.rewrite(first.text if first is not None else source)
+    if first is None:
+        return second
+    return first.then(second)
+
+
+def map_errors(text: str, rewritten: Rewritten, source: str) -> str:
+    """The compiler's issues on ``rewritten`` as issues on ``source``."""
+    return _map_errors(text, rewritten, source, _RENAMES)
+
+
+__all__ = ["Rewritten", "map_errors", "rewrite"]
