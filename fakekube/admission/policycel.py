@@ -25,7 +25,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from fakekube.admission import authorizer as authz
-from fakekube.cel import formatlib, k8slib, library
+from fakekube.cel import formatlib, k8slib, library, rewrites
 from fakekube.cel.rules import issues_text
 from fakekube.cel.validator import evaluate_program  # errors in cel-go's words
 
@@ -101,14 +101,18 @@ def compile_expression(text: str, has_params: bool, returns: tuple[Any, ...],
     """Compile ``text``; ``returns``: the result types it may have (upstream ReturnTypes, compile.go: the
     type must be one of them exactly, so a ``dyn`` result — ``object.spec.enabled`` — is refused)."""
     out = Expression(text, uses=tuple(dict.fromkeys(_VARIABLE_REF.findall(text))))
-    rewritten = formatlib.rewrite(text)  # format.named and validate return optionals
+    refused = rewrites.issues(text)
+    if refused:
+        out.error = "compilation failed: " + refused
+        return out
+    rewritten = rewrites.rewrite(text)  # macros cel-cpp lacks; optional results
     try:
         program = _environment(has_params, with_variables, with_authorizer).compile(
             text if rewritten is None else rewritten.text)
     except RuntimeError as exc:
         issues = issues_text(exc)
         if rewritten is not None:
-            issues = formatlib.map_errors(issues, rewritten, text)
+            issues = rewrites.map_errors(issues, rewritten, text)
         out.error = "compilation failed: " + _undeclared_as_cel_go(issues)
         return out
     result = program.return_type()

@@ -510,9 +510,10 @@ def _literal_size(e: Expr) -> Range | None:
 
 def estimate(checked: Checked, model: Model, *, root: Expr | None = None, presence_cost: int = 0) -> Range:
     """The estimated cost range of ``checked`` (from ``root``, a node of it, when given)."""
+    twovar.restore(checked)  # cel-go's trees of the two-variable comprehensions fakekube.cel.macros expands
     return _Coster(checked, model, presence_cost).cost(root if root is not None else checked.expr)
 
 
-from fakekube.cel import costfunctions  # noqa: E402  (it builds on the classes above)
+from fakekube.cel import costfunctions, twovar  # noqa: E402  (costfunctions builds on the classes above)
 
 __all__ = ["MAX", "UNKNOWN", "Model", "Range", "estimate", "fixed"]

@@ -175,6 +175,38 @@ def _sort_by_decl() -> Any:
     return cel.FunctionDecl("__sortByAssociatedKeys", overloads)
 
 
+def _merge_maps(maps: list[Any]) -> dict[Any, Any]:
+    # cel-go's cel.@mapInsert, one map after the other: a key already there is an error
+    out: dict[Any, Any] = {}
+    for m in maps:
+        if not isinstance(m, dict):
+            raise CelError("no such overload")
+        for k, v in m.items():
+            if any(_equal(k, seen) for seen in out):
+                raise CelError(f"insert failed: key {_go_value(k)} already exists")
+            out[k] = v
+    return out
+
+
+def _go_value(v: Any) -> str:
+    # %v of a CEL value in cel-go's errors
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _two_var_decls() -> list[Any]:
+    """What fakekube.cel.macros' expansion of the two-variable comprehensions calls: the keys of a list (its
+    indexes) or of a map, and the maps ``transformMap`` and ``transformMapEntry`` build."""
+    return [
+        cel.FunctionDecl("__keys", [
+            cel.Overload("list_keys", T.List(T.INT), [T.List(T.DYN)], impl=lambda values: list(range(len(values)))),
+            cel.Overload("map_keys", T.List(T.DYN), [T.Map(T.DYN, T.DYN)], impl=lambda m: list(m))]),
+        cel.FunctionDecl("__merge_maps", [cel.Overload("merge_maps", T.Map(T.DYN, T.DYN),
+                                                       [T.List(T.Map(T.DYN, T.DYN))], impl=_merge_maps)]),
+    ]
+
+
 def _list_function(name: str, types: tuple[Any, ...], result: Any, impl: Callable[..., Any],
                    extra: tuple[Any, ...] = ()) -> Any:
     overloads = []
@@ -218,6 +250,7 @@ def functions() -> list[Any]:
         cel.FunctionDecl("sort", [cel.Overload("list_sort", T.List(T.DYN), [T.List(T.DYN)], is_member=True,
                                                impl=_sort)]),
         _sort_by_decl(),
+        *_two_var_decls(),
         cel.FunctionDecl("find", [cel.Overload("string_find_string", T.STRING, [T.STRING, T.STRING],
                                                is_member=True, impl=_find)]),
         cel.FunctionDecl("findAll", [

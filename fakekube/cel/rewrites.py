@@ -20,9 +20,21 @@ def rewrite(source: str) -> Rewritten | None:
     return first.then(second)
 
 
+def issues(source: str) -> str:
+    """What cel-go's macros refuse in ``source`` (a parse error: nothing else is reported), or ""."""
+    blocks = []
+    for offset, message in macros.issues(source):
+        line_start = source.rfind("\n", 0, offset) + 1
+        line_end = source.find("\n", offset)
+        text = source[line_start: line_end if line_end >= 0 else len(source)]
+        line, column = source.count("\n", 0, offset) + 1, offset - line_start + 1
+        blocks.append(f"ERROR: <input>:{line}:{column}: {message}\n | {text}\n | {'.' * (column - 1)}^")
+    return "\n".join(blocks)
+
+
 def map_errors(text: str, rewritten: Rewritten, source: str) -> str:
     """The compiler's issues on ``rewritten`` as issues on ``source``."""
     return _map_errors(text, rewritten, source, _RENAMES)
 
 
-__all__ = ["Rewritten", "map_errors", "rewrite"]
+__all__ = ["Rewritten", "issues", "map_errors", "rewrite"]

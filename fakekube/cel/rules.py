@@ -63,6 +63,9 @@ _CROSS_NUMERIC = re.compile(r"^ERROR: <input>:\d+:\d+: found no matching overloa
 
 def _compile(expression: str, variables: dict[str, Any]) -> Any:
     env = environment(variables)
+    refused = rewrites.issues(expression)
+    if refused:
+        raise _Issues(refused)
     rewritten = rewrites.rewrite(expression)  # macros cel-cpp lacks; optional results
     source = expression if rewritten is None else rewritten.text
     try:
