@@ -133,6 +133,13 @@ def _simple(toks: list[Token], arg: tuple[int, int]) -> bool:
     return arg[0] == arg[1] and toks[arg[0]][0] == "ident"
 
 
+def _position(toks: list[Token], arg: tuple[int, int]) -> int:
+    """Where cel-go's parser puts an argument's node: a selection at its last dot, else at its start."""
+    if arg[1] > arg[0] and toks[arg[1]][0] == "ident" and toks[arg[1] - 1][1] == ".":
+        return toks[arg[1] - 1][2]
+    return toks[arg[0]][2]
+
+
 def issues(source: str) -> list[tuple[int, str]]:
     """(offset, message) of what cel-go's macros refuse in the two-variable comprehensions' variables
     (``extractIterVars``): a variable that is not a simple name, the same name twice."""
@@ -143,9 +150,9 @@ def issues(source: str) -> list[tuple[int, str]]:
     for _, _, _, args in _candidates(toks):
         first, second = args[0], args[1]
         if not _simple(toks, first):
-            found.append((toks[first[0]][2], "argument must be a simple name"))
+            found.append((_position(toks, first), "argument must be a simple name"))
         elif not _simple(toks, second):
-            found.append((toks[second[0]][2], "argument must be a simple name"))
+            found.append((_position(toks, second), "argument must be a simple name"))
         elif toks[first[0]][1] == toks[second[0]][1]:
             found.append((toks[second[0]][2], f"duplicate variable name: {toks[first[0]][1]}"))
     return sorted(found)
