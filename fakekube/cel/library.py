@@ -23,7 +23,8 @@ from fakekube import goregexp
 
 T = cel.Type
 
-# Durations and timestamps are left out: cel-expr-python cannot return them from a ``dyn`` function.
+# Durations and timestamps are left out (but for isSorted, which returns a bool): cel-expr-python cannot
+# return them from a ``dyn`` function.
 _COMPARABLE = (T.INT, T.UINT, T.DOUBLE, T.BOOL, T.STRING, T.BYTES)
 _SUMMABLE = (T.INT, T.UINT, T.DOUBLE)
 
@@ -223,7 +224,7 @@ def _list_function(name: str, types: tuple[Any, ...], result: Any, impl: Callabl
 def functions() -> list[Any]:
     """The declarations to pass to ``cel.NewEnv(functions=...)``."""
     return [
-        _list_function("isSorted", _COMPARABLE, T.BOOL, _is_sorted),
+        _list_function("isSorted", (*_COMPARABLE, T.DURATION, T.TIMESTAMP), T.BOOL, _is_sorted),
         _list_function("sum", _SUMMABLE, T.DYN, _sum),
         _list_function("max", _COMPARABLE, T.DYN, _extreme("max", max)),
         _list_function("min", _COMPARABLE, T.DYN, _extreme("min", min)),
