@@ -32,9 +32,16 @@ def issues(source: str) -> str:
     return "\n".join(blocks)
 
 
+def rename(text: str) -> str:
+    """``text`` with the rewrites' names put back as cel-go names them."""
+    for old, new in _RENAMES.items():
+        text = text.replace(old, new)
+    return text
+
+
 def map_errors(text: str, rewritten: Rewritten, source: str) -> str:
     """The compiler's issues on ``rewritten`` as issues on ``source``."""
     return _map_errors(text, rewritten, source, _RENAMES)
 
 
-__all__ = ["Rewritten", "issues", "map_errors", "rewrite"]
+__all__ = ["Rewritten", "issues", "map_errors", "rename", "rewrite"]
