@@ -76,6 +76,10 @@ def _compile(expression: str, variables: dict[str, Any]) -> Any:
         # no such overloads, so an expression whose only errors are those is taken unchecked.
         text = issues_text(exc)
         if rewritten is not None:
+            try:  # a syntax error is reported on the source as written
+                env.compile(expression, disable_check=True)
+            except RuntimeError as syntax:
+                raise _Issues(issues_text(syntax)) from None
             text = rewrites.map_errors(text, rewritten, expression)
         blocks = _blocks(text)
         kept = [b for b in blocks if not _CROSS_NUMERIC.match(b.split("\n", 1)[0])]
