@@ -106,13 +106,17 @@ def compile_expression(text: str, has_params: bool, returns: tuple[Any, ...],
         out.error = "compilation failed: " + refused
         return out
     rewritten = rewrites.rewrite(text)  # macros cel-cpp lacks; optional results
+    env = _environment(has_params, with_variables, with_authorizer)
     try:
-        program = _environment(has_params, with_variables, with_authorizer).compile(
-            text if rewritten is None else rewritten.text)
+        program = env.compile(text if rewritten is None else rewritten.text)
     except RuntimeError as exc:
         issues = issues_text(exc)
         if rewritten is not None:
-            issues = rewrites.map_errors(issues, rewritten, text)
+            try:  # a syntax error is reported on the expression as written
+                env.compile(text, disable_check=True)
+                issues = rewrites.map_errors(issues, rewritten, text)
+            except RuntimeError as syntax:
+                issues = issues_text(syntax)
         out.error = "compilation failed: " + _undeclared_as_cel_go(issues)
         return out
     result = program.return_type()
