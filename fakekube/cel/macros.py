@@ -140,6 +140,29 @@ def _position(toks: list[Token], arg: tuple[int, int]) -> int:
     return toks[arg[0]][2]
 
 
+def _node_position(toks: list[Token], first: int, last: int) -> int:
+    """Where cel-go's parser puts the node of the expression ``toks[first..last]`` (a postfix chain): a
+    selection at its dot, a member call at its ``(``, an index at its ``[``, else its first token."""
+    kind, text, offset = toks[last]
+    if last > first and kind == "ident" and toks[last - 1][1] == ".":
+        return toks[last - 1][2]
+    if text in ")]" and last > first:
+        j = _opening(toks, last)
+        if j is not None and j > first and (text == "]" or j >= 2 and toks[j - 2][1] == "."):
+            return toks[j][2]
+    return toks[first][2]
+
+
+def range_position(source: str, offset: int) -> int:
+    """Where cel-go reports the range of the two-variable comprehension whose receiver starts at ``offset``
+    of ``source`` (``offset`` itself when there is none)."""
+    toks = tokens(source)
+    for s, start, _, _ in _candidates(toks):
+        if toks[start][2] == offset:
+            return _node_position(toks, start, s - 2)
+    return offset
+
+
 def issues(source: str) -> list[tuple[int, str]]:
     """(offset, message) of what cel-go's macros refuse in the two-variable comprehensions' variables
     (``extractIterVars``): a variable that is not a simple name, the same name twice."""
@@ -190,7 +213,8 @@ def _expand(source: str, toks: list[Token], where: tuple[int, int, int], args: l
         out.add(f"{MERGE}(", call_at)
     single = {"existsOne": "exists_one", "transformList": "map", "transformMap": "map",
               "transformMapEntry": "map"}.get(name, name)
-    out.add(f"{KEYS}({bound}).{single}(", call_at)
+    out.add(f"{KEYS}(", _node_position(toks, start, s - 2))  # where cel-go reports a range of a wrong type
+    out.add(f"{bound}).{single}(", call_at)
     out.copy(toks[args[0][0]][2], toks[args[0][1]][2] + len(i_name))
     for arg in args[2:]:
         out.add(", ", toks[arg[0]][2])
@@ -223,4 +247,4 @@ def rewrite(source: str) -> Rewritten | None:
     return result
 
 
-__all__ = ["INPUT", "KEYS", "MERGE", "RENAMES", "SORT", "issues", "receiver_start", "rewrite"]
+__all__ = ["INPUT", "KEYS", "MERGE", "RENAMES", "SORT", "issues", "range_position", "receiver_start", "rewrite"]

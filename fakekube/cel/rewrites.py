@@ -4,6 +4,8 @@ compiler's issues put back at the source's positions, in the source's words."""
 
 from __future__ import annotations
 
+import re
+
 from fakekube.cel import formatlib, macros
 from fakekube.cel.sourcemap import Rewritten
 from fakekube.cel.sourcemap import map_errors as _map_errors
@@ -32,8 +34,14 @@ def issues(source: str) -> str:
     return "\n".join(blocks)
 
 
+_NOT_A_RANGE = re.compile(rf"found no matching overload for '{macros.KEYS}' applied to '\((.*)\)'")
+
+
 def rename(text: str) -> str:
-    """``text`` with the rewrites' names put back as cel-go names them."""
+    """``text`` with the rewrites' names put back as cel-go names them (a two-variable comprehension over
+    what is neither a list nor a map: cel-go's checker's words for the range)."""
+    text = _NOT_A_RANGE.sub(lambda m: f"expression of type '{m.group(1)}' cannot be range of a comprehension "
+                            "(must be list, map, or dynamic)", text)
     for old, new in _RENAMES.items():
         text = text.replace(old, new)
     return text
@@ -41,7 +49,7 @@ def rename(text: str) -> str:
 
 def map_errors(text: str, rewritten: Rewritten, source: str) -> str:
     """The compiler's issues on ``rewritten`` as issues on ``source``."""
-    return _map_errors(text, rewritten, source, _RENAMES)
+    return rename(_map_errors(text, rewritten, source))
 
 
 __all__ = ["Rewritten", "issues", "map_errors", "rename", "rewrite"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from fakekube.cel import fields, overloaderrors, rewrites
+from fakekube.cel import fields, macros, overloaderrors, rewrites
 from fakekube.cel import types as celtypes
 from fakekube.cel.env import environment
 
@@ -169,7 +169,20 @@ def _typed_check(text: str, variables: dict[str, Any], schema: dict[str, Any], r
     for new_line, old_line in zip(rewritten.split("\n"), text.split("\n"), strict=True):
         if new_line != old_line:
             message = message.replace(f"\n | {new_line}\n", f"\n | {old_line}\n")
-    raise _Issues(message)
+    raise _Issues(_RANGE_ISSUE.sub(lambda m: _range_at(m, text), message))
+
+
+_RANGE_ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (expression of type '[^']*' cannot be range of a "
+                          r"comprehension[^\n]*)\n \| ([^\n]*)\n \| [.]*\^")
+
+
+def _range_at(m: re.Match[str], text: str) -> str:
+    # A field chain typed by the typed check is one identifier there: cel-go puts a selection's range at its
+    # last dot, found in the rule as written.
+    line, column = int(m.group(1)), int(m.group(2))
+    line_start = sum(len(x) + 1 for x in text.split("\n")[:line - 1])
+    at = macros.range_position(text, line_start + column - 1) - line_start + 1
+    return f"ERROR: <input>:{line}:{at}: {m.group(3)}\n | {m.group(4)}\n | {'.' * (at - 1)}^"
 
 
 def _checked(text: str, variables: dict[str, Any], schema: dict[str, Any] | None, root: bool,

@@ -5,7 +5,7 @@ that compile errors are reported at the source's lines and columns with its line
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _TOKEN = re.compile(r"""
     (?P<comment>//[^\n]*)
@@ -42,6 +42,15 @@ def closing(toks: list[Token], i: int) -> int | None:
 class Rewritten:
     text: str
     origin: list[int]  # for each character of ``text``, the offset in the source it stands for
+    made: list[bool] = field(default_factory=list)  # for each character, whether the rewrite wrote it
+
+    def written(self, offset: int) -> bool:
+        """Whether the character at ``offset`` of ``text`` is the rewrite's, not the source's."""
+        return 0 <= offset < len(self.made) and self.made[offset]
+
+    def text_offset(self, line: int, column: int) -> int:
+        lines = self.text.split("\n")
+        return sum(len(x) + 1 for x in lines[:line - 1]) + column - 1
 
     def source_offset(self, line: int, column: int) -> int:
         """The source offset of the rewritten text's 1-based ``line`` and ``column``."""
@@ -56,7 +65,8 @@ class Rewritten:
         if later is None:
             return self
         return Rewritten(later.text, [self.origin[o] if o < len(self.origin) else len(self.origin)
-                                      for o in later.origin])
+                                      for o in later.origin],
+                         [m or self.written(o) for m, o in zip(later.made, later.origin, strict=True)])
 
 
 class Builder:
@@ -66,19 +76,25 @@ class Builder:
         self.source = source
         self.text: list[str] = []
         self.origin: list[int] = []
+        self.made: list[bool] = []
 
     def copy(self, start: int, end: int) -> None:
         self.text.append(self.source[start:end])
         self.origin.extend(range(start, end))
+        self.made.extend([False] * (end - start))
 
     def add(self, text: str, origin: int) -> None:
         self.text.append(text)
         self.origin.extend([origin] * len(text))
+        self.made.extend([True] * len(text))
 
     def build(self) -> Rewritten:
-        return Rewritten("".join(self.text), self.origin)
+        return Rewritten("".join(self.text), self.origin, self.made)
 
 
+# What cel-cpp reports on the rewrite's own text after an error the user's text caused: the range of an
+# erroneous type, an element taken from a range that is neither a list nor a map.
+_CASCADE = re.compile(r"expression of type '\*error\*'|found no matching overload for '_\[_\]'")
 _ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*?)\n \| [^\n]*\n \| [.]*\^", re.DOTALL)
 
 
@@ -86,6 +102,8 @@ def map_errors(text: str, rewritten: Rewritten, source: str, rename: dict[str, s
     """The compiler's issues on the rewritten text at the source's lines and columns, with its lines;
     ``rename``: words of the rewritten text to put back in the messages."""
     def fix(m: re.Match[str]) -> str:
+        if rewritten.written(rewritten.text_offset(int(m.group(1)), int(m.group(2)))) and _CASCADE.match(m.group(3)):
+            return ""
         offset = rewritten.source_offset(int(m.group(1)), int(m.group(2)))
         line_start = source.rfind("\n", 0, offset) + 1
         line_end = source.find("\n", offset)
@@ -95,7 +113,7 @@ def map_errors(text: str, rewritten: Rewritten, source: str, rename: dict[str, s
         for old, new in (rename or {}).items():
             message = message.replace(old, new)
         return f"ERROR: <input>:{line}:{column}: {message}\n | {line_text}\n | {'.' * (column - 1)}^"
-    return _ERROR.sub(fix, text)
+    return re.sub(r"\n{2,}", "\n", _ERROR.sub(fix, text)).strip("\n")
 
 
 __all__ = ["Builder", "Rewritten", "Token", "closing", "map_errors", "tokens"]

@@ -113,3 +113,16 @@ UPSTREAM_ESTIMATOR = [
 @pytest.mark.parametrize(("rule", "expected"), UPSTREAM_ESTIMATOR, ids=[c[0] for c in UPSTREAM_ESTIMATOR])
 def test_estimated_cost(rule: str, expected: int) -> None:
     assert _estimate(SCHEMA, rule) == expected
+
+
+@pytest.mark.parametrize(("expression", "error"), [
+    # kube-apiserver v1.37.2's words and columns (crd-cel-libs/refused)
+    ("self.exists(i, v, v == 'a')",
+     "ERROR: <input>:1:1: expression of type 'string' cannot be range of a comprehension (must be list, map, or "
+     "dynamic)\n | self.exists(i, v, v == 'a')\n | ^"),
+    ("[].exists(i, v.x, true)", "ERROR: <input>:1:15: argument must be a simple name"),
+])
+def test_refused_ranges_and_variables(expression: str, error: str) -> None:
+    with pytest.raises((RuntimeError, rules._Issues)) as info:
+        rules._compile(expression, {"self": T.STRING})
+    assert rules.issues_text(info.value).startswith(error)
