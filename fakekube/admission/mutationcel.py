@@ -33,7 +33,7 @@ from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from fakekube.admission import authorizer as authz
 from fakekube.admission.policycel import _undeclared_as_cel_go
-from fakekube.cel import k8slib, library
+from fakekube.cel import formatlib, k8slib, library, rewrites
 from fakekube.cel.rules import issues_text
 
 T = cel.Type
@@ -229,7 +229,7 @@ def environment(has_params: bool, checking: bool, variables: VariableTypes = ())
     if has_params:
         names["params"] = T.DYN
     return cel.NewEnv(variables=names, functions=library.functions() + k8slib.functions() + authz.functions()
-                      + _patch_functions(checking),
+                      + formatlib.functions() + _patch_functions(checking),
                       extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(), ext_bindings.ExtBindings(),
                                   library.extension(), k8slib.extension()])
 
@@ -288,6 +288,16 @@ class Patch:
     error: str = ""
 
 
+def _with_library_rewrites(rewritten: Rewritten) -> Rewritten:
+    # then the rewrites every CEL expression goes through (fakekube.cel.rewrites: cel-go macros, optional
+    # results of the format library), their origins mapped through this one's
+    more = rewrites.rewrite(rewritten.text)
+    if more is None:
+        return rewritten
+    origin = [rewritten.origin[o] if o < len(rewritten.origin) else len(rewritten.origin) for o in more.origin]
+    return Rewritten(more.text, origin, rewritten.unknown)
+
+
 def compile_patch(kind: str, source: str, has_params: bool, variables: VariableTypes = ()) -> Patch:
     out = Patch(kind, source)
     try:
@@ -295,7 +305,11 @@ def compile_patch(kind: str, source: str, has_params: bool, variables: VariableT
     except RuntimeError as exc:
         out.error = "compilation failed: " + issues_text(exc)
         return out
-    rewritten = rewrite(source)
+    refused = rewrites.issues(source)
+    if refused:
+        out.error = "compilation failed: " + refused
+        return out
+    rewritten = _with_library_rewrites(rewrite(source))
     if rewritten.unknown is not None:
         name, offset = rewritten.unknown
         out.error = "compilation failed: " + _issue(source, offset, f"undeclared reference to '{name}' "
@@ -304,7 +318,8 @@ def compile_patch(kind: str, source: str, has_params: bool, variables: VariableT
     try:
         checked = environment(has_params, True, variables).compile(rewritten.text)
     except RuntimeError as exc:
-        out.error = "compilation failed: " + _undeclared_as_cel_go(map_errors(issues_text(exc), rewritten, source))
+        out.error = "compilation failed: " + _undeclared_as_cel_go(rewrites.rename(
+            map_errors(issues_text(exc), rewritten, source)))
         return out
     wanted = OBJECT if kind == "ApplyConfiguration" else T.List(JSONPATCH)
     result = checked.return_type()

@@ -25,7 +25,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from fakekube.admission import authorizer as authz
-from fakekube.cel import k8slib, library
+from fakekube.cel import formatlib, k8slib, library, rewrites
 from fakekube.cel.rules import issues_text
 from fakekube.cel.validator import evaluate_program  # errors in cel-go's words
 
@@ -64,7 +64,8 @@ def _environment(has_params: bool, with_variables: bool, with_authorizer: bool) 
     if with_authorizer:
         names["authorizer"] = authz.AUTHORIZER
         names["authorizer.requestResource"] = authz.RESOURCE_CHECK
-    return cel.NewEnv(variables=names, functions=library.functions() + k8slib.functions() + authz.functions(),
+    return cel.NewEnv(variables=names, functions=library.functions() + k8slib.functions() + authz.functions()
+                      + formatlib.functions(),
                       extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(), ext_bindings.ExtBindings(),
                                   library.extension(), k8slib.extension()])
 
@@ -100,10 +101,23 @@ def compile_expression(text: str, has_params: bool, returns: tuple[Any, ...],
     """Compile ``text``; ``returns``: the result types it may have (upstream ReturnTypes, compile.go: the
     type must be one of them exactly, so a ``dyn`` result — ``object.spec.enabled`` — is refused)."""
     out = Expression(text, uses=tuple(dict.fromkeys(_VARIABLE_REF.findall(text))))
+    refused = rewrites.issues(text)
+    if refused:
+        out.error = "compilation failed: " + refused
+        return out
+    rewritten = rewrites.rewrite(text)  # macros cel-cpp lacks; optional results
+    env = _environment(has_params, with_variables, with_authorizer)
     try:
-        program = _environment(has_params, with_variables, with_authorizer).compile(text)
+        program = env.compile(text if rewritten is None else rewritten.text)
     except RuntimeError as exc:
-        out.error = "compilation failed: " + _undeclared_as_cel_go(issues_text(exc))
+        issues = issues_text(exc)
+        if rewritten is not None:
+            try:  # a syntax error is reported on the expression as written
+                env.compile(text, disable_check=True)
+                issues = rewrites.map_errors(issues, rewritten, text)
+            except RuntimeError as syntax:
+                issues = issues_text(syntax)
+        out.error = "compilation failed: " + _undeclared_as_cel_go(issues)
         return out
     result = program.return_type()
     # A variable has its expression's type in cel-go, dyn here: an expression naming one is given the benefit.

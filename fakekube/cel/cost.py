@@ -153,6 +153,8 @@ _DISGUISES = {
     Type("map", (Type("int"), Type("string"))): Type("opaque", name="net.IP"),
     Type("list", (Type("list", (Type("string"),)),)): Type("opaque", name="net.CIDR"),
     Type("map", (Type("uint"), Type("bytes"))): Type("message", name="kubernetes.Quantity"),
+    Type("list", (Type("map", (Type("bool"), Type("string"))),)): Type("message", name="kubernetes.Semver"),
+    Type("map", (Type("bool"), Type("string"))): Type("message", name="kubernetes.NamedFormat"),
 }
 _SCALARS = ("bool", "double", "duration", "int", "timestamp", "uint")
 _STRINGY = ("string", "bytes")
@@ -226,7 +228,7 @@ class _Coster:
                 return v.type
         t = self.checked.type_of(e)
         t = _DISGUISES.get(t, t)
-        if t.kind == "dyn" and e.kind == "call":
+        if e.kind == "call" and (t.kind == "dyn" or e.name == "__sortByAssociatedKeys"):
             return self.call_type(e)
         return t
 
@@ -236,6 +238,10 @@ class _Coster:
             t = self.type(e.operand)
             if t.kind == "list" and t.params:
                 return t.params[0]
+        if e.name == "-_" and len(e.args) == 1:
+            return self.type(e.args[0])
+        if e.name == "__sortByAssociatedKeys" and e.operand is not None:  # fakekube.cel.macros' sortBy
+            return self.type(e.operand)
         if e.name == "_[_]" and len(e.args) == 2:
             t = self.type(e.args[0])
             if t.kind == "list" and t.params:
@@ -426,6 +432,9 @@ class _Coster:
         total = self.cost(e.iter_range).add(self.cost(e.accu_init))
         self._local_var(e.accu_var, e.accu_init)
         total = total.add(self.cost(e.result))
+        t = self.checked.type_of(e)
+        if t.kind == "dyn" or t.kind == "list" and t.params and t.params[0].kind == "dyn":
+            self.type_overrides[e.id] = self.type(e.result)  # cel-go's: the result's, with the binding in scope
         self.pop(e.accu_var)
         size = self.compute_size(e.result)
         if size is not None:
@@ -501,9 +510,10 @@ def _literal_size(e: Expr) -> Range | None:
 
 def estimate(checked: Checked, model: Model, *, root: Expr | None = None, presence_cost: int = 0) -> Range:
     """The estimated cost range of ``checked`` (from ``root``, a node of it, when given)."""
+    twovar.restore(checked)  # cel-go's trees of the two-variable comprehensions fakekube.cel.macros expands
     return _Coster(checked, model, presence_cost).cost(root if root is not None else checked.expr)
 
 
-from fakekube.cel import costfunctions  # noqa: E402  (it builds on the classes above)
+from fakekube.cel import costfunctions, twovar  # noqa: E402  (costfunctions builds on the classes above)
 
 __all__ = ["MAX", "UNKNOWN", "Model", "Range", "estimate", "fixed"]

@@ -52,12 +52,22 @@ for _fn, _op in (("_<_", "less"), ("_<=_", "less_equals"), ("_>_", "greater"), (
     _GUESSES[_fn] = (f"{_op}_string", f"{_op}_bytes", f"{_op}_int64")
 
 
+_SORT_KEY_KINDS = {"google.protobuf.Duration": "duration", "google.protobuf.Timestamp": "timestamp"}
+
+
 def overloads(c: _Coster, e: Expr, args: list[_Node]) -> tuple[str, ...]:
     ids = c.checked.overloads.get(e.id) or _GUESSES.get(e.name) or (e.name,)
     if len(ids) == 1:
         return ids
     kept = []
     for overload in ids:
+        if overload.endswith("_sortByAssociatedKeys") and args:
+            # cel-go knows the keys' type, which cel-expr-python leaves dyn for object members
+            keys = args[0].type
+            elem = keys.params[0].kind if keys.kind == "list" and keys.params else "dyn"
+            key = overload.removeprefix("list_").removesuffix("_sortByAssociatedKeys")
+            if elem not in ("dyn", "param", _SORT_KEY_KINDS.get(key, key)):
+                continue
         need = _NEEDS.get(overload)
         if need is not None and need[0] < len(args):
             kind = args[need[0]].type.kind
@@ -103,6 +113,11 @@ def _extension(c: _Coster, overload: str, target: _Node | None, args: list[_Node
     if overload == "list_distinct" and not args:
         size = c.estimate_size(target)
         return _alloc_list(2.0, size.mul(size))
+    if overload.endswith("_sortByAssociatedKeys") and len(args) == 1:
+        # estimateListSortBy: the size of the keys list, squared; strings and bytes compare at a cost
+        size = c.estimate_size(args[0])
+        key = overload.removeprefix("list_").removesuffix("_sortByAssociatedKeys")
+        return _alloc_list(2.0 + (STRING_FACTOR if key in ("string", "bytes") else 0), size.mul(size))
     if overload == "list_sort" and not args:
         size = c.estimate_size(target)
         elem = target.type.params[0].kind if target.type.params else ""
@@ -169,6 +184,12 @@ def _kubernetes(c: _Coster, fn: str, overload: str, target: _Node | None, args: 
         if overload in ("cidr_contains_ip_string", "cidr_contains_cidr_string"):
             cost = cost.add(size(args[0]).factor(STRING_FACTOR))
         return cost, None
+    if fn == "validate" and args:
+        # MaxNameFormatRegexSize (128) times RegexStringLengthCostFactor
+        return size(args[0]).factor(STRING_FACTOR).factor(128 * REGEX_FACTOR), None
+    if fn == "_[?_]" and target is None and len(args) == 2 and _is_optional_call(args[0]):
+        # fakekube.cel.formatlib's ``[?0]`` after format.named and validate: not in upstream's expression
+        return ZERO, None
     if fn in ("masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
               "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger",
               "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor",
@@ -178,14 +199,21 @@ def _kubernetes(c: _Coster, fn: str, overload: str, target: _Node | None, args: 
         t = args[0].type
         if t.kind == "opaque" and t.name in ("net.IP", "net.CIDR"):
             return ONE, None
-        if t.kind == "message" and t.name == "kubernetes.Quantity":
+        if t.kind == "message" and t.name in ("kubernetes.Quantity", "kubernetes.Semver"):
             return ONE, None
+        if t.kind == "message" and t.name == "kubernetes.NamedFormat":
+            return Range(1, 64).factor(STRING_FACTOR), None  # MaxFormatSize
         if t.kind == "message" and t.name == "kubernetes.URL":
             # upstream reads the right-hand side's size twice (cost.go, "lhSize := rhs.ComputedSize()")
             rh = args[1].size
             top = rh.max if rh is not None else 1
             return Range(1, top).factor(STRING_FACTOR), None
     return None
+
+
+def _is_optional_call(n: _Node) -> bool:
+    e = n.expr
+    return e is not None and e.kind == "call" and e.name in ("format.named", "validate")
 
 
 def _replace(sz: Range, old: Range, new: Range) -> Estimate:

@@ -13,13 +13,13 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
-from fakekube.cel import k8slib, library
+from fakekube.cel import formatlib, k8slib, library
 
 
 @lru_cache(maxsize=256)
 def _env(variables: tuple[tuple[str, str], ...]) -> Any:
     types = {name: _TYPES[sig] for name, sig in variables}
-    return cel.NewEnv(variables=types, functions=library.functions() + k8slib.functions(), extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(),
+    return cel.NewEnv(variables=types, functions=library.functions() + k8slib.functions() + formatlib.functions(), extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(),
                                                    ext_bindings.ExtBindings(), library.extension(),
                                                    k8slib.extension()])
 

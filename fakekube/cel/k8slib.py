@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from cel_expr_python import cel
 
 from fakekube import quantity as quantities
+from fakekube.cel import semverlib
 from fakekube.cel.library import CelError
 
 T = cel.Type
@@ -48,6 +49,11 @@ def _url_problem(text: str) -> str | None:
         if port and not port.isdigit():
             return f'parse "{text}": invalid port ":{port}" after host'
     return None
+
+
+def url_problem(text: str) -> str | None:
+    """Why ``url.ParseRequestURI`` refuses ``text`` (its error text), or None."""
+    return _url_problem(text)
 
 
 def _url(text: str) -> dict[int, str]:
@@ -269,8 +275,13 @@ def extension() -> Any:
 
 
 def functions() -> list[Any]:
-    """The four libraries' other functions, for ``cel.NewEnv(functions=...)``."""
-    fn = cel.FunctionDecl
+    """The four libraries' other functions and fakekube.cel.semverlib's, for ``cel.NewEnv(functions=...)``
+    (cel-expr-python takes one declaration per function: ``isGreaterThan`` serves quantities and versions)."""
+    more = semverlib.overloads()
+
+    def fn(name: str, overloads: list[Any]) -> Any:
+        return cel.FunctionDecl(name, overloads + more.pop(name, []))
+
     return [
         fn("url", [_global("string_to_url", URL, [T.STRING], _url)]),
         fn("isURL", [_global("is_url_string", T.BOOL, [T.STRING], lambda s: _url_problem(s) is None)]),
@@ -322,4 +333,4 @@ def functions() -> list[Any]:
                    _member("add", "quantity_add_int", QUANTITY, [QUANTITY, T.INT], _arith(1))]),
         fn("sub", [_member("sub", "quantity_sub", QUANTITY, [QUANTITY, QUANTITY], _arith(-1)),
                    _member("sub", "quantity_sub_int", QUANTITY, [QUANTITY, T.INT], _arith(-1))]),
-    ]
+    ] + [cel.FunctionDecl(name, overloads) for name, overloads in more.items()]

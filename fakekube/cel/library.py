@@ -23,7 +23,8 @@ from fakekube import goregexp
 
 T = cel.Type
 
-# Durations and timestamps are left out: cel-expr-python cannot return them from a ``dyn`` function.
+# Durations and timestamps are left out (but for isSorted, which returns a bool): cel-expr-python cannot
+# return them from a ``dyn`` function.
 _COMPARABLE = (T.INT, T.UINT, T.DOUBLE, T.BOOL, T.STRING, T.BYTES)
 _SUMMABLE = (T.INT, T.UINT, T.DOUBLE)
 
@@ -143,6 +144,70 @@ def _sort(values: list[Any]) -> list[Any]:
         raise CelError("list elements must have the same type") from None
 
 
+def _sort_by_keys(values: list[Any], keys: list[Any]) -> list[Any]:
+    # cel-go ext/lists.go sortListByAssociatedKeys: the elements in the order of their keys
+    if len(values) != len(keys):
+        raise CelError("@sortByAssociatedKeys() expected a list of the same size as the associated keys list, "
+                       f"but got {len(values)} and {len(keys)} elements respectively")
+    if not values:
+        return values
+    if isinstance(keys[0], (list, dict)) or keys[0] is None:
+        raise CelError("list elements must be comparable")
+    if any(type(k) is not type(keys[0]) for k in keys):
+        raise CelError("list elements must have the same type")
+    return [values[i] for i in sorted(range(len(keys)), key=keys.__getitem__)]
+
+
+# cel-go's names of the comparable types, in its overload ids (list_<type>_sortByAssociatedKeys)
+_TYPE_NAMES = {"INT": "int", "UINT": "uint", "DOUBLE": "double", "BOOL": "bool", "STRING": "string",
+               "BYTES": "bytes", "DURATION": "google.protobuf.Duration", "TIMESTAMP": "google.protobuf.Timestamp"}
+
+
+def _sort_by_decl() -> Any:
+    """``@sortByAssociatedKeys``, which fakekube.cel.macros' expansion of ``sortBy`` calls."""
+    overloads = []
+    for i, key in enumerate((*_COMPARABLE, T.DURATION, T.TIMESTAMP)):
+        overload_id = f"list_{_TYPE_NAMES[key.name()]}_sortByAssociatedKeys"
+        params = [T.List(T.DYN), T.List(key)]
+        if i == 0:
+            overloads.append(cel.Overload(overload_id, T.List(T.DYN), params, is_member=True, impl=_sort_by_keys))
+        else:
+            overloads.append(cel.Overload(overload_id, T.List(T.DYN), params, is_member=True))
+    return cel.FunctionDecl("__sortByAssociatedKeys", overloads)
+
+
+def _merge_maps(maps: list[Any]) -> dict[Any, Any]:
+    # cel-go's cel.@mapInsert, one map after the other: a key already there is an error
+    out: dict[Any, Any] = {}
+    for m in maps:
+        if not isinstance(m, dict):
+            raise CelError("no such overload")
+        for k, v in m.items():
+            if any(_equal(k, seen) for seen in out):
+                raise CelError(f"insert failed: key {_go_value(k)} already exists")
+            out[k] = v
+    return out
+
+
+def _go_value(v: Any) -> str:
+    # %v of a CEL value in cel-go's errors
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _two_var_decls() -> list[Any]:
+    """What fakekube.cel.macros' expansion of the two-variable comprehensions calls: the keys of a list (its
+    indexes) or of a map, and the maps ``transformMap`` and ``transformMapEntry`` build."""
+    return [
+        cel.FunctionDecl("__keys", [
+            cel.Overload("list_keys", T.List(T.INT), [T.List(T.DYN)], impl=lambda values: list(range(len(values)))),
+            cel.Overload("map_keys", T.List(T.DYN), [T.Map(T.DYN, T.DYN)], impl=lambda m: list(m))]),
+        cel.FunctionDecl("__merge_maps", [cel.Overload("merge_maps", T.Map(T.DYN, T.DYN),
+                                                       [T.List(T.Map(T.DYN, T.DYN))], impl=_merge_maps)]),
+    ]
+
+
 def _list_function(name: str, types: tuple[Any, ...], result: Any, impl: Callable[..., Any],
                    extra: tuple[Any, ...] = ()) -> Any:
     overloads = []
@@ -159,7 +224,7 @@ def _list_function(name: str, types: tuple[Any, ...], result: Any, impl: Callabl
 def functions() -> list[Any]:
     """The declarations to pass to ``cel.NewEnv(functions=...)``."""
     return [
-        _list_function("isSorted", _COMPARABLE, T.BOOL, _is_sorted),
+        _list_function("isSorted", (*_COMPARABLE, T.DURATION, T.TIMESTAMP), T.BOOL, _is_sorted),
         _list_function("sum", _SUMMABLE, T.DYN, _sum),
         _list_function("max", _COMPARABLE, T.DYN, _extreme("max", max)),
         _list_function("min", _COMPARABLE, T.DYN, _extreme("min", min)),
@@ -185,6 +250,8 @@ def functions() -> list[Any]:
                                                   impl=lambda values: values[::-1])]),
         cel.FunctionDecl("sort", [cel.Overload("list_sort", T.List(T.DYN), [T.List(T.DYN)], is_member=True,
                                                impl=_sort)]),
+        _sort_by_decl(),
+        *_two_var_decls(),
         cel.FunctionDecl("find", [cel.Overload("string_find_string", T.STRING, [T.STRING, T.STRING],
                                                is_member=True, impl=_find)]),
         cel.FunctionDecl("findAll", [

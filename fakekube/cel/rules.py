@@ -19,7 +19,7 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from fakekube.cel import fields
+from fakekube.cel import fields, macros, overloaderrors, rewrites
 from fakekube.cel import types as celtypes
 from fakekube.cel.env import environment
 
@@ -41,7 +41,7 @@ def issues_text(exc: Exception) -> str:
     if isinstance(exc, _Issues):
         return str(exc)
     text = _STATUS_SUFFIX.sub("", str(exc))
-    return _STATUS_PREFIX.sub("", text, count=1)
+    return overloaderrors.as_cel_go(_STATUS_PREFIX.sub("", text, count=1))
 
 
 @dataclass
@@ -63,19 +63,32 @@ _CROSS_NUMERIC = re.compile(r"^ERROR: <input>:\d+:\d+: found no matching overloa
 
 def _compile(expression: str, variables: dict[str, Any]) -> Any:
     env = environment(variables)
+    refused = rewrites.issues(expression)
+    if refused:
+        raise _Issues(refused)
+    rewritten = rewrites.rewrite(expression)  # macros cel-cpp lacks; optional results
+    source = expression if rewritten is None else rewritten.text
     try:
-        return env.compile(expression)
+        return env.compile(source)
     except RuntimeError as exc:
         # The base environment has cel.CrossTypeNumericComparisons(true) (k8s.io/apiserver pkg/cel/environment
         # base.go): 1 < 1.5 type-checks. cel-cpp's runtime compares across numeric types but its checker has
         # no such overloads, so an expression whose only errors are those is taken unchecked.
         text = issues_text(exc)
+        if rewritten is not None:
+            try:  # a syntax error is reported on the source as written
+                env.compile(expression, disable_check=True)
+            except RuntimeError as syntax:
+                raise _Issues(issues_text(syntax)) from None
+            text = rewrites.map_errors(text, rewritten, expression)
         blocks = _blocks(text)
         kept = [b for b in blocks if not _CROSS_NUMERIC.match(b.split("\n", 1)[0])]
         if blocks and not kept:
-            return env.compile(expression, disable_check=True)
+            return env.compile(source, disable_check=True)
         if blocks and len(kept) < len(blocks):
             raise _Issues("\n".join(kept)) from None
+        if rewritten is not None:
+            raise _Issues(text) from None
         raise
 
 
@@ -156,7 +169,20 @@ def _typed_check(text: str, variables: dict[str, Any], schema: dict[str, Any], r
     for new_line, old_line in zip(rewritten.split("\n"), text.split("\n"), strict=True):
         if new_line != old_line:
             message = message.replace(f"\n | {new_line}\n", f"\n | {old_line}\n")
-    raise _Issues(message)
+    raise _Issues(_RANGE_ISSUE.sub(lambda m: _range_at(m, text), message))
+
+
+_RANGE_ISSUE = re.compile(r"ERROR: <input>:(\d+):(\d+): (expression of type '[^']*' cannot be range of a "
+                          r"comprehension[^\n]*)\n \| ([^\n]*)\n \| [.]*\^")
+
+
+def _range_at(m: re.Match[str], text: str) -> str:
+    # A field chain typed by the typed check is one identifier there: cel-go puts a selection's range at its
+    # last dot, found in the rule as written.
+    line, column = int(m.group(1)), int(m.group(2))
+    line_start = sum(len(x) + 1 for x in text.split("\n")[:line - 1])
+    at = macros.range_position(text, line_start + column - 1) - line_start + 1
+    return f"ERROR: <input>:{line}:{at}: {m.group(3)}\n | {m.group(4)}\n | {'.' * (at - 1)}^"
 
 
 def _checked(text: str, variables: dict[str, Any], schema: dict[str, Any] | None, root: bool,

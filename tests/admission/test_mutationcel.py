@@ -87,3 +87,16 @@ def test_error_on_a_later_line_keeps_its_own_line() -> None:
 def test_result_type_must_be_exact(kind: str, text: str, error: str) -> None:
     # kube-apiserver v1.37.2's answers (map/compile-errors)
     assert mutationcel.compile_patch(kind, text, True).error == error
+
+
+def test_kubernetes_libraries_and_macros_after_the_struct_rewrite() -> None:
+    # format, semver, sortBy and the two-variable comprehensions go through fakekube.cel.rewrites after the
+    # Object{...} rewrite, their columns kept through both
+    value, errs = run("ApplyConfiguration",
+                      "Object{metadata: Object.metadata{labels: object.data.transformMap(k, v, "
+                      "format.dns1123Label().validate(k).hasValue() ? 'bad' : string(semver(v + '.0', true).major()))}}")
+    assert value == {"metadata": {"labels": {"a": "1"}}} and errs == []
+    patch = mutationcel.compile_patch("ApplyConfiguration", "Object{spec: [1].all(i, v, v + 'a')}", False)
+    assert patch.error.startswith("compilation failed: ERROR: <input>:1:30: found no matching overload for '_+_'")
+    patch = mutationcel.compile_patch("ApplyConfiguration", "Object{spec: [1].all(i, i, true)}", False)
+    assert patch.error.startswith("compilation failed: ERROR: <input>:1:25: duplicate variable name: i")

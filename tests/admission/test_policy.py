@@ -146,3 +146,21 @@ def test_authorizer_asks_the_store_authorizer_for_the_requests_user(kube: Store)
     with pytest.raises(errors.ApiError, match="denied request: not allowed"):
         kube.create("configmaps", cm("b"), "default", actor="alice")
     assert asked == [("alice", "delete", "deployments", "default")]
+
+
+def test_kubernetes_libraries_and_macros_in_policies(kube: Store) -> None:
+    # The base environment's format and semver libraries, sortBy and the two-variable comprehensions
+    # (k8s.io/apiserver pkg/cel/environment/base.go, v0.37.2) in a policy's expressions and messages.
+    policy(kube, "libs", validations=[
+        {"expression": "!has(object.data) || object.data.all(k, v, !format.dns1123Label().validate(k).hasValue())",
+         "messageExpression": "'keys must be DNS labels'"},
+        {"expression": "!has(object.data) || !('v' in object.data) || isSemver(object.data.v, true)",
+         "message": "v must be a version"},
+        {"expression": "!has(object.data) || object.data.transformList(k, v, k).sortBy(k, k)[0] != 'zzz'"},
+    ])
+    binding(kube, "libs", "libs")
+    kube.create("configmaps", cm("ok", {"a": "1", "v": "v1.2"}), "default")
+    assert "keys must be DNS labels" in refusal(kube, cm("k", {"A_B": "1"})).status["message"]
+    assert "v must be a version" in refusal(kube, cm("v", {"v": "one"})).status["message"]
+    assert "failed expression: !has(object.data) || object.data.transformList" in refusal(
+        kube, cm("z", {"zzz": "1"})).status["message"]
