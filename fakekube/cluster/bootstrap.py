@@ -10,6 +10,8 @@
   replicas, so a cluster with the controllers on has running kube-system pods) and the ``kube-dns`` Service
   (ClusterIP ``10.96.0.10``), from kubeadm ``cmd/kubeadm/app/phases/addons/dns/manifests.go``.
 
+- with kubelets, metrics-server's APIService ``v1beta1.metrics.k8s.io`` (its ``manifests/base/apiservice.yaml``),
+  so the front serves metrics.k8s.io from the usage model (fakekube.pods.usage, fakekube.server.metrics);
 - the RBAC bootstrap policy (``fakekube.cluster.rbac``: cluster-admin, admin, edit, view, the ``system:*``
   roles and bindings, kube-system's and kube-public's roles).
 
@@ -23,6 +25,7 @@ import contextlib
 from typing import Any
 
 from fakekube import errors
+from fakekube.pods.usage import metrics_apiservice
 
 from .identity import BOOTSTRAP
 from .rbac import bootstrap_rbac
@@ -126,13 +129,16 @@ def coredns() -> list[tuple[str, Obj]]:
     ]
 
 
-def bootstrap(store: Any, *, ca_pem: str | None = None, dns: bool = True, rbac: bool = True) -> list[Obj]:
+def bootstrap(store: Any, *, ca_pem: str | None = None, dns: bool = True, rbac: bool = True,
+              metrics: bool = False) -> list[Obj]:
     """Create the bootstrap objects that are missing; returns those created."""
     del ca_pem  # the root CA ConfigMaps are the root-ca-cert-publisher's
     created = bootstrap_rbac(store, actor=BOOTSTRAP.actor) if rbac else []
     plan = [*kubernetes_service(), *priority_classes()]
     if dns:
         plan += [(resource, obj) for resource, obj in coredns()]
+    if metrics:
+        plan.append(("apiservices", metrics_apiservice()))
     for resource, obj in plan:
         actor = "kubeadm" if obj["metadata"].get("namespace") == "kube-system" else BOOTSTRAP.actor
         try:

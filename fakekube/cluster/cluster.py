@@ -87,7 +87,8 @@ class Cluster:
         store = runtime.store
         if bootstrap_objects:
             # The DNS add-on is a Deployment: without its controllers it would never run, so leave it out.
-            bootstrap(store, ca_pem=ca_pem, dns={"deployment", "replicaset"} <= set(self.enabled))
+            bootstrap(store, ca_pem=ca_pem, dns={"deployment", "replicaset"} <= set(self.enabled),
+                      metrics="kubelet" in self.enabled and bool(self.nodes))
         self.actors: dict[str, Any] = {}
         if "kubelet" in self.enabled:
             self.actors["kubelet"] = [Kubelet(runtime, self.timing, node) for node in self.nodes]

@@ -17,6 +17,7 @@ from fakekube.server import (
     auditing,
     encoding,
     impersonation,
+    metrics,
     negotiation,
     openapi,
     partial,
@@ -225,6 +226,16 @@ class Exchange:
     def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: UserInfo) -> None:
         srv = self.server
         store = srv.store
+        if route.group == metrics.GROUP and metrics.served(store):
+            self._authorize_unserved(method, route, query, user)  # authorized on the path, as any request
+            answer = metrics.serve(store, method, route, query)
+            version = tables.wants_table(self.headers.get("Accept"))
+            if version is not None:
+                table = metrics.as_table(answer, version, tables.include_object(query.str("includeObject")))
+                self._write_reply(200, encoding.encode(table, pretty=self._pretty()), tables.content_type(version))
+                return
+            self._send_json(200, answer)
+            return
         try:
             rt = routes.resolve(store.registry, route)
         except errors.ApiError:

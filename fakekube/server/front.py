@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 
 from fakekube.identity import Authorizer, UserInfo
 from fakekube.rbac_authorizer import RBACAuthorizer
+from fakekube.server import metrics
 from fakekube.server.auth import Authenticator, actor_from_user_agent
 from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
@@ -76,6 +77,7 @@ class Front:
         self.log_followers = LogFollowers()  # pods/log streams that follow (ended by close())
         self.printers = Printers(self.store)  # server-side printing (Table) for kubectl get
         self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)
+        self.discovery.extras = lambda: metrics.extra_groups(self.store)  # metrics.k8s.io, while its APIService is
         self.openapi = OpenAPIDocuments(self.store.registry)
 
     def handle(self, request: HttpRequest) -> HttpResponse:
