@@ -127,8 +127,7 @@ def metrics_apiservice() -> dict[str, Any]:
     return {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
             "metadata": {"name": APISERVICE, "labels": {"k8s-app": "metrics-server"}},
             "spec": {"group": GROUP, "version": VERSION, "groupPriorityMinimum": 100, "versionPriority": 100,
-                     "insecureSkipTLSVerify": True,
-                     "service": {"name": "metrics-server", "namespace": "kube-system", "port": 443}}}
+                     "insecureSkipTLSVerify": True, "service": {"name": "metrics-server", "namespace": "kube-system"}}}
 
 
 _ATTACH_LOCK = threading.Lock()
