@@ -319,7 +319,7 @@ class Exchange:
         srv = self.server
         assert route.name is not None and route.namespace is not None
         reply = podlog.serve(srv.store, route.namespace, route.name, query, srv.log_followers,
-                             srv.streamer.settings.poll_interval)
+                             srv.streamer.settings.poll_interval, srv.actor_of(self.headers.get("User-Agent")))
         if reply.stream is None and reply.body is None:
             self._reply_code = 204
             headers = [("Audit-Id", self._audit_id)] if self._audit_id else []

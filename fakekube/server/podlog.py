@@ -233,13 +233,12 @@ class _Writer:
 
 
 def serve(store: Any, namespace: str, name: str, query: Query, followers: LogFollowers,
-          poll_interval: float = 0.25) -> LogReply:
+          poll_interval: float = 0.25, actor: str = "fakekube") -> LogReply:
     """The answer to ``GET pods/<name>/log`` (errors raise ``ApiError``)."""
     options = decode_options(query)
     validate_options(options, name)
-    pod = store.stored_object("/pods", (namespace, name))
-    if pod is None:
-        raise errors.NotFound("pods", "", name)
+    # The store's get of pods/log reads the pod (a 404 when it is missing) and is in the audit log like any request.
+    pod = store.get("pods", name, namespace, subresource="log", actor=actor)
     container = choose_container(pod, options.container)
     node = (pod.get("spec") or {}).get("nodeName")
     if not node:

@@ -185,3 +185,10 @@ def test_bad_options_change_nothing_and_leave_no_stream(kube: Store, kube_server
         assert get(kube_server, "web", **query)[0] == code
     assert get(kube_server, "missing", follow=True)[0] == 404
     assert len(kube_server.server.front.log_followers) == 0
+
+
+def test_a_log_read_is_in_the_audit_log(kube: Store, kube_server: Any) -> None:
+    running_pod(kube)
+    assert get(kube_server, "web")[0] == 200
+    entry = list(kube.audit)[-1]
+    assert (entry.verb, entry.resource, entry.subresource, entry.name) == ("get", "pods", "log", "web")
