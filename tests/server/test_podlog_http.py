@@ -192,3 +192,20 @@ def test_a_log_read_is_in_the_audit_log(kube: Store, kube_server: Any) -> None:
     assert get(kube_server, "web")[0] == 200
     entry = list(kube.audit)[-1]
     assert (entry.verb, entry.resource, entry.subresource, entry.name) == ("get", "pods", "log", "web")
+
+
+def test_follow_with_tail_and_limit_bytes(kube: Store, kube_server: Any) -> None:
+    pod = running_pod(kube)
+    log = pod_logs(kube).instance(pod["metadata"]["uid"], "app", CID)
+    log.append("a\nb\nc\n")
+    url = urlsplit(kube_server.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    try:
+        conn.request("GET", "/api/v1/namespaces/default/pods/web/log?follow=true&tailLines=1&limitBytes=6")
+        resp = conn.getresponse()
+        assert _read_until(resp, b"c\n") == b"c\n"
+        log.append("dddd\nnot sent\n")
+        assert resp.read() == b"dddd"  # the limit ends the stream mid-line, cleanly
+    finally:
+        conn.close()
+    assert len(kube_server.server.front.log_followers) == 0
