@@ -59,14 +59,20 @@ class Follower:
         self._read, self._write = os.pipe()
         os.set_blocking(self._read, False)
         os.set_blocking(self._write, False)
+        # A writer may hold this follower while it is closed: the lock keeps it from writing to a descriptor
+        # number the process has meanwhile given to another file.
+        self._lock = threading.Lock()
         self.closed = False
 
     def fileno(self) -> int:
         return self._read
 
     def wake(self) -> None:
-        with contextlib.suppress(OSError):  # a full pipe is already readable
-            os.write(self._write, b"x")
+        with self._lock:
+            if self.closed:
+                return
+            with contextlib.suppress(OSError):  # a full pipe is already readable
+                os.write(self._write, b"x")
 
     def clear(self) -> None:
         with contextlib.suppress(OSError):
@@ -74,9 +80,12 @@ class Follower:
                 pass
 
     def close(self) -> None:
-        if not self.closed:
+        with self._lock:
+            if self.closed:
+                return
             self.closed = True
-            self._log._unfollow(self)
+        self._log._unfollow(self)
+        with self._lock:
             for fd in (self._read, self._write):
                 with contextlib.suppress(OSError):
                     os.close(fd)
