@@ -10,6 +10,10 @@
   replicas, so a cluster with the controllers on has running kube-system pods) and the ``kube-dns`` Service
   (ClusterIP ``10.96.0.10``), from kubeadm ``cmd/kubeadm/app/phases/addons/dns/manifests.go``.
 
+- with kubelets, metrics-server as its ``manifests/base`` install it: the APIService ``v1beta1.metrics.k8s.io``
+  (so the front serves metrics.k8s.io from the usage model: fakekube.pods.usage, fakekube.server.metrics), the
+  ``system:aggregated-metrics-reader`` ClusterRole and, with the Deployment controllers, its ServiceAccount,
+  Service and one-replica Deployment in kube-system;
 - the RBAC bootstrap policy (``fakekube.cluster.rbac``: cluster-admin, admin, edit, view, the ``system:*``
   roles and bindings, kube-system's and kube-public's roles).
 
@@ -23,6 +27,7 @@ import contextlib
 from typing import Any
 
 from fakekube import errors
+from fakekube.pods.usage import metrics_apiservice
 
 from .identity import BOOTSTRAP
 from .rbac import bootstrap_rbac
@@ -126,13 +131,58 @@ def coredns() -> list[tuple[str, Obj]]:
     ]
 
 
-def bootstrap(store: Any, *, ca_pem: str | None = None, dns: bool = True, rbac: bool = True) -> list[Obj]:
+METRICS_SERVER_IMAGE = "registry.k8s.io/metrics-server/metrics-server:v0.8.0"
+
+
+def metrics_server(workload: bool) -> list[tuple[str, Obj]]:
+    """metrics-server as its manifests install it (kubernetes-sigs/metrics-server ``manifests/base``): the
+    APIService, the ClusterRole that lets view/edit/admin read metrics, and (``workload``: when Deployments run)
+    its ServiceAccount, Service and Deployment — a pod like any other; the metrics themselves come from the usage
+    model (fakekube.pods.usage)."""
+    labels = {"k8s-app": "metrics-server"}
+    objects: list[tuple[str, Obj]] = [
+        ("apiservices", metrics_apiservice()),
+        ("clusterroles", {"metadata": {"name": "system:aggregated-metrics-reader", "labels": {
+            **labels, **{f"rbac.authorization.k8s.io/aggregate-to-{r}": "true" for r in ("view", "edit", "admin")}}},
+            "rules": [{"apiGroups": ["metrics.k8s.io"], "resources": ["pods", "nodes"],
+                       "verbs": ["get", "list", "watch"]}]}),
+    ]
+    if not workload:
+        return objects
+    container = {
+        "name": "metrics-server", "image": METRICS_SERVER_IMAGE, "imagePullPolicy": "IfNotPresent",
+        "args": ["--cert-dir=/tmp", "--secure-port=10250",
+                 "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
+                 "--kubelet-use-node-status-port", "--metric-resolution=15s"],
+        "resources": {"requests": {"cpu": "100m", "memory": "200Mi"}},
+        "ports": [{"name": "https", "containerPort": 10250, "protocol": "TCP"}],
+        "volumeMounts": [{"name": "tmp-dir", "mountPath": "/tmp"}],
+    }
+    return objects + [
+        ("serviceaccounts", {"metadata": {"name": "metrics-server", "namespace": "kube-system", "labels": labels}}),
+        ("services", {"metadata": {"name": "metrics-server", "namespace": "kube-system", "labels": labels},
+                      "spec": {"selector": labels, "ports": [{"name": "https", "port": 443, "protocol": "TCP",
+                                                               "targetPort": "https", "appProtocol": "https"}]}}),
+        ("deployments.apps", {
+            "metadata": {"name": "metrics-server", "namespace": "kube-system", "labels": labels},
+            "spec": {"selector": {"matchLabels": labels}, "strategy": {"rollingUpdate": {"maxUnavailable": 0}},
+                     "template": {"metadata": {"labels": labels}, "spec": {
+                         "serviceAccountName": "metrics-server", "priorityClassName": "system-cluster-critical",
+                         "volumes": [{"name": "tmp-dir", "emptyDir": {}}], "containers": [container],
+                         "nodeSelector": {"kubernetes.io/os": "linux"}}}}}),
+    ]
+
+
+def bootstrap(store: Any, *, ca_pem: str | None = None, dns: bool = True, rbac: bool = True,
+              metrics: bool = False) -> list[Obj]:
     """Create the bootstrap objects that are missing; returns those created."""
     del ca_pem  # the root CA ConfigMaps are the root-ca-cert-publisher's
     created = bootstrap_rbac(store, actor=BOOTSTRAP.actor) if rbac else []
     plan = [*kubernetes_service(), *priority_classes()]
     if dns:
         plan += [(resource, obj) for resource, obj in coredns()]
+    if metrics:
+        plan += metrics_server(workload=dns)
     for resource, obj in plan:
         actor = "kubeadm" if obj["metadata"].get("namespace") == "kube-system" else BOOTSTRAP.actor
         try:

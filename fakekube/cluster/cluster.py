@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from fakekube.pods.logs import PodLogs, pod_logs
+
 from .bootstrap import bootstrap
 from .controllers.clusterrole_aggregation import ClusterRoleAggregationController
 from .controllers.cronjob import CronJobController
@@ -85,7 +87,8 @@ class Cluster:
         store = runtime.store
         if bootstrap_objects:
             # The DNS add-on is a Deployment: without its controllers it would never run, so leave it out.
-            bootstrap(store, ca_pem=ca_pem, dns={"deployment", "replicaset"} <= set(self.enabled))
+            bootstrap(store, ca_pem=ca_pem, dns={"deployment", "replicaset"} <= set(self.enabled),
+                      metrics="kubelet" in self.enabled and bool(self.nodes))
         self.actors: dict[str, Any] = {}
         if "kubelet" in self.enabled:
             self.actors["kubelet"] = [Kubelet(runtime, self.timing, node) for node in self.nodes]
@@ -116,6 +119,11 @@ class Cluster:
             # Nobody collects (a test plays the garbage collector itself, or a bare API server as envtest's);
             # the synchronous run stays for the service-account controller.
             store.collect_garbage = False
+
+    @property
+    def logs(self) -> PodLogs:
+        """Every container instance's log (``fakekube.pods.logs``): script lines, write, read."""
+        return pod_logs(self.runtime.store)
 
     def kubelets_configured(self) -> bool:
         return "kubelet" in self.enabled and bool(self.nodes)

@@ -26,6 +26,7 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.patch import create_strategic_merge_patch
+from fakekube.pods.logs import pod_logs
 from fakekube.sim.informer import InformerHandler
 from fakekube.sim.scheduler import Future, _Sleep
 
@@ -63,6 +64,7 @@ class Kubelet(Actor):
         self.writer = Writer(runtime, self.manager, self.identity)
         self.recorder = self.manager.event_recorder("kubelet", api="core")
         self.work: dict[str, _PodWork] = {}
+        self.logs = pod_logs(runtime.store)  # each container instance's log (fakekube.pods.logs)
         self._ips = 0
         self._seq = 0
         self.node_uid: str | None = None
@@ -203,6 +205,7 @@ class Kubelet(Actor):
             pass  # the uid precondition failed: the pod was replaced under the same name
         finally:
             self.work.pop(work.uid, None)
+            self.logs.pod_gone(work.uid)
 
     async def _run_pod(self, work: _PodWork) -> None:
         pod = self._pod(work)
@@ -277,6 +280,7 @@ class Kubelet(Actor):
             if container.state == "waiting" and container.last_state:
                 container.restart_count += 1
             container.start(now, self._container_id(work, container))
+            self.logs.container_started(pod, container.name, container.container_id or "", container.image)
             self.recorder.event(pod, "Normal", "Pulled",
                                 f'Container image "{container.image}" already present on machine')
             self.recorder.event(pod, "Normal", "Created", f"Created container: {container.name}")
@@ -308,6 +312,7 @@ class Kubelet(Actor):
                 return False
             code = failure.exit_code if action == "crash" and failure is not None else self._exit_code(pod)
             container.stop(now, code)
+            self.logs.container_stopped(work.uid, container.name, code)
             if index >= 1000:
                 return self._after_init(work, index, code, restart_policy)
             if restart_policy == "Always" or (restart_policy == "OnFailure" and code != 0):
@@ -405,6 +410,7 @@ class Kubelet(Actor):
             now = self.timestamp()
             for container in running:
                 container.stop(now, 0)
+                self.logs.container_stopped(work.uid, container.name)
         work.run.terminal = True
         work.events.clear()
         if work.reported:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from fakekube.pods.logs import PodLogs, pod_logs
 from fakekube.sim.realtime import RealTimeRuntime
 
 from .cluster import Cluster
@@ -57,6 +58,11 @@ class ClusterRunner:
             if time.monotonic() > deadline:
                 raise TimeoutError("the cluster's nodes did not register in time")
             time.sleep(0.01)
+
+    @property
+    def logs(self) -> PodLogs:
+        """Every container instance's log on the store (``fakekube.pods.logs``)."""
+        return pod_logs(self.store)
 
     @property
     def errors(self) -> list[Any]:

@@ -99,14 +99,25 @@ class Discovery:
             minor = str(emulated.minor) if emulated is not None else "37"
         self.version = encoding.marshal_indent(version_info(minor))  # WriteRawJSON: indented, no newline
         self._cache = RegistryCache(registry)
+        # Groups served beside the registry's, as the aggregator adds an APIService's (fakekube.server.metrics):
+        # a function of the moment, whose answer is part of every cached document's key.
+        self.extras: Callable[[], tuple[Any, ...]] = tuple
 
     def _cached(self, key: Any, build: Callable[[], Any]) -> bytes:
-        return self._cache.get(key, lambda: encoding.encode(build()))
+        return self._cache.get((key, self.extras()), lambda: encoding.encode(build()))
+
+    def _extra(self, group: str) -> Any:
+        return next((e for e in self.extras() if e.group == group), None)
 
     # -- lookups -----------------------------------------------------------------------------------------
 
     def _groups(self) -> dict[str, list[str]]:
-        return self.registry.groups()
+        extras = self.extras()
+        if not extras:
+            return self.registry.groups()
+        # an aggregated API's group comes after the built-in and custom resource groups (its APIService's
+        # groupPriorityMinimum, 100 for metrics-server, is below theirs)
+        return {**self.registry.groups(), **{e.group: [e.version] for e in extras}}
 
     def types(self, group: str, version: str) -> list[ResourceType]:
         return sorted((rt for rt in self.registry if rt.group == group and rt.version == version),
@@ -145,6 +156,13 @@ class Discovery:
     def resource_list(self, group: str, version: str) -> bytes:
         def build() -> dict[str, Any]:
             resources: list[dict[str, Any]] = []
+            extra = self._extra(group)
+            if extra is not None:
+                # A generic API server's list: no storageVersionHash, singularName "" (GetSingularName)
+                resources = [{"name": r.name, "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
+                              "verbs": list(r.verbs)} for r in extra.resources]
+                return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}",
+                        "resources": resources}
             for rt in self.types(group, version):
                 entry: dict[str, Any] = {
                     "name": rt.plural, "singularName": rt.singular, "namespaced": rt.namespaced,
@@ -204,6 +222,12 @@ class Discovery:
 
     def _aggregated_version(self, group: str, version: str) -> dict[str, Any]:
         resources = []
+        extra = self._extra(group)
+        if extra is not None:
+            resources = [{"resource": r.name, "responseKind": {"group": "", "version": "", "kind": r.kind},
+                          "scope": "Namespaced" if r.namespaced else "Cluster", "singularResource": "",
+                          "verbs": list(r.verbs)} for r in extra.resources]
+            return {"version": version, "freshness": "Current", "resources": resources}
         for rt in self.types(group, version):
             # As the server fills it (see the aggregated capture): group and version only when they differ.
             response_kind = {"group": "", "version": "", "kind": rt.kind}

@@ -17,9 +17,11 @@ from fakekube.server import (
     auditing,
     encoding,
     impersonation,
+    metrics,
     negotiation,
     openapi,
     partial,
+    podlog,
     rest,
     routes,
     routing,
@@ -224,6 +226,16 @@ class Exchange:
     def _resource(self, method: str, route: routing.ResourcePath, query: Query, body: bytes, user: UserInfo) -> None:
         srv = self.server
         store = srv.store
+        if route.group == metrics.GROUP and metrics.served(store):
+            self._authorize_unserved(method, route, query, user)  # authorized on the path, as any request
+            answer = metrics.serve(store, method, route, query)
+            version = tables.wants_table(self.headers.get("Accept"))
+            if version is not None:
+                table = metrics.as_table(answer, version, tables.include_object(query.str("includeObject")))
+                self._write_reply(200, encoding.encode(table, pretty=self._pretty()), tables.content_type(version))
+                return
+            self._send_json(200, answer)
+            return
         try:
             rt = routes.resolve(store.registry, route)
         except errors.ApiError:
@@ -249,6 +261,9 @@ class Exchange:
         # The route's own warnings come first: the real handler adds them before it runs (installer.go).
         self._route_warnings = route_warnings
         self._warnings = list(route_warnings)
+        if route.subresource == "log" and rt.plural == "pods" and rt.group == "":
+            self._pod_log(route, query)
+            return
         # The response's media type (JSON, YAML, protobuf, or a Table for kubectl's human-readable get) is
         # negotiated before the verb runs, as the real handlers do: a 406 or a bad includeObject has no side
         # effects. Errors from here on are written in the negotiated type. Subresources are served as themselves.
@@ -297,6 +312,35 @@ class Exchange:
             body = rest.wire_list(rt, body)
         # What a read returns is the store's objects as they are: their protobuf messages can be reused.
         self._send_document(code, body, store=store if verb in ("get", "list") else None)
+
+    def _pod_log(self, route: routing.ResourcePath, query: Query) -> None:
+        """``pods/{name}/log`` (fakekube.server.podlog): text/plain, a 204 for a pod without a node, chunks when
+        it follows (the API server's ``LocationStreamer`` copies the kubelet's answer, flushing when following)."""
+        srv = self.server
+        assert route.name is not None and route.namespace is not None
+        reply = podlog.serve(srv.store, route.namespace, route.name, query, srv.log_followers,
+                             srv.streamer.settings.poll_interval, srv.actor_of(self.headers.get("User-Agent")))
+        if reply.stream is None and reply.body is None:
+            self._reply_code = 204
+            headers = [("Audit-Id", self._audit_id)] if self._audit_id else []
+            self._response = HttpResponse(204, headers)
+            return
+        if reply.body is not None:
+            self._write_reply(200, reply.body, "text/plain")
+            return
+        self._reply_code = 200
+        stream = reply.stream
+        headers = [("Audit-Id", self._audit_id), ("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")]
+
+        def body(conn: Any) -> Generator[list[bytes], None, bool]:
+            auditing.stream_started(self, self._audit)
+            try:
+                return (yield from stream(conn))
+            except Exception:  # headers are out: the only safe way to fail now is to drop the connection
+                logger.exception("log stream failed")
+                return False
+
+        self._response = HttpResponse(200, headers, stream=body)
 
     def _endpoint(self, route: routing.Endpoint) -> None:
         d = self.server.discovery

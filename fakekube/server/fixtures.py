@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from fakekube.pods.logs import PodLogs, pod_logs
 from fakekube.server.app import ApiServer
 from fakekube.store import Store
 
@@ -41,6 +42,11 @@ class KubeServer:
     @property
     def token(self) -> str | None:
         return self.server.token
+
+    @property
+    def logs(self) -> PodLogs:
+        """The store's container logs (``fakekube.pods.logs``): what ``pods/<name>/log`` serves."""
+        return pod_logs(self.store)
 
 
 def _start(store: Store, directory: Path, **options: Any) -> KubeServer:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 
 from fakekube.identity import Authorizer, UserInfo
 from fakekube.rbac_authorizer import RBACAuthorizer
+from fakekube.server import metrics
 from fakekube.server.auth import Authenticator, actor_from_user_agent
 from fakekube.server.bodies import DEFAULT_MAX_BODY_BYTES
 from fakekube.server.discovery import Discovery
@@ -24,6 +25,7 @@ from fakekube.server.exchange import Exchange
 from fakekube.server.impersonation import Impersonator
 from fakekube.server.messages import HttpRequest, HttpResponse, headers_of
 from fakekube.server.openapi import OpenAPIDocuments
+from fakekube.server.podlog import LogFollowers
 from fakekube.server.tables import Printers
 from fakekube.server.watchstream import MAX_PENDING, StreamSettings, WatchStreamer
 from fakekube.store import Store
@@ -72,8 +74,10 @@ class Front:
         self.streamer = WatchStreamer(self.store, StreamSettings(watch_timeout, bookmark_interval, poll_interval,
                                                                   watch_max_pending),
                                       self.closing)
+        self.log_followers = LogFollowers()  # pods/log streams that follow (ended by close())
         self.printers = Printers(self.store)  # server-side printing (Table) for kubectl get
         self.discovery = Discovery(self.store.registry, server_address=host, minor=version_minor)
+        self.discovery.extras = lambda: metrics.extra_groups(self.store)  # metrics.k8s.io, while its APIService is
         self.openapi = OpenAPIDocuments(self.store.registry)
 
     def handle(self, request: HttpRequest) -> HttpResponse:
@@ -84,3 +88,4 @@ class Front:
         """End every watch stream now."""
         self.closing.set()
         self.streamer.stop_all()
+        self.log_followers.stop_all()

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from fakekube import errors
 from fakekube.clock import rfc3339
 from fakekube.patch import STRATEGIC_MERGE_PATCH
+from fakekube.pods.logs import pod_logs
 
 from .informer import InformerHandler
 from .lag import Lag
@@ -83,6 +84,9 @@ class Kubelet:
         self.deleted = 0
         self.informer = self.manager.informer("pods")
         self.informer.add_handler(InformerHandler(self._on_add, self._on_update, None))
+        # Each container's log (fakekube.pods.logs): opened when it runs, ended when the pod goes. These statuses
+        # carry no containerID, so the instance's id is empty, and what the status names (nothing) finds it.
+        self.logs = pod_logs(sim.store)
 
     # -- events ---------------------------------------------------------------------------------------
 
@@ -141,6 +145,10 @@ class Kubelet:
                 return
             except errors.ApiError:
                 return  # e.g. a uid precondition failed: the pod was replaced
+            if "Running" in group:
+                images = {c.get("name", "c"): c.get("image", "") for c in (pod.get("spec") or {}).get("containers") or []}
+                for container in containers:
+                    self.logs.container_started(pod, container, "", images.get(container, ""))
         self.started += 1
 
     async def _write(self, group: list[str], namespace: str | None, name: str, uid: str, containers: list[str],
@@ -204,3 +212,6 @@ class Kubelet:
             self.deleted += 1
         except errors.ApiError:
             pass  # already gone, or replaced
+        for container in (pod.get("spec") or {}).get("containers") or []:
+            self.logs.container_stopped(meta["uid"], container.get("name", "c"))
+        self.logs.pod_gone(meta["uid"])

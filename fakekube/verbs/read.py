@@ -61,9 +61,12 @@ class ReadVerbs:
 
         def serve(entry: AuditEntry) -> dict[str, Any]:
             if subresource == "log" and rt.group == "" and rt.plural == "pods":
-                # pods/log (not served here: no kubelets) reads its pod first: a missing one is the pod's 404
-                # (kubernetes pkg/registry/core/pod/strategy.go LogLocation; observed on kube-apiserver v1.37.2)
-                self._lookup(rt, namespace, name)
+                # pods/log reads its pod first: a missing one is the pod's 404 (kubernetes
+                # pkg/registry/core/pod/strategy.go LogLocation; observed on kube-apiserver v1.37.2). The store answers
+                # with the pod; the log itself is the HTTP front's (fakekube.server.podlog, fakekube.pods.logs).
+                record = self._lookup(rt, namespace, name)
+                entry.rv_before = entry.rv_after = record.rv
+                return self._convert_out(rt, record.read())
             self._check_subresource(rt, subresource, "get")
             record = self._lookup(rt, namespace, name)
             entry.rv_before = entry.rv_after = record.rv

@@ -122,7 +122,7 @@ def test_kube_system_and_bootstrap_objects(served):
     kubectl = served.kubectl
     kubectl("wait", "--for=condition=Available", "deployment/coredns", "-n", "kube-system", "--timeout=60s")
     pods = kubectl("get", "pods", "-n", "kube-system", "-o", "jsonpath={.items[*].status.phase}")
-    assert pods.split() == ["Running", "Running"]
+    assert pods.split() == ["Running"] * 3  # coredns (2 replicas) and metrics-server
     assert "10.96.0.1" in kubectl("get", "service", "kubernetes", "-o", "jsonpath={.spec.clusterIP}")
     assert kubectl("get", "nodes", "-o", "jsonpath={.items[*].metadata.name}").split() == ["node-1", "node-2"]
     ready = kubectl("get", "nodes", "-o", "jsonpath={.items[*].status.conditions[?(@.type=='Ready')].status}")
