@@ -206,17 +206,26 @@ class _Tracker:
                 key = self.const(q.args[1])
                 if key is _UNSET:
                     key = self.resolve(q.args[1]) if self.is_attribute(q.args[1]) else self.eval(q.args[1])
-            self.charge(1)
+            optional = optional or q.kind == "call" and q.name != "_[_]"
             if isinstance(key, Err):
+                self.charge(1)
                 return key
             if q.kind == "select" and q.test_only:
-                return key in value if isinstance(value, dict) else Err("no such overload")
-            optional = optional or q.kind == "call" and q.name != "_[_]"
-            value = _lookup(value, key)
-            if isinstance(value, Err):
-                if optional and value.message.startswith(("no such key", "index out of bounds")):
+                if not isinstance(value, dict):
+                    self.charge(1)
+                    return Err("no such overload")
+                present = key in value
+                if present or not optional:  # evalWatchConstQual.QualifyIfPresent: observed when present
+                    self.charge(1)
+                return present
+            found = _lookup(value, key)
+            if not optional or not isinstance(found, Err):
+                self.charge(1)
+            if isinstance(found, Err):
+                if optional and found.message.startswith(("no such key", "index out of bounds")):
                     return cv.NONE
-                return value
+                return found
+            value = found
         return Opt(True, value) if optional else value
 
     def presence(self, e: Expr) -> Any:
@@ -303,9 +312,43 @@ class _Tracker:
         handled, result = cv.optional_call(e.name, member, args)
         if handled:
             return result
+        result = _native(e.name, args)
+        if result is not _UNSET:
+            return result
         t = self.checked.type_of(e)
         return cv.call(e.name, member, args, cv.kube_type(t.kind, t.name) if t.kind in ("message", "opaque")
                        else _disguised(t))
+
+
+_INT64 = 2**63
+_COMPARE = {"_<_": lambda a, b: a < b, "_<=_": lambda a, b: a <= b, "_>_": lambda a, b: a > b,
+            "_>=_": lambda a, b: a >= b}
+
+
+def _native(fn: str, args: list[Any]) -> Any:
+    """The few operations a loop spends its time in, on values whose CEL meaning is Python's (same-typed ints,
+    strings, doubles, bools, lists); else ``_UNSET``, for cel-cpp."""
+    if len(args) == 2:
+        a, b = args
+        same = type(a) is type(b)
+        if fn in ("_==_", "_!=_") and same and type(a) in (int, str, bool, float):
+            return (a == b) is (fn == "_==_")
+        if fn in _COMPARE and same and type(a) in (int, str, float):
+            return _COMPARE[fn](a, b)
+        if fn == "_+_" and same and type(a) in (list, str):
+            return a + b
+        if fn in ("_+_", "_-_") and same and type(a) is int:
+            r = a + b if fn == "_+_" else a - b
+            return r if -_INT64 <= r < _INT64 else _UNSET
+        if fn == "_%_" and same and type(a) is int and a >= 0 and b > 0:
+            return a % b
+    elif len(args) == 1:
+        a = args[0]
+        if fn == "!_" and type(a) is bool:
+            return not a
+        if fn == "size" and type(a) in (str, list, dict, bytes):
+            return len(a)
+    return _UNSET
 
 
 def _disguised(t: Any) -> Any:
