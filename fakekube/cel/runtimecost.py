@@ -43,6 +43,7 @@ _CONVERSIONS = frozenset({"bool", "bytes", "double", "duration", "dyn", "int", "
 _QUALIFYING = ("_[_]", "_[?_]", "_?._")
 _ATTRIBUTE_CALLS = _QUALIFYING + ("_?_:_",)
 _UNSET = object()
+_RESULT_COSTED = frozenset({"join", "slice", "reverse", "lists.range"})  # fakekube.cel.callcost reads their result
 
 
 class Cancelled(Exception):
@@ -61,6 +62,7 @@ class _Tracker:
         self.cost = 0
         self.scopes: list[dict[str, Any]] = []
         self.consts: dict[int, Any] = {}
+        self.root: Expr | None = None
 
     def charge(self, n: int) -> None:
         self.cost += n
@@ -298,7 +300,9 @@ class _Tracker:
                 return item if isinstance(item, Err) else self.apply(e, [item, values])
         args = [self.eval(e.operand)] if e.operand is not None else []
         args += [self.eval(a) for a in e.args]
-        result = self.apply(e, args)
+        # The rule's own value is cel-cpp's to give; when it is the result of a call whose cost does not depend on
+        # its result, the call is not run twice.
+        result = None if e is self.root and e.name not in _RESULT_COSTED else self.apply(e, args)
         overload = ",".join(self.checked.overloads.get(e.id, ()))
         self.charge(callcost.call_cost(e.name, overload, e.operand is not None, args, result))
         return result
@@ -387,8 +391,9 @@ def actual_cost(checked: Checked, variables: dict[str, Any], *, root: Expr | Non
     ``checked`` (from ``root``, a node of it, when given) on ``variables``."""
     tracker = _Tracker(checked, limit)
     tracker.scopes.append(dict(variables))
+    tracker.root = root if root is not None else checked.expr
     try:
-        tracker.eval(root if root is not None else checked.expr)
+        tracker.eval(tracker.root)
     except Cancelled:
         return tracker.cost, True
     return tracker.cost, False
