@@ -61,7 +61,11 @@ class _Tracker:
         self.limit = limit
         self.cost = 0
         self.scopes: list[dict[str, Any]] = []
-        self.consts: dict[int, Any] = {}
+        # What the plan makes constant, and how attributes are made, is the same on every evaluation: kept with
+        # the checked expression (fakekube.cel.checked caches those).
+        plan = checked.__dict__.setdefault("_runtime_plan", ({}, {}))
+        self.consts: dict[int, Any] = plan[0]
+        self.chains: dict[int, tuple[Expr, list[Expr]]] = plan[1]
         self.root: Expr | None = None
 
     def charge(self, n: int) -> None:
@@ -151,6 +155,12 @@ class _Tracker:
 
     def flatten(self, e: Expr) -> tuple[Expr, list[Expr]]:
         """An attribute as its base (a variable, a ternary or a computed operand) and its qualifying nodes."""
+        found = self.chains.get(e.id)
+        if found is None:
+            found = self.chains[e.id] = self._flatten(e)
+        return found
+
+    def _flatten(self, e: Expr) -> tuple[Expr, list[Expr]]:
         quals: list[Expr] = []
         while True:
             if e.kind == "select" and e.operand is not None:
