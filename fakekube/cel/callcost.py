@@ -40,6 +40,11 @@ _STRING_PARSES = frozenset({"url", "lowerAscii", "upperAscii", "substring", "tri
                             "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver"})
 _COMPARISONS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
 _SETS = {"sets.contains": 1.0, "sets.intersects": 1.0, "sets.equivalent": 2.0}
+# Every function any table above or below prices; the others cost 1.
+_PRICED = (_TRAVERSALS | _NOMINAL | _STRING_PARSES | _COMPARISONS | set(_SETS) | {
+    "slice", "reverse", "lists.range", "flatten", "distinct", "sort", "replace", "split", "join", "find", "findAll",
+    "ip", "ip.isCanonical", "containsIP", "containsCIDR", "_==_", "_!=_", "startsWith", "endsWith", "string",
+    "bytes", "strings.quote", "format", "@in", "_+_", "matches", "contains"})
 
 
 def _ceil(x: float) -> int:
@@ -129,11 +134,14 @@ def _kubernetes(fn: str, overload: str, args: list[Any], result: Any) -> int | N
     return None
 
 
-def call_cost(fn: str, overload: str, member: bool, args: list[Any], result: Any) -> int:
-    """What cel-go charges for calling ``fn`` (``member``: written ``x.fn(...)``; ``args``: the target first)."""
+def call_cost(fn: str, overloads: tuple[str, ...], member: bool, args: list[Any], result: Any) -> int:
+    """What cel-go charges for calling ``fn`` (``member``: written ``x.fn(...)``; ``args``: the target first;
+    ``overloads``: the checker's overload ids for the call)."""
+    if fn not in _PRICED:
+        return 1
     found = _extension(fn, member, args, result)
     if found is None:
-        found = _kubernetes(fn, overload, args, result)
+        found = _kubernetes(fn, ",".join(overloads), args, result)
     if found is not None:
         return found
     if fn in ("startsWith", "endsWith") and len(args) == 2:

@@ -29,6 +29,7 @@ elements); fakekube.cel.celvalues has cel-cpp compute each function call.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from fakekube.cel import callcost
@@ -42,7 +43,10 @@ _CONVERSIONS = frozenset({"bool", "bytes", "double", "duration", "dyn", "int", "
                           "uint"})
 _QUALIFYING = ("_[_]", "_[?_]", "_?._")
 _ATTRIBUTE_CALLS = _QUALIFYING + ("_?_:_",)
+_SPECIAL_CALLS = frozenset({"_&&_", "_||_", "or", "orValue", "@in", *_ATTRIBUTE_CALLS})
 _UNSET = object()
+_MISSING = object()
+_NONES = itertools.repeat(None)
 _RESULT_COSTED = frozenset({"join", "slice", "reverse", "lists.range"})  # fakekube.cel.callcost reads their result
 
 
@@ -106,21 +110,31 @@ class _Tracker:
 
     def eval(self, e: Expr) -> Any:
         """The value of ``e``, charging what evaluating it costs (the step observed on its own)."""
-        value = self.const(e)
+        kind = e.kind
+        if kind == "ident":
+            for scope in reversed(self.scopes):
+                if e.name in scope:
+                    value = scope[e.name]
+                    if isinstance(value, _Lazy):
+                        value = self.variable(e.name)
+                    self.cost += 1
+                    if self.limit is not None and self.cost > self.limit:
+                        raise Cancelled
+                    return value
+            return cv.TypeVal(e.name)  # a type name: a constant
+        value = self.consts.get(e.id, _MISSING)
+        if value is _MISSING:
+            value = self.const(e)
         if value is not _UNSET:
             return value
-        if e.kind == "ident":
-            value = self.variable(e.name)
-            self.charge(1)
-            return value
-        if e.kind == "select":
+        if kind == "call":
+            return self.call(e)
+        if kind == "select":
             if e.test_only:
                 return self.presence(e)
             value = self.resolve(e)
             self.charge(self.attribute_cost(e))
             return value
-        if e.kind == "call":
-            return self.call(e)
         if e.kind == "list":
             items = [self.eval(a) for a in e.args]
             self.charge(callcost.LIST_BASE)
@@ -251,9 +265,9 @@ class _Tracker:
         if isinstance(items, Err):
             return items
         if isinstance(items, dict):
-            pairs = list(items.items()) if e.iter_var2 else [(k, None) for k in items]
+            pairs: Any = items.items() if e.iter_var2 else zip(items, _NONES, strict=False)
         elif isinstance(items, list):
-            pairs = list(enumerate(items)) if e.iter_var2 else [(v, None) for v in items]
+            pairs = enumerate(items) if e.iter_var2 else zip(items, _NONES, strict=False)
         else:
             return Err("no such overload")
         self.scopes.append({e.accu_var: _Lazy(e.accu_init)})
@@ -286,6 +300,8 @@ class _Tracker:
         return error if error is not None else not stop
 
     def call(self, e: Expr) -> Any:
+        if e.name not in _SPECIAL_CALLS:
+            return self.plain_call(e)
         if e.name == "_&&_":
             return self.logical(e, False)
         if e.name == "_||_":
@@ -308,26 +324,27 @@ class _Tracker:
             if isinstance(values, list) and all(_primitive(v) for v in values):
                 item = self.eval(e.args[0])  # a set lookup (maybeOptimizeSetMembership): no cost of its own
                 return item if isinstance(item, Err) else self.apply(e, [item, values])
+        return self.plain_call(e)
+
+    def plain_call(self, e: Expr) -> Any:
         args = [self.eval(e.operand)] if e.operand is not None else []
         args += [self.eval(a) for a in e.args]
         # The rule's own value is cel-cpp's to give; when it is the result of a call whose cost does not depend on
         # its result, the call is not run twice.
         result = None if e is self.root and e.name not in _RESULT_COSTED else self.apply(e, args)
-        overload = ",".join(self.checked.overloads.get(e.id, ()))
-        self.charge(callcost.call_cost(e.name, overload, e.operand is not None, args, result))
+        self.charge(callcost.call_cost(e.name, self.checked.overloads.get(e.id, ()), e.operand is not None, args,
+                                       result))
         return result
 
     def apply(self, e: Expr, args: list[Any]) -> Any:
         member = e.operand is not None
-        if e.name == "@not_strictly_false":
-            return args[0] is not False
+        result = _native(e.name, args)
+        if result is not _UNSET:
+            return result
         if e.name == "dyn" and len(args) == 1:
             return args[0]
         handled, result = cv.optional_call(e.name, member, args)
         if handled:
-            return result
-        result = _native(e.name, args)
-        if result is not _UNSET:
             return result
         t = self.checked.type_of(e)
         return cv.call(e.name, member, args, cv.kube_type(t.kind, t.name) if t.kind in ("message", "opaque")
@@ -342,6 +359,8 @@ _COMPARE = {"_<_": lambda a, b: a < b, "_<=_": lambda a, b: a <= b, "_>_": lambd
 def _native(fn: str, args: list[Any]) -> Any:
     """The few operations a loop spends its time in, on values whose CEL meaning is Python's (same-typed ints,
     strings, doubles, bools, lists); else ``_UNSET``, for cel-cpp."""
+    if fn == "@not_strictly_false":
+        return args[0] is not False
     if len(args) == 2:
         a, b = args
         same = type(a) is type(b)
