@@ -124,13 +124,10 @@ def _embedded(schema: Any) -> bool:
 class Budget:
     """What is left of an object's runtime cost budget; below 0 once a limit stopped the rules."""
 
-    def __init__(self, track: bool, remaining: int = celbudget.RUNTIME_BUDGET) -> None:
-        self.track = track
-        self.remaining = remaining
+    __slots__ = ("remaining",)
 
-    @property
-    def spent(self) -> bool:
-        return self.remaining < 0
+    def __init__(self, remaining: int = celbudget.RUNTIME_BUDGET) -> None:
+        self.remaining = remaining
 
 
 def _child(path: str, name: str) -> str:
@@ -174,18 +171,19 @@ def _rule_text(rule: dict[str, Any]) -> str:
     return message or str(rule.get("rule") or "").strip()
 
 
-def _message(rule: _Rule, data: dict[str, Any], costs: Budget, count: Any) -> tuple[str, str | None]:
+def _message(rule: _Rule, data: dict[str, Any], costs: Budget | None, count: Any) -> tuple[str, str | None]:
     """(the detail of a failed rule, or a budget error that stops the rules); ``count``: the expression's actual
-    cost and whether it was cancelled, called when the budget is counted (evalMessageExpression)."""
+    cost and whether it was cancelled, called when the budget is counted (``costs``; evalMessageExpression)."""
     if rule.compiled.message_program is not None:
-        cost, cancelled = count() if costs.track else (0, False)
-        if cost > costs.remaining:
-            costs.remaining = -1
-            return "", celbudget.MESSAGE_BUDGET_EXHAUSTED
-        if cancelled:
-            costs.remaining = -1
-            return "", celbudget.message_limit_detail(str(rule.source.get("messageExpression") or ""))
-        costs.remaining -= cost
+        if costs is not None:
+            cost, cancelled = count()
+            if cost > costs.remaining:
+                costs.remaining = -1
+                return "", celbudget.MESSAGE_BUDGET_EXHAUSTED
+            if cancelled:
+                costs.remaining = -1
+                return "", celbudget.message_limit_detail(str(rule.source.get("messageExpression") or ""))
+            costs.remaining -= cost
         value, err = evaluate_program(rule.compiled.message_program, data)
         # An expression that fails, or gives no one-line string, falls back to the message (upstream logs it).
         if err is None and isinstance(value, str):
@@ -209,9 +207,9 @@ def _field_error(path: str, value: Any, detail: str, reason: Any) -> FieldError:
 
 
 def _run_rules(node: Node, path: str, value: Any, old: Any, ratchet: bool, errs: list[FieldError],
-               warnings: list[str] | None, costs: Budget) -> None:
+               warnings: list[str] | None, costs: Budget | None) -> None:
     kind = node.schema.get("type") or ""
-    if costs.remaining <= 0:
+    if costs is not None and costs.remaining <= 0:
         errs.append(invalid(path or "<nil>", kind, celbudget.BUDGET_EXHAUSTED))
         costs.remaining = -1
         return
@@ -224,16 +222,17 @@ def _run_rules(node: Node, path: str, value: Any, old: Any, ratchet: bool, errs:
             continue
         if compiled.uses_old_self and not has_old and not compiled.optional_old_self:
             continue
-        cost, cancelled = celbudget.rule_cost(compiled, self_value, old_value, has_old) if costs.track else (0, False)
-        if cost > costs.remaining:
-            errs.append(invalid(path or "<nil>", kind, celbudget.BUDGET_EXHAUSTED))
-            costs.remaining = -1
-            return
-        costs.remaining -= cost
-        if cancelled:
-            errs.append(invalid(path or "<nil>", kind, celbudget.call_limit_detail(_rule_text(rule.source))))
-            costs.remaining = -1
-            return
+        if costs is not None:
+            cost, cancelled = celbudget.rule_cost(compiled, self_value, old_value, has_old)
+            if cost > costs.remaining:
+                errs.append(invalid(path or "<nil>", kind, celbudget.BUDGET_EXHAUSTED))
+                costs.remaining = -1
+                return
+            costs.remaining -= cost
+            if cancelled:
+                errs.append(invalid(path or "<nil>", kind, celbudget.call_limit_detail(_rule_text(rule.source))))
+                costs.remaining = -1
+                return
         result, err = evaluate_program(compiled.program, celrules.activation(compiled, self_value, old_value, has_old))
         if err is None and not isinstance(result, bool):
             err = "no such overload"
@@ -274,16 +273,16 @@ def validate(node: Node | None, path: str, value: Any, old: Any = _NONE, ratchet
              errs: list[FieldError] | None = None, warnings: list[str] | None = None,
              costs: Budget | None = None) -> list[FieldError]:
     """The rule errors for ``value`` (and ``old``, its correlated old value, or ``_NONE``); ``ratchet``: the
-    nearest correlating ancestor equals its old value; ``costs``: the object's runtime cost budget."""
+    nearest correlating ancestor equals its old value; ``costs``: the object's runtime cost budget, when it is
+    counted (fakekube.cel.budget)."""
     errs = [] if errs is None else errs
-    costs = Budget(False) if costs is None else costs
-    if node is None or value is None or costs.spent:
+    if node is None or value is None or costs is not None and costs.remaining < 0:
         return errs
     if old is not _NONE:
         ratchet = json_equal(value, old)
     if node.rules:
         _run_rules(node, path, value, old, ratchet, errs, warnings, costs)
-        if costs.spent:
+        if costs is not None and costs.remaining < 0:
             return errs
     schema = node.schema
     if isinstance(value, list) and node.items is not None:
@@ -294,7 +293,7 @@ def validate(node: Node | None, path: str, value: Any, old: Any = _NONE, ratchet
         for i, item in enumerate(value):
             was = by_key.get(_map_list_key(schema, item), _NONE) if by_key else _NONE
             validate(node.items, f"{path}[{i}]", item, was, ratchet, errs, warnings, costs)
-            if costs.spent:
+            if costs is not None and costs.remaining < 0:
                 return errs
     elif isinstance(value, dict):
         correlatable = schema.get("x-kubernetes-map-type") in (None, "granular", "atomic")
@@ -312,7 +311,7 @@ def validate(node: Node | None, path: str, value: Any, old: Any = _NONE, ratchet
                 ratchet_here = ratchet
             validate(sub, _child(path, key) if node.properties else f"{path}[{key}]", member, was,
                      ratchet_here, errs, warnings, costs)
-            if costs.spent:
+            if costs is not None and costs.remaining < 0:
                 return errs
     return errs
 
@@ -323,4 +322,5 @@ def validate_object(node: Node | None, obj: dict[str, Any], old: dict[str, Any] 
     ratcheting lets pass are added to ``warnings``."""
     if node is None:
         return []
-    return validate(node, "", obj, old if old is not None else _NONE, False, None, warnings, Budget(node.track))
+    costs = Budget() if node.track else None
+    return validate(node, "", obj, old if old is not None else _NONE, False, None, warnings, costs)

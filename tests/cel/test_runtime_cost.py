@@ -34,7 +34,7 @@ def test_runtime_cost_as_upstream(case: dict[str, Any]) -> None:
     recorded = _RECORDED[case["name"]]
     budget = case.get("budget", _BUDGET)
     node = validator.build(case["schema"], root=False)
-    costs = validator.Budget(True, budget)
+    costs = validator.Budget(budget)
     old = expand(case["old"]) if case.get("old") is not None else validator._NONE
     errs = validator.validate(node, "", expand(case["obj"]), old, False, None, [], costs)
     assert (budget - costs.remaining if costs.remaining >= 0 else None) == recorded["cost"]
