@@ -88,9 +88,13 @@ def cel_type(value: Any) -> Any:
         return found
     if isinstance(value, list) and value:
         first = _scalar_type(value[0])
-        if first is not None and all(_scalar_type(v) == first for v in value):
+        if first is not None and all(_same_type(_scalar_type(v), first) for v in value):
             return T.List(first)
     return T.DYN
+
+
+def _same_type(a: Any, b: Any) -> bool:
+    return a is not None and b is not None and a.name() == b.name()
 
 
 def plain(value: Any) -> Any:
@@ -138,16 +142,26 @@ def _signature(passed: list[tuple[str, Any]]) -> tuple[tuple[str, str], ...]:
 
 
 def _text(fn: str, member: bool, args: list[Any]) -> tuple[str, list[Any]]:
-    """The expression for a call, type values inlined (they cannot be passed as data)."""
+    """The expression for a call and the variables it reads: type values are written out (they cannot be passed
+    as data), and so is a list holding timestamps or durations among other values, one variable per element
+    (cel-expr-python takes those only in a variable declared with their type)."""
     text = _template(fn, member, len(args))
     passed = []
     for i in range(len(args) - 1, -1, -1):
-        if isinstance(args[i], TypeVal):
-            text = text.replace(f"v{i}", args[i].name)
-    for i, arg in enumerate(args):
-        if not isinstance(arg, TypeVal):
+        arg = args[i]
+        if isinstance(arg, TypeVal):
+            text = text.replace(f"v{i}", arg.name)
+        elif _mixed(arg):
+            text = text.replace(f"v{i}", "[" + ", ".join(f"v{i}_{k}" for k in range(len(arg))) + "]")
+            passed += [(f"v{i}_{k}", item) for k, item in enumerate(arg)]
+        else:
             passed.append((f"v{i}", arg))
     return text, passed
+
+
+def _mixed(value: Any) -> bool:
+    return (isinstance(value, list) and any(_scalar_type(v) is not None for v in value)
+            and cel_type(value).name() == T.DYN.name())
 
 
 def call(fn: str, member: bool, args: list[Any], kube: Any = None) -> Any:
