@@ -8,7 +8,7 @@
 //
 //	{"schema": <openAPIV3Schema node with x-kubernetes-validations>, "root": false}
 //	-> [{"maxCost": N, "maxCardinality": N, "messageCost": N, "error": ""}, ...]
-//	{"schema": ..., "root": false, "obj": <value>, "budget": 10000000}
+//	{"schema": ..., "root": false, "obj": <value>, "old": <old value, optional>, "budget": 10000000}
 //	-> {"cost": N, "remaining": N, "errors": ["..."]}
 package main
 
@@ -35,6 +35,7 @@ type request struct {
 	Schema json.RawMessage `json:"schema"`
 	Root   bool            `json:"root"`
 	Obj    any             `json:"obj"`
+	Old    any             `json:"old"`
 	Budget int64           `json:"budget"`
 }
 
@@ -77,7 +78,11 @@ func answer(line []byte, envSet *environment.EnvSet) (any, error) {
 			budget = math.MaxInt64
 		}
 		v := cel.NewValidator(s, req.Root, celconfig.PerCallLimit)
-		errs, remaining := v.Validate(context.Background(), nil, s, numbers(req.Obj), nil, budget)
+		var old any
+		if req.Old != nil {
+			old = numbers(req.Old)
+		}
+		errs, remaining := v.Validate(context.Background(), nil, s, numbers(req.Obj), old, budget)
 		msgs := []string{}
 		for _, e := range errs {
 			msgs = append(msgs, e.Error())
