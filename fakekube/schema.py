@@ -478,6 +478,18 @@ class StructuralSchema:
             self._rules = celvalidator.build(self.source)
         return celvalidator.validate_object(self._rules, obj, old, warnings)
 
+    def rules_count_cost(self) -> bool:
+        """Whether running the rules counts their runtime cost (``fakekube.cel.validator``: only when their
+        estimates could reach a limit). Such rules may run for seconds on one object, so the store lets its lock
+        go around them."""
+        if not self.has_rules:
+            return False
+        from fakekube.cel import validator as celvalidator
+
+        if self._rules is _UNBUILT:
+            self._rules = celvalidator.build(self.source)
+        return self._rules is not None and self._rules.track
+
     def validate(self, obj: Any, old: Any = None) -> list[FieldError]:
         """Schema errors for everything but top-level ``metadata`` (validation.py owns that).
 

@@ -53,7 +53,7 @@ from fakekube.verbs.read import ReadVerbs
 from fakekube.verbs.scale import ScaleVerbs
 from fakekube.verbs.unchanged import decode_update_body, same_as_stored
 from fakekube.verbs.watching import WatchVerbs
-from fakekube.verbs.webhook_admission import WebhookVerbs
+from fakekube.verbs.webhook_admission import ObjectMoved, WebhookVerbs
 from fakekube.verbs.write import WriteVerbs
 from fakekube.watch import ADDED, DELETED, MODIFIED, Change, Hub
 
@@ -460,11 +460,31 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             errs += scale_errors(obj, rt.scale.spec_replicas_path, rt.scale.status_replicas_path,
                                  rt.scale.label_selector_path, status_write=subresource == "status")
         if rt.schema is not None:
-            errs += rt.schema.rule_errors(errs, obj, old, warnings)
+            if rt.schema.rules_count_cost():
+                errs += self._costly_rule_errors(rt, errs, obj, old, warnings)
+            else:
+                errs += rt.schema.rule_errors(errs, obj, old, warnings)
             checked = rt.schema if whole else None
         if errs:
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
         return checked
+
+    def _costly_rule_errors(self, rt: ResourceType, errs: list[errors.FieldError], obj: dict[str, Any],
+                            old: dict[str, Any] | None, warnings: list[str] | None) -> list[errors.FieldError]:
+        """CEL rules that may spend their whole runtime budget (seconds, counted in Python) run without the
+        store's lock, as admission webhooks do (fakekube.verbs.webhook_admission): they read only the object and
+        its old self, and other clients must not wait on one object's rules. An update whose object moved
+        meanwhile starts over from the new object; a create's name is checked for existence after this anyway."""
+        schema = rt.schema
+        assert schema is not None
+        meta = obj["metadata"]
+        key = self._key(rt, meta.get("namespace"), meta.get("name") or "") if old is not None else None
+        before = self._bucket(rt).get(key) if key is not None else None
+        with self._unlocked():
+            found = schema.rule_errors(errs, obj, old, warnings)
+        if key is not None and self._bucket(rt).get(key) is not before:
+            raise ObjectMoved()
+        return found
 
     def _check_body(self, rt: ResourceType, body: Any, report: FieldReport | None = None,
                     stored: Record | None = None, *, sends_stored: bool = False) -> dict[str, Any]:

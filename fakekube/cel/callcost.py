@@ -44,7 +44,8 @@ _SETS = {"sets.contains": 1.0, "sets.intersects": 1.0, "sets.equivalent": 2.0}
 _PRICED = (_TRAVERSALS | _NOMINAL | _STRING_PARSES | _COMPARISONS | set(_SETS) | {
     "slice", "reverse", "lists.range", "flatten", "distinct", "sort", "replace", "split", "join", "find", "findAll",
     "ip", "ip.isCanonical", "containsIP", "containsCIDR", "_==_", "_!=_", "startsWith", "endsWith", "string",
-    "bytes", "strings.quote", "format", "@in", "_+_", "matches", "contains"})
+    "bytes", "strings.quote", "format", "@in", "_+_", "matches", "contains", "@sortByAssociatedKeys",
+    "__sortByAssociatedKeys"})
 
 
 def _ceil(x: float) -> int:
@@ -97,6 +98,8 @@ def _extension(fn: str, member: bool, args: list[Any], result: Any) -> int | Non
         return _alloc(float(depth), size(args[0]))
     if fn in ("distinct", "sort") and member:
         return _self_compare(args[0])
+    if fn in ("@sortByAssociatedKeys", "__sortByAssociatedKeys") and member and len(args) == 2:
+        return _self_compare(args[1])  # trackListSortBy: the keys list compared with itself
     if fn in _SETS and len(args) == 2:
         return _CALL + int(size(args[0]) * size(args[1]) * _SETS[fn])
     return None
