@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from fakekube import decoding, errors, namerules, validation
@@ -36,6 +36,7 @@ from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.patch.managed_fields import record_update
 from fakekube.patch.zero import zero_object
+from fakekube.pods.execution import ExecHandler, ExecRegistry
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.requestcycle import RequestCycle
 from fakekube.resources import Registry, ResourceType, load_manifests
@@ -131,6 +132,8 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self.track_managed_fields = managed_fields
         self._versions_by_storage: dict[tuple[str, int], frozenset[str]] = {}
         self.commit_hooks: list[CommitHook] = []
+        # What pods' containers do when a client execs into them (fakekube.pods; ``on_exec``).
+        self.pod_exec = ExecRegistry()
         # Who may do what and which bearer tokens are valid, for the review APIs (fakekube/kinds/authorization.py,
         # authentication.py). The store never enforces either; None is AlwaysAllow.
         self.authorizer: Authorizer | None = None
@@ -574,6 +577,14 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         return known
 
     # -- conveniences ----------------------------------------------------------------------------------
+
+    def on_exec(self, handler: ExecHandler, *, namespace: str | Iterable[str] | None = None,
+                pod: str | Iterable[str] | None = None, labels: str | Mapping[str, str] | None = None,
+                container: str | Iterable[str] | None = None) -> Callable[[], None]:
+        """Answer ``pods/exec`` into the selected containers with ``handler(process) -> exit code`` (newest
+        matching rule wins; without one, the built-in commands answer). Returns a function removing the rule.
+        See docs/pods.md, "Exec and attach"."""
+        return self.pod_exec.on_exec(handler, namespace=namespace, pod=pod, labels=labels, container=container)
 
     def load(self, source: str | Any, *, actor: str = "fakekube") -> list[dict[str, Any]]:
         """Create every object in a manifest (dict, list, YAML text or file); returns those that are not CRDs.
