@@ -96,7 +96,9 @@ class Session:
             if cmd.stdin_from is not None:
                 stdin = self.read_file(cmd.stdin_from)
             sinks: list[tuple[str, bool, bytearray]] = []
-            if cmd.stdout_to is not None:
+            if cmd.stdout_to == ("&2", False):
+                out = err
+            elif cmd.stdout_to is not None:
                 buffer = bytearray()
                 sinks.append((cmd.stdout_to[0], cmd.stdout_to[1], buffer))
                 out = buffer.extend

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-OPERATORS = ("&&", "||", ">>", "2>&1", "2>", ">", "<", ";", "|", "&")
+OPERATORS = ("&&", "||", "1>&2", ">&2", "2>&1", "2>>", "2>", "1>>", "1>", ">>", ">", "<", ";", "|", "&")
 
 
 class ShellSyntaxError(Exception):
@@ -95,7 +95,7 @@ def tokenize(line: str, env: dict[str, str], last_status: int = 0) -> list[Word 
             in_word = True
         else:
             op = next((o for o in OPERATORS if line.startswith(o, i)), None)
-            if op is not None and not (op[0] == "2" and in_word):
+            if op is not None and not (op[0] in "12" and in_word):
                 end_word()
                 tokens.append(Op(op))
                 i += len(op)
@@ -127,20 +127,22 @@ def parse(tokens: list[Word | Op]) -> list[tuple[str, list[Simple]]]:
         cmd = pipeline[-1]
         if isinstance(tok, Word):
             cmd.argv.append(tok.text)
-        elif tok.text in (">", ">>", "<", "2>"):
+        elif tok.text in (">", ">>", "1>", "1>>", "<", "2>", "2>>"):
             if i + 1 >= len(tokens) or not isinstance(tokens[i + 1], Word):
                 raise ShellSyntaxError(f'Syntax error: {"newline" if i + 1 >= len(tokens) else tokens[i + 1].text}'
                                        " unexpected")
             target = tokens[i + 1].text  # type: ignore[union-attr]
             if tok.text == "<":
                 cmd.stdin_from = target
-            elif tok.text == "2>":
+            elif tok.text.startswith("2"):
                 cmd.stderr_to = target
             else:
-                cmd.stdout_to = (target, tok.text == ">>")
+                cmd.stdout_to = (target, tok.text.endswith(">>"))
             i += 1
         elif tok.text == "2>&1":
             cmd.stderr_to = "&1"
+        elif tok.text in (">&2", "1>&2"):
+            cmd.stdout_to = ("&2", False)
         elif tok.text == "|":
             if not cmd.argv:
                 raise ShellSyntaxError('Syntax error: "|" unexpected')

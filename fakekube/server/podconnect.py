@@ -3,7 +3,8 @@
 The apiserver (kubernetes ``pkg/registry/core/pod/rest/subresources.go`` ``ExecREST``/``AttachREST`` and
 ``pkg/registry/core/pod/strategy.go`` ``streamLocation``, v1.37.2) reads the pod (404), checks the container
 (400 ``container X is not valid for pod P``, or a name must be chosen among several), needs a node (400
-``pod P does not have a host assigned``) that exists (the node's 404), and — for a request that is not an
+``pod P does not have a host assigned``) that exists (a 404 ``pods "NODE" not found``, sic) with an address
+(a 500 without reason otherwise), and — for a request that is not an
 upgrade — answers 400 ``Upgrade request required`` (apimachinery ``pkg/util/proxy/upgradeaware.go``). A WebSocket
 client that offers ``v5.channel.k8s.io`` is served by the stream translator; other WebSocket clients reach the
 kubelet, whose own refusals (``you must specify at least 1 of stdin, stdout, stderr``, ``container not found``,
@@ -89,8 +90,14 @@ def connect(store: Store, registry: ExecRegistry, namespace: str, name: str, sub
     node = (pod.get("spec") or {}).get("nodeName")
     if not node:
         raise errors.BadRequest(f"pod {name} does not have a host assigned")
-    if not any(n["metadata"]["name"] == node for n in store.objects("nodes")):
-        raise errors.NotFound("nodes", "", node)
+    found = next((n for n in store.objects("nodes") if n["metadata"]["name"] == node), None)
+    if found is None:
+        # The kubelet connection getter's NotFound names the node with the pods resource (observed on
+        # kube-apiserver v1.37.2: ``pods "ghost" not found``).
+        raise errors.NotFound("pods", "", node)
+    if not (found.get("status") or {}).get("addresses"):
+        # nodeutil.GetPreferredNodeAddress: every address type is preferred, so only none at all fails
+        raise errors.ApiError(500, "", "no preferred addresses found; known addresses: []")
     headers = request.headers
     if not websocket.is_upgrade_request(headers):
         raise errors.BadRequest("Upgrade request required")
