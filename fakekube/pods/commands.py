@@ -275,6 +275,10 @@ def _size(text: str) -> int:
 
 def _date(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
     now = s.proc.now().astimezone(UTC)
+    args = [a for a in args if a not in ("-u", "--utc")]
+    if args and not args[0].startswith(("+", "-")):
+        err(f"date: invalid date '{args[0]}'\n".encode())  # GNU date (C locale): an operand is a date to set
+        return 1
     if args and args[0].startswith("+"):
         out((now.strftime(args[0][1:]) + "\n").encode())
     else:

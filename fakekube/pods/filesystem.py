@@ -200,8 +200,23 @@ def volume_files(pod: Mapping[str, Any], volume: Mapping[str, Any], lookup: Look
     return None
 
 
+# What a few common images ship that clients rely on (nginx's document root, which kr8s's suite writes into).
+IMAGE_FILES: dict[str, dict[str, bytes]] = {
+    "nginx": {"/usr/share/nginx/html/index.html": b"<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>"
+              b"\n</head>\n<body>\n<h1>Welcome to nginx!</h1>\n</body>\n</html>\n",
+              "/etc/nginx/nginx.conf": b"user  nginx;\nworker_processes  auto;\n"},
+}
+
+
+def image_name(image: str) -> str:
+    """``docker.io/library/nginx:1.27@sha256:...`` → ``nginx``."""
+    return image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+
+
 def seed_files(pod: Mapping[str, Any], container: Mapping[str, Any], lookup: Lookup) -> ContainerFiles:
     files = ContainerFiles()
+    for path, data in IMAGE_FILES.get(image_name(str(container.get("image") or "")), {}).items():
+        files.write(path, data, parents=True)
     meta = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
     hostname = spec.get("hostname") or meta.get("name", "")

@@ -98,9 +98,12 @@ class WebSocket:
         return self._send(TextMessage(data=text))
 
     def close(self, code: int = 1000) -> None:
-        """Start the closing handshake (the client's Close ends ``messages``)."""
+        """Send a Close and end the sending half, as x/net/websocket's ``Conn.Close`` ends the connection right
+        after its Close frame (the client's own Close, or its hang-up, then ends ``messages``)."""
         self._send(CloseConnection(code=code))
         self.closed.set()
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_WR)
 
     def abort(self) -> None:
         """End the connection now: a reader blocked in ``messages`` returns."""
