@@ -40,6 +40,7 @@ STDIN, STDOUT, STDERR, ERROR, RESIZE = range(5)
 CLOSE_SIGNAL = 255
 V5 = "v5.channel.k8s.io"
 KUBELET_PROTOCOLS = ("", "channel.k8s.io", "base64.channel.k8s.io", "v4.channel.k8s.io", "v4.base64.channel.k8s.io")
+COPY_CHUNK = 32 * 1024
 CLOSE_GRACE = 2.0  # how long the server waits for the client's Close after its own
 
 
@@ -125,8 +126,11 @@ class ChannelSession:
         tty = self.options.tty
 
         def write(data: bytes) -> None:
-            if data:
-                self.send(channel, data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n") if tty else data)
+            if tty:
+                data = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+            # A container's output reaches the stream in io.Copy's 32 KiB reads, one message each.
+            for start in range(0, len(data), COPY_CHUNK):
+                self.send(channel, data[start:start + COPY_CHUNK])
         return write
 
     def _write_status(self, status: dict[str, Any]) -> None:
