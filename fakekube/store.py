@@ -586,6 +586,15 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         See docs/pods.md, "Exec and attach"."""
         return self.pod_exec.on_exec(handler, namespace=namespace, pod=pod, labels=labels, container=container)
 
+    def on_port_forward(self, handler: Callable[[Any], None], *, port: int | Iterable[int] | None = None,
+                        namespace: str | Iterable[str] | None = None, pod: str | Iterable[str] | None = None,
+                        labels: str | Mapping[str, str] | None = None) -> Callable[[], None]:
+        """Answer ``pods/portforward`` to ``port`` of the selected pods with ``handler(connection)``
+        (``fakekube.pods.portforward``; ``forward_to(host, port)`` reaches a real address). Returns a function
+        removing the rule. See docs/pods.md, "Port-forward"."""
+        return self.pod_exec.port_forwards.on_port_forward(handler, port=port, namespace=namespace, pod=pod,
+                                                           labels=labels)
+
     def load(self, source: str | Any, *, actor: str = "fakekube") -> list[dict[str, Any]]:
         """Create every object in a manifest (dict, list, YAML text or file); returns those that are not CRDs.
 

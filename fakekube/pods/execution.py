@@ -11,6 +11,7 @@ from typing import Any
 
 from fakekube.pods.commands import run_builtin
 from fakekube.pods.filesystem import ContainerFiles, Lookup, seed_env, seed_files
+from fakekube.pods.portforward import PortForwards
 from fakekube.pods.process import ExecHandler, ExitStatus, Process
 from fakekube.pods.selection import ContainerSelector, Rules
 
@@ -36,6 +37,7 @@ class ExecRegistry:
         # container's log, once logs are kept (pod, container, data).
         self.container_output: Callable[[Mapping[str, Any], str, bytes], None] | None = None
         self._files: dict[tuple[str, str], ContainerFiles] = {}
+        self.port_forwards = PortForwards()  # what answers pods/portforward (``on_port_forward``)
         self._lock = threading.Lock()
 
     def on_exec(

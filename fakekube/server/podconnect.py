@@ -21,13 +21,13 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.pods.execution import ExecRegistry
-from fakekube.server import websocket
+from fakekube.server import portforward, websocket
 from fakekube.server.channels import V5, ChannelSession, StreamOptions, negotiate
 from fakekube.server.messages import HttpRequest, HttpResponse
 from fakekube.server.params import Query
 from fakekube.store import Store
 
-STREAMED = ("exec", "attach")
+STREAMED = ("exec", "attach", "portforward")
 TEXT = "text/plain; charset=utf-8"
 
 
@@ -86,7 +86,8 @@ def connect(store: Store, registry: ExecRegistry, namespace: str, name: str, sub
     pod = next((p for p in store.objects("pods", namespace) if p["metadata"]["name"] == name), None)
     if pod is None:
         raise errors.NotFound("pods", "", name)
-    container = validate_container(query.str("container") or "", pod)
+    # PortForwardLocation names no container
+    container = validate_container(query.str("container") or "", pod) if subresource != "portforward" else ""
     node = (pod.get("spec") or {}).get("nodeName")
     if not node:
         raise errors.BadRequest(f"pod {name} does not have a host assigned")
@@ -104,6 +105,8 @@ def connect(store: Store, registry: ExecRegistry, namespace: str, name: str, sub
     if not websocket.is_websocket_request(headers):
         raise errors.BadRequest("fakekube does not emulate SPDY/3.1 streams: use a client that streams over "
                                 "WebSocket (kubectl 1.30 or later, client-go's WebSocket executor)")
+    if subresource == "portforward":
+        return _port_forward(store, registry, pod, namespace, query, request)
     options = StreamOptions(*(bool(query.bool(k)) for k in ("stdin", "stdout", "stderr", "tty")))
     if options.tty and options.stderr:
         options = StreamOptions(options.stdin, options.stdout, False, True)  # the kubelet drops stderr with a TTY
@@ -136,5 +139,35 @@ def connect(store: Store, registry: ExecRegistry, namespace: str, name: str, sub
     def session(sock: Any, rfile: Any) -> None:
         ws = websocket.WebSocket(sock, rfile)
         ChannelSession(ws, protocol or "", options, start, registry, failure).serve()
+
+    return HttpResponse(101, websocket.accept_headers(headers, protocol or ""), upgrade=session, close=True)
+
+
+def _port_forward(store: Store, registry: ExecRegistry, pod: Mapping[str, Any], namespace: str, query: Query,
+                  request: HttpRequest) -> HttpResponse:
+    """The kubelet's port-forward over WebSocket (``fakekube.server.portforward``)."""
+    headers = request.headers
+    offered = websocket.requested_protocols(headers)
+    if any(p.startswith("SPDY/3.1+") for p in offered) and not any(p in portforward.PROTOCOLS for p in offered):
+        raise errors.BadRequest("fakekube does not emulate SPDY/3.1 streams, tunnelled or not: port-forward with a "
+                                "client that speaks v4.channel.k8s.io over WebSocket")
+    ports = portforward.parse_ports(query.all("ports"))
+    if isinstance(ports, str):
+        return _text(400, ports)
+    protocol = portforward.negotiate(offered)
+    if protocol is None:
+        return HttpResponse(403, [("Content-Length", "0")], b"", close=True)
+    bad = websocket.handshake_error(headers)
+    if bad is not None:
+        code, extra, body = bad
+        return _text(code, body.decode(), extra)
+    lookup = _lookup(store, namespace)
+    forwards = registry.port_forwards
+
+    def find(port: int) -> Any:
+        return forwards.find(pod, port, lambda container: registry.files(pod, container, lookup))
+
+    def session(sock: Any, rfile: Any) -> None:
+        portforward.PortForwardSession(websocket.WebSocket(sock, rfile), protocol or "", pod, ports, find).serve()
 
     return HttpResponse(101, websocket.accept_headers(headers, protocol or ""), upgrade=session, close=True)
