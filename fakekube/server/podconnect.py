@@ -29,6 +29,12 @@ from fakekube.store import Store
 
 STREAMED = ("exec", "attach", "portforward")
 TEXT = "text/plain; charset=utf-8"
+_EXEC_SPDY = ("fakekube does not emulate SPDY/3.1 streams: use a client that streams over WebSocket (kubectl 1.30 "
+              "or later, client-go's WebSocket executor)")
+SPDY_REFUSAL = {"exec": _EXEC_SPDY, "attach": _EXEC_SPDY,
+                "portforward": "fakekube does not emulate SPDY/3.1 streams, tunnelled or not (kubectl port-forward "
+                               "needs one): port-forward with a client that speaks v4.channel.k8s.io over WebSocket "
+                               "(the official Python client, kr8s)"}
 
 
 def handles(group: str, plural: str, subresource: str | None) -> bool:
@@ -103,8 +109,7 @@ def connect(store: Store, registry: ExecRegistry, namespace: str, name: str, sub
     if not websocket.is_upgrade_request(headers):
         raise errors.BadRequest("Upgrade request required")
     if not websocket.is_websocket_request(headers):
-        raise errors.BadRequest("fakekube does not emulate SPDY/3.1 streams: use a client that streams over "
-                                "WebSocket (kubectl 1.30 or later, client-go's WebSocket executor)")
+        raise errors.BadRequest(SPDY_REFUSAL[subresource])
     if subresource == "portforward":
         return _port_forward(store, registry, pod, namespace, query, request)
     options = StreamOptions(*(bool(query.bool(k)) for k in ("stdin", "stdout", "stderr", "tty")))
@@ -149,8 +154,7 @@ def _port_forward(store: Store, registry: ExecRegistry, pod: Mapping[str, Any], 
     headers = request.headers
     offered = websocket.requested_protocols(headers)
     if any(p.startswith("SPDY/3.1+") for p in offered) and not any(p in portforward.PROTOCOLS for p in offered):
-        raise errors.BadRequest("fakekube does not emulate SPDY/3.1 streams, tunnelled or not: port-forward with a "
-                                "client that speaks v4.channel.k8s.io over WebSocket")
+        raise errors.BadRequest(SPDY_REFUSAL["portforward"])
     ports = portforward.parse_ports(query.all("ports"))
     if isinstance(ports, str):
         return _text(400, ports)

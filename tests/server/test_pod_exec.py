@@ -22,14 +22,14 @@ RUNNING = {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
 
 
 def run_pod(store: Store, name: str = "p1", containers: tuple[str, ...] = ("c",), running: bool = True,
-            **spec: Any) -> None:
+            image: str = "busybox", **spec: Any) -> None:
     if not any(n["metadata"]["name"] == "n1" for n in store.objects("nodes")):
         store.create("nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
         node = store.get("nodes", "n1")
         node["status"] = {"addresses": [{"type": "InternalIP", "address": "10.0.0.1"}]}
         store.update("nodes", node, subresource="status")
     store.create("pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-                          "spec": {"nodeName": "n1", "containers": [{"name": c, "image": "busybox"}
+                          "spec": {"nodeName": "n1", "containers": [{"name": c, "image": image}
                                                                    for c in containers], **spec}}, "default")
     if running:
         pod = store.get("pods", name, "default")
