@@ -65,10 +65,31 @@ class Session:
             err(f"{name}: {exc}\n".encode())
             return 1
 
+    def substitute(self, text: str) -> str:
+        """``$(text)``: its standard output (its errors go to the process's stderr)."""
+        captured = bytearray()
+        self.status = self.script(text, captured.extend, self.proc.stderr)
+        return captured.decode(errors="replace")
+
     def script(self, text: str, out: Out, err: Out, name: str = "sh") -> int:
+        loop = shell.for_loop(text)
+        if loop is not None:
+            var, words, body, rest = loop
+            try:
+                values = [w.text for w in shell.tokenize(words, self.env, self.status, self.substitute)
+                          if isinstance(w, shell.Word)]
+            except shell.ShellSyntaxError as exc:
+                err(f"{name}: 1: {exc}\n".encode())
+                return 2
+            status = 0
+            for value in values:
+                self.env[var] = value
+                status = self.script(body, out, err, name)
+            self.status = status
+            return self.script(rest, out, err, name) if rest.strip() else status
         status = 0
         try:
-            for joiner, pipeline in shell.parse(shell.tokenize(text, self.env, self.status)):
+            for joiner, pipeline in shell.parse(shell.tokenize(text, self.env, self.status, self.substitute)):
                 if joiner == "&&" and status != 0 or joiner == "||" and status == 0:
                     continue
                 status = self.pipeline(pipeline, out, err)
@@ -440,6 +461,37 @@ def _export(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out
     return 0
 
 
+def _seq(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    try:
+        nums = [int(a) for a in args]
+    except ValueError:
+        err(f"seq: invalid argument: '{args[0] if args else ''}'\n".encode())
+        return 1
+    first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else tuple(nums[:3])
+    out("".join(f"{i}\n" for i in range(first, last + (1 if step > 0 else -1), step or 1)).encode())
+    return 0
+
+
+def _gzip(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    import gzip
+
+    flags = "".join(a[1:] for a in args if a.startswith("-"))
+    files = [a for a in args if not a.startswith("-")]
+    data = s.read_file(files[0]) if files else s.read_stdin(stdin)
+    try:
+        out(gzip.decompress(data) if "d" in flags else gzip.compress(data))
+    except OSError as exc:
+        err(f"gzip: stdin: {exc}\n".encode())
+        return 1
+    return 0
+
+
+def _uptime(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    out(f" {s.proc.now().astimezone(UTC).strftime('%H:%M:%S')} up 1 day,  0 users,  load average: 0.00, 0.00, "
+        "0.00\n".encode())
+    return 0
+
+
 def _tar(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
     from fakekube.pods.tarball import tar_command
 
@@ -455,7 +507,7 @@ COMMANDS: dict[str, Command] = {
     "head": _head_tail(False), "tail": _head_tail(True), "wc": _wc, "md5sum": _digest("md5"),
     "sha256sum": _digest("sha256"), "whoami": _simple_output("root\n"),
     "id": _simple_output("uid=0(root) gid=0(root) groups=0(root)\n"), "uname": _simple_output("Linux\n"),
-    "tar": _tar, **{name: _shell for name in SHELLS},
+    "tar": _tar, "seq": _seq, "gzip": _gzip, "uptime": _uptime, **{name: _shell for name in SHELLS},
 }
 SHELL_BUILTINS: dict[str, Command] = {"exit": _exit, "cd": _cd, "export": _export}
 

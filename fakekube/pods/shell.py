@@ -7,6 +7,7 @@ what clients send (``tar cf - dir | tail -c+N``, ``echo x | cat``), not for stag
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,15 +28,26 @@ class Op:
     text: str
 
 
-def tokenize(line: str, env: dict[str, str], last_status: int = 0) -> list[Word | Op]:
-    """Split a command line as a POSIX shell does, expanding ``$VAR``, ``${VAR}`` and ``$?`` outside single
-    quotes (no globbing, no command substitution)."""
+def tokenize(line: str, env: dict[str, str], last_status: int = 0,
+             substitute: Callable[[str], str] | None = None) -> list[Word | Op]:
+    """Split a command line as a POSIX shell does, expanding ``$VAR``, ``${VAR}``, ``$?`` and ``$(command)``
+    (its output, by ``substitute``; split into words outside double quotes) outside single quotes (no
+    globbing)."""
     tokens: list[Word | Op] = []
     word: list[str] = []
     in_word = False
     i, n = 0, len(line)
 
     def expand_at(j: int) -> tuple[str, int]:
+        if j + 1 < n and line[j + 1] == "(":
+            depth, k = 1, j + 2
+            while k < n and depth:
+                depth += {"(": 1, ")": -1}.get(line[k], 0)
+                k += 1
+            if depth:
+                raise ShellSyntaxError("Syntax error: end of file unexpected (expecting \")\")")
+            output = substitute(line[j + 2:k - 1]) if substitute is not None else ""
+            return output.rstrip("\n"), k
         if j + 1 < n and line[j + 1] == "{":
             end = line.find("}", j + 2)
             if end < 0:
@@ -90,9 +102,22 @@ def tokenize(line: str, env: dict[str, str], last_status: int = 0) -> list[Word 
             word.append(line[i + 1])
             in_word, i = True, i + 2
         elif c == "$":
+            substituted = line.startswith("$(", i)
             text, i = expand_at(i)
-            word.append(text)
-            in_word = True
+            if substituted:  # unquoted: field splitting
+                fields = text.split()
+                if fields and text[:1].isspace():
+                    end_word()
+                for index, field_ in enumerate(fields):
+                    if index:
+                        end_word()
+                    word.append(field_)
+                    in_word = True
+                if fields and text[-1:].isspace():
+                    end_word()
+            else:
+                word.append(text)
+                in_word = True
         else:
             op = next((o for o in OPERATORS if line.startswith(o, i)), None)
             if op is not None and not (op[0] in "12" and in_word):
@@ -164,3 +189,12 @@ def parse(tokens: list[Word | Op]) -> list[tuple[str, list[Simple]]]:
 
 # Runs one simple command: (argv, stdin bytes or None for the process's stdin, out, err) → exit status.
 Runner = Callable[[list[str], "bytes | None", Callable[[bytes], None], Callable[[bytes], None]], int]
+
+
+FOR_LOOP = re.compile(r"^\s*for\s+([A-Za-z_]\w*)\s+in\s+(.*?)\s*;\s*do\s+(.*?)\s*;?\s*done\s*(?:;\s*(.*))?$", re.S)
+
+
+def for_loop(text: str) -> tuple[str, str, str, str] | None:
+    """A script that is one ``for NAME in WORDS; do BODY; done`` (then more): (name, words, body, rest)."""
+    m = FOR_LOOP.match(text)
+    return (m.group(1), m.group(2), m.group(3), m.group(4) or "") if m else None
