@@ -127,3 +127,11 @@ def test_a_registered_handler_wins_for_its_containers() -> None:
     assert run(r, "echo", "x") == (9, b"handled ['echo', 'x'] in web-0/main\n", b"")
     remove()
     assert run(r, "echo", "x") == (0, b"x\n", b"")
+
+
+def test_for_loops_and_command_substitution() -> None:
+    r = ExecRegistry()
+    assert run(r, "sh", "-c", "for i in $(seq 1 3); do echo n$i; done; echo end")[1] == b"n1\nn2\nn3\nend\n"
+    assert run(r, "sh", "-c", 'echo "$(printf "a  b")" $(printf "c  d")')[1] == b"a  b c d\n"
+    code, out, _ = run(r, "sh", "-c", "echo -n data | gzip | gzip -d")
+    assert (code, out) == (0, b"data")

@@ -109,3 +109,19 @@ def test_refusals(kube: Store, kube_server: KubeServer) -> None:
         websocket.create_connection(pf_url(kube_server, "80"), subprotocols=["SPDY/3.1+portforward.k8s.io"],
                                     timeout=5)
     assert refused.value.status_code == 400 and "SPDY/3.1" in json.loads(refused.value.resp_body)["message"]
+
+
+def test_server_stop_ends_port_forwards_and_leaves_no_thread(kube: Store, kube_server_factory: Any) -> None:
+    run_pod(kube)
+    served = kube_server_factory(kube)
+
+    def hold(conn: PortConnection) -> None:
+        conn.recv()  # until the client or the server goes
+
+    kube.on_port_forward(hold)
+    before = {t.ident for t in threading.enumerate()}
+    ws = websocket.create_connection(pf_url(served, "9000"), timeout=5)
+    ws.recv()
+    served.server.stop()
+    assert [t for t in threading.enumerate() if t.ident not in before and t.is_alive()] == []
+    ws.close()
