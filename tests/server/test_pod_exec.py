@@ -56,6 +56,7 @@ def frames(ws: websocket.WebSocket) -> list[Any]:
     while True:
         opcode, data = ws.recv_data(control_frame=True)
         if opcode == websocket.ABNF.OPCODE_CLOSE:
+            ws.close()
             return out
         out.append(data.decode() if opcode == websocket.ABNF.OPCODE_TEXT else data)
 
@@ -199,5 +200,5 @@ def test_client_gone_mid_stream_frees_the_exec(kube: Store, kube_server: KubeSer
                                      timeout=5)
     assert ws.recv() == b"\x01" and ws.recv() == b"\x01started\n"
     ws.sock.shutdown(socket.SHUT_RDWR)
-    ws.sock.close()
+    ws.close()
     assert gone.wait(5)

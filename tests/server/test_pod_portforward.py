@@ -62,6 +62,7 @@ def test_channel_pairs_port_prefix_and_a_registered_handler(kube: Store, kube_se
     assert ws.recv() == b"\x00HELLO\n"
     opcode, _ = ws.recv_data(control_frame=True)
     assert opcode == websocket.ABNF.OPCODE_CLOSE  # every port's connection ended: the stream ends
+    ws.close()
 
 
 def test_nothing_listening_is_refused_on_the_error_channel(kube: Store, kube_server: KubeServer) -> None:
@@ -71,6 +72,7 @@ def test_nothing_listening_is_refused_on_the_error_channel(kube: Store, kube_ser
     ws.recv()
     error = ws.recv()
     assert error[:1] == b"\x01" and b"error forwarding port 81 to pod" in error and b"connection refused" in error
+    ws.close()
 
 
 def test_forward_to_a_real_address(kube: Store, kube_server: KubeServer) -> None:
