@@ -429,6 +429,8 @@ def _shell(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out)
     # An interactive shell: read commands line by line until end of input (``kubectl exec -i pod -- sh``).
     status = 0
     while True:
+        if s.proc.tty and stdin is None:
+            out(b"# ")  # a shell on a terminal is interactive: it prompts (dash's and busybox's root prompt)
         line = s.proc.stdin.readline() if stdin is None else b""
         if not line:
             return status

@@ -170,11 +170,26 @@ class ChannelSession:
             except ValueError:
                 return
         if channel == STDIN and self.options.stdin:
-            self.stdin.feed(payload)
+            if self.options.tty:
+                self._terminal_input(payload)
+            else:
+                self.stdin.feed(payload)
         elif channel == RESIZE and self._proc is not None:
             with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
                 size = json.loads(payload)
                 self._proc.terminal_size = (int(size["Width"]), int(size["Height"]))
+
+    def _terminal_input(self, data: bytes) -> None:
+        """A TTY's line discipline, as the container's terminal applies it to what the client types in raw
+        mode: Enter's CR becomes NL (ICRNL), input is echoed (ECHO), Ctrl-D at a line's start ends the input."""
+        data = data.replace(b"\r", b"\n")
+        eof = b"\x04" in data
+        data = data.split(b"\x04", 1)[0]
+        if data and self.options.stdout:
+            self.send(STDOUT, data.replace(b"\n", b"\r\n"))
+        self.stdin.feed(data)
+        if eof:
+            self.stdin.close()
 
     def _work(self) -> None:
         try:

@@ -45,3 +45,18 @@ def test_cp_both_ways(kubectl, kube: Store, kube_server: KubeServer, tmp_path: P
     back = tmp_path / "back"
     kubectl("cp", "p1:/tmp/dst", str(back))
     assert (back / "a.txt").read_text() == "A\n" and (back / "sub" / "b.txt").read_text() == "B\n"
+
+
+def test_exec_with_a_terminal(kube: Store, kube_server: KubeServer) -> None:
+    import shutil
+    import subprocess
+
+    kubectl, script = shutil.which("kubectl"), shutil.which("script")
+    if kubectl is None or script is None:
+        pytest.skip("needs kubectl and script(1) for a pseudo-terminal")
+    run_pod(kube)
+    done = subprocess.run([script, "-qec", f"{kubectl} exec -it p1 -- sh", "/dev/null"], input="echo hello\rexit 4\r",
+                          capture_output=True, text=True, timeout=30, env=kube_server.env)
+    assert done.returncode == 4
+    lines = done.stdout.splitlines()
+    assert "hello" in lines and "# command terminated with exit code 4" in lines

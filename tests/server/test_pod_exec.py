@@ -202,3 +202,16 @@ def test_client_gone_mid_stream_frees_the_exec(kube: Store, kube_server: KubeSer
     ws.sock.shutdown(socket.SHUT_RDWR)
     ws.close()
     assert gone.wait(5)
+
+
+def test_tty_echoes_input_maps_enter_and_ends_lines_with_crlf(kube: Store, kube_server: KubeServer) -> None:
+    run_pod(kube)
+    ws = websocket.create_connection(ws_url(kube_server, "command=sh&stdin=1&stdout=1&stderr=1&tty=1"),
+                                     subprotocols=["v5.channel.k8s.io"], timeout=5)
+    ws.send_binary(b"\x00echo hi\r")  # a terminal in raw mode sends CR for Enter
+    ws.send_binary(b"\x00exit 5\r")
+    got = frames(ws)
+    output = b"".join(f[1:] for f in got if f[:1] == b"\x01")
+    # the prompt, both lines echoed as typed (CR shown as CRLF), the command's output with CRLF line ends
+    assert output.startswith(b"# ") and b"echo hi\r\nexit 5\r\n" in output and b"\r\nhi\r\n" in output
+    assert json.loads(got[-1][1:])["details"]["causes"] == [{"reason": "ExitCode", "message": "5"}]
