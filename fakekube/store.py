@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from fakekube import decoding, errors, namerules, validation
@@ -36,6 +36,7 @@ from fakekube.jsonvalues import json_copy
 from fakekube.kinds.context import WriteContext
 from fakekube.patch.managed_fields import record_update
 from fakekube.patch.zero import zero_object
+from fakekube.pods.execution import ExecHandler, ExecRegistry
 from fakekube.records import CRD_STORAGE, Key, Record, sort_key
 from fakekube.requestcycle import RequestCycle
 from fakekube.resources import Registry, ResourceType, load_manifests
@@ -131,6 +132,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self.track_managed_fields = managed_fields
         self._versions_by_storage: dict[tuple[str, int], frozenset[str]] = {}
         self.commit_hooks: list[CommitHook] = []
+        # What pods' containers do when a client execs into them (fakekube.pods; ``on_exec``).
+        self.pod_exec = ExecRegistry()
+        self.pod_exec.container_output = self._container_output
         # Who may do what and which bearer tokens are valid, for the review APIs (fakekube/kinds/authorization.py,
         # authentication.py). The store never enforces either; None is AlwaysAllow.
         self.authorizer: Authorizer | None = None
@@ -469,6 +473,12 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
         return checked
 
+    def _container_output(self, pod: dict[str, Any], container: str, data: bytes) -> None:
+        """What an exec'd command writes to the container's own stdout (``> /proc/1/fd/1``) goes to its log."""
+        from fakekube.pods.logs import pod_logs
+
+        pod_logs(self).instance(pod["metadata"]["uid"], container).append(data)
+
     def _costly_rule_errors(self, rt: ResourceType, errs: list[errors.FieldError], obj: dict[str, Any],
                             old: dict[str, Any] | None, warnings: list[str] | None) -> list[errors.FieldError]:
         """CEL rules that may spend their whole runtime budget (seconds, counted in Python) run without the
@@ -594,6 +604,23 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         return known
 
     # -- conveniences ----------------------------------------------------------------------------------
+
+    def on_exec(self, handler: ExecHandler, *, namespace: str | Iterable[str] | None = None,
+                pod: str | Iterable[str] | None = None, labels: str | Mapping[str, str] | None = None,
+                container: str | Iterable[str] | None = None) -> Callable[[], None]:
+        """Answer ``pods/exec`` into the selected containers with ``handler(process) -> exit code`` (newest
+        matching rule wins; without one, the built-in commands answer). Returns a function removing the rule.
+        See docs/pods.md, "Exec and attach"."""
+        return self.pod_exec.on_exec(handler, namespace=namespace, pod=pod, labels=labels, container=container)
+
+    def on_port_forward(self, handler: Callable[[Any], None], *, port: int | Iterable[int] | None = None,
+                        namespace: str | Iterable[str] | None = None, pod: str | Iterable[str] | None = None,
+                        labels: str | Mapping[str, str] | None = None) -> Callable[[], None]:
+        """Answer ``pods/portforward`` to ``port`` of the selected pods with ``handler(connection)``
+        (``fakekube.pods.portforward``; ``forward_to(host, port)`` reaches a real address). Returns a function
+        removing the rule. See docs/pods.md, "Port-forward"."""
+        return self.pod_exec.port_forwards.on_port_forward(handler, port=port, namespace=namespace, pod=pod,
+                                                           labels=labels)
 
     def load(self, source: str | Any, *, actor: str = "fakekube") -> list[dict[str, Any]]:
         """Create every object in a manifest (dict, list, YAML text or file); returns those that are not CRDs.

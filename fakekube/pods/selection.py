@@ -92,6 +92,11 @@ class Rules(Generic[T]):
                 return value
         return None
 
+    def entries(self) -> list[tuple[ContainerSelector, T]]:
+        """Every rule, oldest first (for a lookup that needs more than the selector)."""
+        with self._lock:
+            return list(self._rules)
+
     def clear(self) -> None:
         with self._lock:
             self._rules.clear()

@@ -21,6 +21,7 @@ from fakekube.server import (
     negotiation,
     openapi,
     partial,
+    podconnect,
     podlog,
     rest,
     routes,
@@ -258,6 +259,9 @@ class Exchange:
             req = dataclasses.replace(req, user=acting)
             attrs = rest.attributes(req, rt, verb)
         self._authorize(attrs, acting.name == ANONYMOUS_NAME, open_anyway=granted_to_every_user(attrs))
+        if not rt.custom and podconnect.handles(rt.group, rt.plural, route.subresource):
+            self._connect_pod(req, attrs, acting)
+            return
         # The route's own warnings come first: the real handler adds them before it runs (installer.go).
         self._route_warnings = route_warnings
         self._warnings = list(route_warnings)
@@ -341,6 +345,26 @@ class Exchange:
                 return False
 
         self._response = HttpResponse(200, headers, stream=body)
+
+    def _connect_pod(self, req: rest.Request, attrs: RequestAttributes, acting: UserInfo) -> None:
+        """exec and attach (``fakekube.server.podconnect``). A GET, which WebSocket clients send, also needs
+        ``create`` on the subresource (AuthorizePodWebsocketUpgradeCreatePermission, on by default since 1.35;
+        kubernetes pkg/registry/core/pod/rest/authorize.go)."""
+        srv = self.server
+        authorizer = srv.anonymous_authorizer if acting.name == ANONYMOUS_NAME else srv.authorizer
+        if attrs.verb != "create" and authorizer is not None:
+            allowed, reason = _decide(authorizer, dataclasses.replace(attrs, verb="create"))
+            if not allowed:
+                name = req.path.name or ""
+                raise errors.ApiError(403, "Forbidden", f'pods "{name}" is forbidden: {reason}',
+                                      {"name": name, "kind": "pods"})
+        path = req.path
+        assert path.namespace is not None and path.name is not None and path.subresource is not None
+        response = podconnect.connect(srv.store, srv.store.pod_exec, path.namespace, path.name, path.subresource,
+                                      req.query, self.request)
+        self._reply_code = response.status
+        response.headers.insert(0, ("Audit-Id", self._audit_id))
+        self._response = response
 
     def _endpoint(self, route: routing.Endpoint) -> None:
         d = self.server.discovery

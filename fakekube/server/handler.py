@@ -28,6 +28,8 @@ logger = logging.getLogger("fakekube.server")
 
 __all__ = ["ApiHandler", "warning_header"]
 
+UPGRADED_IDLE_TIMEOUT = 4 * 3600.0  # apiserver pkg/util/proxy/websocket.go defaultIdleConnectionTimeout
+
 
 class ApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked watch streams
@@ -59,6 +61,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         try:
             if response.abort:
                 self.close_connection = True
+            elif response.upgrade is not None:
+                self.close_connection = True
+                self._upgrade(response)
             elif response.stream is not None:
                 self._stream(response)
             else:
@@ -107,6 +112,14 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _write(self, response: HttpResponse) -> None:
         # One write for status line, headers and body: the stdlib's send_response path costs more per request.
         self.wfile.write(self._head(response) + response.body)
+
+    def _upgrade(self, response: HttpResponse) -> None:
+        assert response.upgrade is not None
+        self.wfile.write(self._head(response))
+        # A stream may idle far longer than a request (the apiserver's stream translator allows 4 hours); the
+        # server's stop() still ends it by shutting the socket down.
+        self.connection.settimeout(UPGRADED_IDLE_TIMEOUT)
+        response.upgrade(self.connection, self.rfile)
 
     def _stream(self, response: HttpResponse) -> None:
         assert response.stream is not None

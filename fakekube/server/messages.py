@@ -84,6 +84,9 @@ class HttpResponse:
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytes = b""
     stream: StreamBody | None = None  # a watch: the body is streamed (chunked on the wire)
+    # A protocol upgrade (status 101): once the head is out, the connection's socket and its buffered reader are
+    # handed to this function, which runs the new protocol until it ends (exec, attach).
+    upgrade: Callable[[Any, Any], None] | None = None
     close: bool = False  # the connection cannot carry another request after this reply
     abort: bool = False  # no reply at all: the connection closes (the real handler's panic, a client gone)
     finish: Callable[[], None] = lambda: None
@@ -103,6 +106,6 @@ def wire_head(response: HttpResponse, close: bool) -> bytes:
     except ValueError:
         phrase = ""
     lines = [f"HTTP/1.1 {response.status} {phrase}\r\n", *(f"{k}: {v}\r\n" for k, v in response.headers)]
-    if close and response.stream is None:
+    if close and response.stream is None and response.upgrade is None:
         lines.append("Connection: close\r\n")
     return ("".join(lines) + "\r\n").encode()

@@ -1,0 +1,526 @@
+"""The commands a fake container answers when no handler is registered: what client suites, operators and
+``kubectl cp`` send (``echo``, ``cat``, ``ls``, ``env``, ``true``, ``false``, ``exit N``, ``sleep``, ``dd`` from
+``/dev/zero`` and ``/dev/urandom``, ``sh -c``, ``date``, ``hostname``, ``tar``, ``test`` ...), over the
+container's in-memory files (``fakekube.pods.filesystem``).
+
+A command the image does not have fails as a container started by containerd/runc does: the OCI runtime's
+``executable file not found in $PATH`` on the output and exit status 126; inside ``sh -c`` the shell's own
+``sh: NAME: not found`` and 127.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+from collections.abc import Callable
+from datetime import UTC
+
+from fakekube.pods import shell
+from fakekube.pods.filesystem import FileSystemError
+from fakekube.pods.process import ExitStatus, Process
+
+Out = Callable[[bytes], None]
+SHELLS = ("sh", "bash", "ash", "dash")
+DEVICES = ("/dev/zero", "/dev/urandom", "/dev/random", "/dev/null")
+
+
+def not_found_message(name: str) -> bytes:
+    """runc's start failure as containerd reports it (``kubectl exec pod -- nosuch``)."""
+    return (f'OCI runtime exec failed: exec failed: unable to start container process: exec: "{name}": '
+            "executable file not found in $PATH: unknown\r\n").encode()
+
+
+class Session:
+    """One exec's view of its container: working directory, environment, files, and the process's streams."""
+
+    def __init__(self, proc: Process, cwd: str = "/") -> None:
+        self.proc = proc
+        self.files = proc.files
+        self.env = dict(proc.env)
+        self.cwd = cwd
+        self.status = 0
+
+    # -- running ---------------------------------------------------------------------------------------
+
+    def run(self, argv: list[str]) -> int:
+        """The exec's own command (not inside a shell)."""
+        name = _command_name(argv[0]) if argv else ""
+        if name not in COMMANDS:
+            self.proc.stdout(not_found_message(argv[0] if argv else ""))
+            return 126
+        return self.simple(argv, None, self.proc.stdout, self.proc.stderr, in_shell=False)
+
+    def simple(self, argv: list[str], stdin: bytes | None, out: Out, err: Out, *, in_shell: bool = True) -> int:
+        name = _command_name(argv[0])
+        if name in SHELL_BUILTINS and in_shell:
+            return SHELL_BUILTINS[name](self, argv[1:], stdin, out, err)
+        command = COMMANDS.get(name)
+        if command is None:
+            err(f"sh: {argv[0]}: not found\n".encode())
+            return 127
+        try:
+            return command(self, argv[1:], stdin, out, err)
+        except FileSystemError as exc:
+            err(f"{name}: {exc}\n".encode())
+            return 1
+
+    def substitute(self, text: str) -> str:
+        """``$(text)``: its standard output (its errors go to the process's stderr)."""
+        captured = bytearray()
+        self.status = self.script(text, captured.extend, self.proc.stderr)
+        return captured.decode(errors="replace")
+
+    def script(self, text: str, out: Out, err: Out, name: str = "sh") -> int:
+        loop = shell.for_loop(text)
+        if loop is not None:
+            var, words, body, rest = loop
+            try:
+                values = [w.text for w in shell.tokenize(words, self.env, self.status, self.substitute)
+                          if isinstance(w, shell.Word)]
+            except shell.ShellSyntaxError as exc:
+                err(f"{name}: 1: {exc}\n".encode())
+                return 2
+            status = 0
+            for value in values:
+                self.env[var] = value
+                status = self.script(body, out, err, name)
+            self.status = status
+            return self.script(rest, out, err, name) if rest.strip() else status
+        status = 0
+        try:
+            for joiner, pipeline in shell.parse(shell.tokenize(text, self.env, self.status, self.substitute)):
+                if joiner == "&&" and status != 0 or joiner == "||" and status == 0:
+                    continue
+                status = self.pipeline(pipeline, out, err)
+                self.status = status
+                if self.proc.gone.is_set():
+                    break
+        except shell.ShellSyntaxError as exc:
+            err(f"{name}: 1: {exc}\n".encode())
+            return 2
+        return status
+
+    def pipeline(self, stages: list[shell.Simple], out: Out, err: Out) -> int:
+        data: bytes | None = None
+        status = 0
+        for index, stage in enumerate(stages):
+            last = index == len(stages) - 1
+            captured = bytearray()
+            stage_out: Out = out if last else captured.extend
+            status = self.redirected(stage, data if index else None, stage_out, err)
+            data = bytes(captured)
+        return status
+
+    def redirected(self, cmd: shell.Simple, stdin: bytes | None, out: Out, err: Out) -> int:
+        try:
+            if cmd.stdin_from is not None:
+                stdin = self.read_file(cmd.stdin_from)
+            sinks: list[tuple[str, bool, bytearray]] = []
+            if cmd.stdout_to == ("&2", False):
+                out = err
+            elif cmd.stdout_to is not None:
+                buffer = bytearray()
+                sinks.append((cmd.stdout_to[0], cmd.stdout_to[1], buffer))
+                out = buffer.extend
+            if cmd.stderr_to == "&1":
+                err = out
+            elif cmd.stderr_to is not None:
+                buffer_err = bytearray()
+                sinks.append((cmd.stderr_to, False, buffer_err))
+                err = buffer_err.extend
+            status = self.simple(cmd.argv, stdin, out, err)
+            for path, append, content in sinks:
+                if path in ("/proc/1/fd/1", "/proc/1/fd/2"):
+                    self.proc.container_output(bytes(content))
+                elif path != "/dev/null":
+                    self.files.write(self.path(path), bytes(content), append=append)
+            return status
+        except FileSystemError as exc:
+            err(f"sh: 1: cannot open {exc}\n".encode())
+            return 2
+
+    # -- helpers ---------------------------------------------------------------------------------------
+
+    def path(self, p: str) -> str:
+        return self.files.resolve(p, self.cwd)
+
+    def read_file(self, p: str) -> bytes:
+        if p == "/dev/null":
+            return b""
+        return self.files.read(self.path(p))
+
+    def read_stdin(self, stdin: bytes | None) -> bytes:
+        return stdin if stdin is not None else self.proc.stdin.read()
+
+
+def _command_name(arg0: str) -> str:
+    return posixpath.basename(arg0) if "/" in arg0 else arg0
+
+
+# -- the commands ---------------------------------------------------------------------------------------
+
+def _echo(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    newline = True
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        newline = newline and "n" not in args[0]
+        args = args[1:]
+    out((" ".join(args) + ("\n" if newline else "")).encode())
+    return 0
+
+
+def _printf(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    if not args:
+        err(b"printf: usage: printf format [arguments]\n")
+        return 2
+    fmt = args[0].replace("\\n", "\n").replace("\\t", "\t")
+    try:
+        out((fmt.replace("%s", "{}").format(*args[1:]) if "%s" in fmt else fmt).encode())
+    except IndexError:
+        out(fmt.replace("%s", "").encode())
+    return 0
+
+
+def _cat(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    status = 0
+    for name in [a for a in args if a != "-"] or ["-"]:
+        if name == "-":
+            if stdin is not None:
+                out(stdin)
+                continue
+            while chunk := s.proc.stdin.read(64 * 1024):  # streams: an interactive cat echoes as it reads
+                out(chunk)
+            continue
+        try:
+            out(s.read_file(name))
+        except FileSystemError as exc:
+            err(f"cat: {exc}\n".encode())
+            status = 1
+    return status
+
+
+def _ls(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    flags = "".join(a[1:] for a in args if a.startswith("-") and a != "-")
+    paths = [a for a in args if not a.startswith("-") or a == "-"] or ["."]
+    status = 0
+    for index, p in enumerate(paths):
+        full = s.path(p)
+        if not s.files.exists(full):
+            err(f"ls: cannot access '{p}': No such file or directory\n".encode())
+            status = 2
+            continue
+        names = s.files.listdir(full) if s.files.is_dir(full) else [p]
+        if "a" in flags and s.files.is_dir(full):
+            names = [".", "..", *names]
+        if len(paths) > 1 and s.files.is_dir(full):
+            out(f"{'' if index == 0 else chr(10)}{p}:\n".encode())
+        for name in names:
+            if "l" in flags:
+                entry = full if name == p else posixpath.join(full, name)
+                is_dir = s.files.is_dir(entry) or name in (".", "..")
+                size = 4096 if is_dir else len(s.files.read(entry))
+                out(f"{'d' if is_dir else '-'}rw{'x' if is_dir else '-'}r-{'x' if is_dir else '-'}r-"
+                    f"{'x' if is_dir else '-'}    1 root     root  {size:>10} Jan  1 00:00 {name}\n".encode())
+            else:
+                out(f"{name}\n".encode())
+    return status
+
+
+def _env(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    env = dict(s.env)
+    while args and "=" in args[0]:
+        key, _, value = args.pop(0).partition("=")
+        env[key] = value
+    if args:
+        saved, s.env = s.env, env
+        try:
+            return s.simple(args, stdin, out, err, in_shell=False)
+        finally:
+            s.env = saved
+    out("".join(f"{k}={v}\n" for k, v in env.items()).encode())
+    return 0
+
+
+def _printenv(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    if not args:
+        return _env(s, [], stdin, out, err)
+    missing = [a for a in args if a not in s.env]
+    out("".join(f"{s.env[a]}\n" for a in args if a in s.env).encode())
+    return 1 if missing else 0
+
+
+def _sleep(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    try:
+        seconds = sum(float(a.rstrip("s")) if not a.endswith(("m", "h")) else
+                      float(a[:-1]) * (60 if a.endswith("m") else 3600) for a in args)
+    except ValueError:
+        err(f"sleep: invalid time interval '{args[0] if args else ''}'\n".encode())
+        return 1
+    if not args:
+        err(b"sleep: missing operand\n")
+        return 1
+    s.proc.sleep(seconds if seconds != float("inf") else 10**9)
+    return 0
+
+
+def _dd(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    opts = dict(a.split("=", 1) for a in args if "=" in a)
+    bs = _size(opts.get("bs", "512"))
+    count = int(opts["count"]) if "count" in opts else None
+    source = opts.get("if")
+    if source is None:
+        data = s.read_stdin(stdin)
+    elif source in ("/dev/zero", "/dev/urandom", "/dev/random"):
+        if count is None:
+            err(b"dd: an endless source needs count= here\n")
+            return 1
+        data = bytes(bs * count) if source == "/dev/zero" else os.urandom(bs * count)
+    else:
+        data = s.read_file(source)
+    if count is not None:
+        data = data[:bs * count]
+    blocks = (len(data) + bs - 1) // bs
+    target = opts.get("of")
+    if target is None:
+        out(data)
+    elif target != "/dev/null":
+        s.files.write(s.path(target), data)
+    err(f"{blocks}+0 records in\n{blocks}+0 records out\n{len(data)} bytes copied\n".encode())
+    return 0
+
+
+def _size(text: str) -> int:
+    units = {"k": 1024, "K": 1024, "M": 1024**2, "G": 1024**3}
+    return int(text[:-1]) * units[text[-1]] if text and text[-1] in units else int(text)
+
+
+def _date(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    now = s.proc.now().astimezone(UTC)
+    args = [a for a in args if a not in ("-u", "--utc")]
+    if args and not args[0].startswith(("+", "-")):
+        err(f"date: invalid date '{args[0]}'\n".encode())  # GNU date (C locale): an operand is a date to set
+        return 1
+    if args and args[0].startswith("+"):
+        out((now.strftime(args[0][1:]) + "\n").encode())
+    else:
+        out(f"{now.strftime('%a %b')} {now.day:>2} {now.strftime('%H:%M:%S UTC %Y')}\n".encode())
+    return 0
+
+
+def _hostname(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    out(f"{s.env.get('HOSTNAME') or s.proc.pod_name}\n".encode())
+    return 0
+
+
+def _test(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    if args and args[-1] == "]":
+        args = args[:-1]
+    negate = bool(args) and args[0] == "!"
+    args = args[1:] if negate else args
+    if len(args) == 2 and args[0] in ("-d", "-f", "-e", "-z", "-n", "-s"):
+        op, value = args
+        result = {"-d": lambda: s.files.is_dir(s.path(value)), "-f": lambda: s.files.is_file(s.path(value)),
+                  "-e": lambda: s.files.exists(s.path(value)), "-z": lambda: value == "",
+                  "-n": lambda: value != "",
+                  "-s": lambda: s.files.is_file(s.path(value)) and bool(s.files.read(s.path(value)))}[op]()
+    elif len(args) == 3 and args[1] in ("=", "==", "!="):
+        result = (args[0] == args[2]) != (args[1] == "!=")
+    elif len(args) == 1:
+        result = args[0] != ""
+    else:
+        result = False
+    return 0 if result != negate else 1
+
+
+def _pwd(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    out(f"{s.cwd}\n".encode())
+    return 0
+
+
+def _mkdir(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    parents = "-p" in args
+    for p in [a for a in args if not a.startswith("-")]:
+        try:
+            s.files.mkdir(s.path(p), parents=parents)
+        except FileSystemError as exc:
+            err(f"mkdir: {exc}\n".encode())
+            return 1
+    return 0
+
+
+def _rm(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    flags = "".join(a[1:] for a in args if a.startswith("-"))
+    status = 0
+    for p in [a for a in args if not a.startswith("-")]:
+        try:
+            s.files.remove(s.path(p), recursive="r" in flags or "R" in flags)
+        except FileSystemError as exc:
+            if "f" not in flags or "Is a directory" in str(exc):
+                err(f"rm: {exc}\n".encode())
+                status = 1
+    return status
+
+
+def _touch(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    for p in [a for a in args if not a.startswith("-")]:
+        if not s.files.exists(s.path(p)):
+            s.files.write(s.path(p), b"")
+    return 0
+
+
+def _head_tail(tail: bool) -> Callable[[Session, list[str], bytes | None, Out, Out], int]:
+    def run(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+        mode, amount, files = "n", "10", []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("-c", "-n") and i + 1 < len(args):
+                mode, amount = a[1], args[i + 1]
+                i += 1
+            elif a.startswith(("-c", "-n")) and len(a) > 2:
+                mode, amount = a[1], a[2:]
+            else:
+                files.append(a)
+            i += 1
+        data = s.read_file(files[0]) if files else s.read_stdin(stdin)
+        from_start = amount.startswith("+")
+        count = int(amount.lstrip("+-"))
+        if mode == "c":
+            part = (data[count - 1:] if from_start else data[-count:] if count else b"") if tail else data[:count]
+        else:
+            lines = data.splitlines(keepends=True)
+            part = b"".join((lines[count - 1:] if from_start else lines[-count:] if count else [])
+                            if tail else lines[:count])
+        out(part)
+        return 0
+    return run
+
+
+def _wc(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    files = [a for a in args if not a.startswith("-")]
+    data = s.read_file(files[0]) if files else s.read_stdin(stdin)
+    counts = {"-c": len(data), "-l": data.count(b"\n"), "-w": len(data.split())}
+    flags = [a for a in args if a in counts] or ["-l", "-w", "-c"]
+    out((" ".join(str(counts[f]) for f in flags) + (f" {files[0]}" if files else "") + "\n").encode())
+    return 0
+
+
+def _digest(algorithm: str) -> Callable[[Session, list[str], bytes | None, Out, Out], int]:
+    def run(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+        for name in args or ["-"]:
+            data = s.read_stdin(stdin) if name == "-" else s.read_file(name)
+            out(f"{hashlib.new(algorithm, data).hexdigest()}  {name}\n".encode())
+        return 0
+    return run
+
+
+def _simple_output(text: str) -> Callable[[Session, list[str], bytes | None, Out, Out], int]:
+    def run(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+        out(text.encode())
+        return 0
+    return run
+
+
+def _shell(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    if len(args) >= 2 and args[0] == "-c":
+        return s.script(args[1], out, err)
+    if args and not args[0].startswith("-"):
+        return s.script(s.read_file(args[0]).decode(errors="replace"), out, err)
+    # An interactive shell: read commands line by line until end of input (``kubectl exec -i pod -- sh``).
+    status = 0
+    while True:
+        if s.proc.tty and stdin is None:
+            out(b"# ")  # a shell on a terminal is interactive: it prompts (dash's and busybox's root prompt)
+        line = s.proc.stdin.readline() if stdin is None else b""
+        if not line:
+            return status
+        status = s.script(line.decode(errors="replace"), out, err)
+
+
+def _exit(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    try:
+        code = int(args[0]) if args else s.status
+    except ValueError:
+        err(f"sh: 1: exit: Illegal number: {args[0]}\n".encode())
+        code = 2
+    raise ExitStatus(code & 0xFF)
+
+
+def _cd(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    target = s.path(args[0] if args else s.env.get("HOME", "/"))
+    if not s.files.is_dir(target):
+        err(f"sh: 1: cd: can't cd to {args[0] if args else target}\n".encode())
+        return 2
+    s.cwd = target
+    return 0
+
+
+def _export(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    for a in args:
+        key, eq, value = a.partition("=")
+        if eq:
+            s.env[key] = value
+    return 0
+
+
+def _seq(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    try:
+        nums = [int(a) for a in args]
+    except ValueError:
+        err(f"seq: invalid argument: '{args[0] if args else ''}'\n".encode())
+        return 1
+    first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else tuple(nums[:3])
+    out("".join(f"{i}\n" for i in range(first, last + (1 if step > 0 else -1), step or 1)).encode())
+    return 0
+
+
+def _gzip(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    import gzip
+
+    flags = "".join(a[1:] for a in args if a.startswith("-"))
+    files = [a for a in args if not a.startswith("-")]
+    data = s.read_file(files[0]) if files else s.read_stdin(stdin)
+    try:
+        out(gzip.decompress(data) if "d" in flags else gzip.compress(data))
+    except OSError as exc:
+        err(f"gzip: stdin: {exc}\n".encode())
+        return 1
+    return 0
+
+
+def _uptime(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    out(f" {s.proc.now().astimezone(UTC).strftime('%H:%M:%S')} up 1 day,  0 users,  load average: 0.00, 0.00, "
+        "0.00\n".encode())
+    return 0
+
+
+def _tar(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    from fakekube.pods.tarball import tar_command
+
+    return tar_command(s, args, stdin, out, err)
+
+
+Command = Callable[[Session, list[str], "bytes | None", Out, Out], int]
+
+COMMANDS: dict[str, Command] = {
+    "echo": _echo, "printf": _printf, "cat": _cat, "ls": _ls, "env": _env, "printenv": _printenv,
+    "true": lambda s, a, i, o, e: 0, "false": lambda s, a, i, o, e: 1, "sleep": _sleep, "dd": _dd, "date": _date,
+    "hostname": _hostname, "test": _test, "[": _test, "pwd": _pwd, "mkdir": _mkdir, "rm": _rm, "touch": _touch,
+    "head": _head_tail(False), "tail": _head_tail(True), "wc": _wc, "md5sum": _digest("md5"),
+    "sha256sum": _digest("sha256"), "whoami": _simple_output("root\n"),
+    "id": _simple_output("uid=0(root) gid=0(root) groups=0(root)\n"), "uname": _simple_output("Linux\n"),
+    "tar": _tar, "seq": _seq, "gzip": _gzip, "uptime": _uptime, **{name: _shell for name in SHELLS},
+}
+SHELL_BUILTINS: dict[str, Command] = {"exit": _exit, "cd": _cd, "export": _export}
+
+
+def run_builtin(proc: Process, cwd: str = "/") -> int:
+    """Run ``proc.command`` with the built-in commands; its exit status."""
+    session = Session(proc, cwd)
+    try:
+        return session.run(proc.command)
+    except ExitStatus as done:
+        return done.code
+
+
+__all__ = ["COMMANDS", "Session", "run_builtin", "not_found_message"]

@@ -1,0 +1,177 @@
+"""``pods/exec`` and ``pods/attach``: the apiserver's checks, then the upgrade to a channel WebSocket.
+
+The apiserver (kubernetes ``pkg/registry/core/pod/rest/subresources.go`` ``ExecREST``/``AttachREST`` and
+``pkg/registry/core/pod/strategy.go`` ``streamLocation``, v1.37.2) reads the pod (404), checks the container
+(400 ``container X is not valid for pod P``, or a name must be chosen among several), needs a node (400
+``pod P does not have a host assigned``) that exists (a 404 ``pods "NODE" not found``, sic) with an address
+(a 500 without reason otherwise), and — for a request that is not an
+upgrade — answers 400 ``Upgrade request required`` (apimachinery ``pkg/util/proxy/upgradeaware.go``). A WebSocket
+client that offers ``v5.channel.k8s.io`` is served by the stream translator; other WebSocket clients reach the
+kubelet, whose own refusals (``you must specify at least 1 of stdin, stdout, stderr``, ``container not found``,
+an unknown subprotocol's bare 403) come back as plain HTTP (``fakekube.server.channels``).
+
+SPDY/3.1 upgrades (kubectl before 1.30, client-go's SPDY executor) are refused with a 400 that says so:
+fakekube speaks the WebSocket protocols only (docs/pods.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fakekube import errors
+from fakekube.pods.execution import ExecRegistry
+from fakekube.server import portforward, websocket
+from fakekube.server.channels import V5, ChannelSession, StreamOptions, negotiate
+from fakekube.server.messages import HttpRequest, HttpResponse
+from fakekube.server.params import Query
+from fakekube.store import Store
+
+STREAMED = ("exec", "attach", "portforward")
+TEXT = "text/plain; charset=utf-8"
+_EXEC_SPDY = ("fakekube does not emulate SPDY/3.1 streams: use a client that streams over WebSocket (kubectl 1.30 "
+              "or later, client-go's WebSocket executor)")
+SPDY_REFUSAL = {"exec": _EXEC_SPDY, "attach": _EXEC_SPDY,
+                "portforward": "fakekube does not emulate SPDY/3.1 streams, tunnelled or not (kubectl port-forward "
+                               "needs one): port-forward with a client that speaks v4.channel.k8s.io over WebSocket "
+                               "(the official Python client, kr8s)"}
+
+
+def handles(group: str, plural: str, subresource: str | None) -> bool:
+    return group == "" and plural == "pods" and subresource in STREAMED
+
+
+def _lookup(store: Store, namespace: str) -> Callable[[str, str], Mapping[str, Any] | None]:
+    def lookup(plural: str, name: str) -> Mapping[str, Any] | None:
+        return next((o for o in store.objects(plural, namespace) if o["metadata"]["name"] == name), None)
+    return lookup
+
+
+def _container_names(pod: Mapping[str, Any]) -> list[str]:
+    spec = pod.get("spec") or {}
+    # podutil.VisitContainers' order: init containers, containers, ephemeral containers
+    return [c.get("name", "") for key in ("initContainers", "containers", "ephemeralContainers")
+            for c in spec.get(key) or [] if isinstance(c, dict)]
+
+
+def validate_container(container: str, pod: Mapping[str, Any]) -> str:
+    """``validateContainer`` (strategy.go)."""
+    name = pod["metadata"]["name"]
+    if not container:
+        containers = (pod.get("spec") or {}).get("containers") or []
+        if len(containers) == 1:
+            return str(containers[0].get("name", ""))
+        if not containers:
+            raise errors.BadRequest(f"a container name must be specified for pod {name}")
+        raise errors.BadRequest(f"a container name must be specified for pod {name}, choose one of: "
+                                f"[{' '.join(_container_names(pod))}]")
+    if container not in _container_names(pod):
+        raise errors.BadRequest(f"container {container} is not valid for pod {name}")
+    return container
+
+
+def container_running(pod: Mapping[str, Any], container: str) -> bool:
+    """Whether the kubelet would find the container (its runtime lists it running)."""
+    status = pod.get("status") or {}
+    for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        for cs in status.get(key) or []:
+            if cs.get("name") == container and "running" in (cs.get("state") or {}):
+                return True
+    return False
+
+
+def _text(code: int, body: str, headers: list[tuple[str, str]] | None = None) -> HttpResponse:
+    data = body.encode()
+    return HttpResponse(code, [*(headers or []), ("Content-Type", TEXT), ("Content-Length", str(len(data)))],
+                        data, close=True)
+
+
+def connect(store: Store, registry: ExecRegistry, namespace: str, name: str, subresource: str, query: Query,
+            request: HttpRequest) -> HttpResponse:
+    """The answer to an exec or attach request (errors before the upgrade raise ``ApiError``)."""
+    pod = next((p for p in store.objects("pods", namespace) if p["metadata"]["name"] == name), None)
+    if pod is None:
+        raise errors.NotFound("pods", "", name)
+    # PortForwardLocation names no container
+    container = validate_container(query.str("container") or "", pod) if subresource != "portforward" else ""
+    node = (pod.get("spec") or {}).get("nodeName")
+    if not node:
+        raise errors.BadRequest(f"pod {name} does not have a host assigned")
+    found = next((n for n in store.objects("nodes") if n["metadata"]["name"] == node), None)
+    if found is None:
+        # The kubelet connection getter's NotFound names the node with the pods resource (observed on
+        # kube-apiserver v1.37.2: ``pods "ghost" not found``).
+        raise errors.NotFound("pods", "", node)
+    if not (found.get("status") or {}).get("addresses"):
+        # nodeutil.GetPreferredNodeAddress: every address type is preferred, so only none at all fails
+        raise errors.ApiError(500, "", "no preferred addresses found; known addresses: []")
+    headers = request.headers
+    if not websocket.is_upgrade_request(headers):
+        raise errors.BadRequest("Upgrade request required")
+    if not websocket.is_websocket_request(headers):
+        raise errors.BadRequest(SPDY_REFUSAL[subresource])
+    if subresource == "portforward":
+        return _port_forward(store, registry, pod, namespace, query, request)
+    options = StreamOptions(*(bool(query.bool(k)) for k in ("stdin", "stdout", "stderr", "tty")))
+    if options.tty and options.stderr:
+        options = StreamOptions(options.stdin, options.stdout, False, True)  # the kubelet drops stderr with a TTY
+    protocol = negotiate(websocket.requested_protocols(headers))
+    # Checks the kubelet makes (its refusals reach a v5 client on the error channel after the upgrade).
+    failure = None
+    if not (options.stdin or options.stdout or options.stderr):
+        failure = "you must specify at least 1 of stdin, stdout, stderr"
+    elif not container_running(pod, container):
+        failure = f'container not found ("{container}")'
+    if protocol != V5:
+        if failure is not None:
+            return _text(400 if failure.startswith("you must") else 500, failure)
+        if protocol is None:
+            return HttpResponse(403, [("Content-Length", "0")], b"", close=True)  # x/net/websocket: bare 403
+    bad = websocket.handshake_error(headers)
+    if bad is not None:
+        code, extra, body = bad
+        return _text(code, body.decode(), extra)
+    command = query.all("command") if subresource == "exec" else []
+    lookup = _lookup(store, namespace)
+
+    def start(**streams: Any) -> Any:
+        return registry.process(pod, container, command, lookup, now=store.clock.now, attach=subresource == "attach",
+                                **streams)
+
+    if failure is not None:
+        failure = f"unable to upgrade connection: {failure}"
+
+    def session(sock: Any, rfile: Any) -> None:
+        ws = websocket.WebSocket(sock, rfile)
+        ChannelSession(ws, protocol or "", options, start, registry, failure).serve()
+
+    return HttpResponse(101, websocket.accept_headers(headers, protocol or ""), upgrade=session, close=True)
+
+
+def _port_forward(store: Store, registry: ExecRegistry, pod: Mapping[str, Any], namespace: str, query: Query,
+                  request: HttpRequest) -> HttpResponse:
+    """The kubelet's port-forward over WebSocket (``fakekube.server.portforward``)."""
+    headers = request.headers
+    offered = websocket.requested_protocols(headers)
+    if any(p.startswith("SPDY/3.1+") for p in offered) and not any(p in portforward.PROTOCOLS for p in offered):
+        raise errors.BadRequest(SPDY_REFUSAL["portforward"])
+    ports = portforward.parse_ports(query.all("ports"))
+    if isinstance(ports, str):
+        return _text(400, ports)
+    protocol = portforward.negotiate(offered)
+    if protocol is None:
+        return HttpResponse(403, [("Content-Length", "0")], b"", close=True)
+    bad = websocket.handshake_error(headers)
+    if bad is not None:
+        code, extra, body = bad
+        return _text(code, body.decode(), extra)
+    lookup = _lookup(store, namespace)
+    forwards = registry.port_forwards
+
+    def find(port: int) -> Any:
+        return forwards.find(pod, port, lambda container: registry.files(pod, container, lookup))
+
+    def session(sock: Any, rfile: Any) -> None:
+        portforward.PortForwardSession(websocket.WebSocket(sock, rfile), protocol or "", pod, ports, find).serve()
+
+    return HttpResponse(101, websocket.accept_headers(headers, protocol or ""), upgrade=session, close=True)
