@@ -20,6 +20,7 @@ from typing import Any
 from cel_expr_python import cel
 
 from fakekube.cel.library import CelError
+from fakekube.gotext import go_quote
 
 T = cel.Type
 SEMVER = T.List(T.Map(T.BOOL, T.STRING))
@@ -44,29 +45,10 @@ def _uint(text: str) -> int:
 
 def _number(text: str, what: str) -> int:
     if not _only(text, _NUMBERS):
-        raise CelError(f'Invalid character(s) found in {what} number "{_go_quote(text)}"')
+        raise CelError(f'Invalid character(s) found in {what} number {go_quote(text)}')
     if len(text) > 1 and text[0] == "0":
-        raise CelError(f'{what.capitalize()} number must not contain leading zeroes "{_go_quote(text)}"')
+        raise CelError(f'{what.capitalize()} number must not contain leading zeroes {go_quote(text)}')
     return _uint(text)
-
-
-def _go_quote(text: str) -> str:
-    # %q of the parts that reach these messages: printable text, quotes and backslashes escaped
-    out = []
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def parse(text: str) -> tuple[int, int, int, list[int | str]]:
@@ -99,12 +81,12 @@ def parse(text: str) -> tuple[int, int, int, list[int | str]]:
         elif _only(item, _ALPHANUM):
             identifiers.append(item)
         else:
-            raise CelError(f'Invalid character(s) found in prerelease "{_go_quote(item)}"')
+            raise CelError(f'Invalid character(s) found in prerelease {go_quote(item)}')
     for item in build:
         if not item:
             raise CelError("Build meta data is empty")
         if not _only(item, _ALPHANUM):
-            raise CelError(f'Invalid character(s) found in build meta data "{_go_quote(item)}"')
+            raise CelError(f'Invalid character(s) found in build meta data {go_quote(item)}')
     return major, minor, patch, identifiers
 
 

@@ -55,6 +55,20 @@ def negotiate(offered: list[str]) -> str | None:
     return None
 
 
+def split_frame(message: bytes | str, base64_channels: bool) -> tuple[int, bytes] | None:
+    """A channel message's channel number and payload (the base64 protocols write the channel as an ASCII digit
+    and the payload in base64); None for an empty or undecodable message, which the kubelet ignores."""
+    data = message.encode("latin-1") if isinstance(message, str) else message
+    if not data:
+        return None
+    if not base64_channels:
+        return data[0], data[1:]
+    try:
+        return data[0] - ord("0"), base64.b64decode(data[1:])
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True)
 class StreamOptions:
     stdin: bool
@@ -156,19 +170,14 @@ class ChannelSession:
 
     def _receive(self, message: bytes | str) -> None:
         data = message.encode("latin-1") if isinstance(message, str) else message
-        if not data:
-            return
-        if self.protocol == V5 and data[0] == CLOSE_SIGNAL:
+        if self.protocol == V5 and data[:1] == bytes((CLOSE_SIGNAL,)):
             if len(data) == 2 and data[1] == STDIN:
                 self.stdin.close()
             return
-        channel = data[0] - ord("0") if self.base64 else data[0]
-        payload = data[1:]
-        if self.base64:
-            try:
-                payload = base64.b64decode(payload)
-            except ValueError:
-                return
+        frame = split_frame(data, self.base64)
+        if frame is None:
+            return
+        channel, payload = frame
         if channel == STDIN and self.options.stdin:
             if self.options.tty:
                 self._terminal_input(payload)

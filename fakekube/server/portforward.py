@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fakekube.pods.portforward import PortConnection, PortHandler
+from fakekube.server.channels import split_frame
 from fakekube.server.websocket import WebSocket
 
 logger = logging.getLogger("fakekube.server")
@@ -102,16 +103,10 @@ class PortForwardSession:
             closer.join()
 
     def _receive(self, message: bytes | str) -> None:
-        data = message.encode("latin-1") if isinstance(message, str) else message
-        if not data:
+        frame = split_frame(message, self.base64)
+        if frame is None:
             return
-        channel = data[0] - ord("0") if self.base64 else data[0]
-        payload = data[1:]
-        if self.base64:
-            try:
-                payload = base64.b64decode(payload)
-            except ValueError:
-                return
+        channel, payload = frame
         if channel % 2 == 0 and channel // 2 < len(self.connections):
             self.connections[channel // 2].incoming.feed(payload)
 
