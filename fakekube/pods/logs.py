@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from fakekube.pods import attached
+
 from .selection import ContainerSelector, Rules
 
 LOGS_ANNOTATION = "sim.fakekube.io/logs"
@@ -293,15 +295,6 @@ class PodLogs:
         return self.instance(uid, name).text()
 
 
-_ATTACH_LOCK = threading.Lock()
-
-
 def pod_logs(store: Any) -> PodLogs:
     """The store's ``PodLogs``, made on first use (kubelets, the HTTP front and tests share it)."""
-    logs = getattr(store, "pod_logs", None)
-    if logs is None:
-        with _ATTACH_LOCK:
-            logs = getattr(store, "pod_logs", None)
-            if logs is None:
-                logs = store.pod_logs = PodLogs(store)
-    return logs
+    return attached(store, "pod_logs", PodLogs)

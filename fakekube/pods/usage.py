@@ -20,7 +20,6 @@ The model (kwok's ``ClusterResourceUsage`` is its shape, sigs.k8s.io/kwok ``pkg/
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,6 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from fakekube import quantity
+from fakekube.pods import attached
 
 from .selection import ContainerSelector, Rules
 
@@ -130,15 +130,6 @@ def metrics_apiservice() -> dict[str, Any]:
                      "insecureSkipTLSVerify": True, "service": {"name": "metrics-server", "namespace": "kube-system"}}}
 
 
-_ATTACH_LOCK = threading.Lock()
-
-
 def pod_usage(store: Any) -> PodUsage:
     """The store's ``PodUsage``, made on first use (the HTTP front and tests share it)."""
-    usage = getattr(store, "pod_usage", None)
-    if usage is None:
-        with _ATTACH_LOCK:
-            usage = getattr(store, "pod_usage", None)
-            if usage is None:
-                usage = store.pod_usage = PodUsage(store)
-    return usage
+    return attached(store, "pod_usage", PodUsage)

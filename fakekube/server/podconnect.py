@@ -25,6 +25,7 @@ from fakekube.server import portforward, websocket
 from fakekube.server.channels import V5, ChannelSession, StreamOptions, negotiate
 from fakekube.server.messages import HttpRequest, HttpResponse
 from fakekube.server.params import Query
+from fakekube.server.podcontainer import validate_container
 from fakekube.store import Store
 
 STREAMED = ("exec", "attach", "portforward")
@@ -45,29 +46,6 @@ def _lookup(store: Store, namespace: str) -> Callable[[str, str], Mapping[str, A
     def lookup(plural: str, name: str) -> Mapping[str, Any] | None:
         return next((o for o in store.objects(plural, namespace) if o["metadata"]["name"] == name), None)
     return lookup
-
-
-def _container_names(pod: Mapping[str, Any]) -> list[str]:
-    spec = pod.get("spec") or {}
-    # podutil.VisitContainers' order: init containers, containers, ephemeral containers
-    return [c.get("name", "") for key in ("initContainers", "containers", "ephemeralContainers")
-            for c in spec.get(key) or [] if isinstance(c, dict)]
-
-
-def validate_container(container: str, pod: Mapping[str, Any]) -> str:
-    """``validateContainer`` (strategy.go)."""
-    name = pod["metadata"]["name"]
-    if not container:
-        containers = (pod.get("spec") or {}).get("containers") or []
-        if len(containers) == 1:
-            return str(containers[0].get("name", ""))
-        if not containers:
-            raise errors.BadRequest(f"a container name must be specified for pod {name}")
-        raise errors.BadRequest(f"a container name must be specified for pod {name}, choose one of: "
-                                f"[{' '.join(_container_names(pod))}]")
-    if container not in _container_names(pod):
-        raise errors.BadRequest(f"container {container} is not valid for pod {name}")
-    return container
 
 
 def container_running(pod: Mapping[str, Any], container: str) -> bool:

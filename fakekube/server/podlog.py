@@ -39,7 +39,8 @@ from typing import Any
 
 from fakekube import errors, gotime
 from fakekube.pods.logs import ContainerLog, Follower, LogLine, pod_logs, timestamp
-from fakekube.server.params import GoNumberError, Query, go_bool, parse_int64
+from fakekube.server.params import Query, go_bool
+from fakekube.server.podcontainer import validate_container
 from fakekube.server.watchstream import peer_gone
 
 _HANGUP = getattr(select, "POLLRDHUP", 0)
@@ -58,16 +59,6 @@ class LogOptions:
     stream: str | None = None
 
 
-def _int(query: Query, name: str) -> int | None:
-    value = query.str(name)
-    if value is None:
-        return None
-    try:
-        return parse_int64(value)
-    except GoNumberError as exc:
-        raise errors.BadRequest(str(exc)) from None
-
-
 def decode_options(query: Query) -> LogOptions:
     """``PodLogOptions`` from the query, in the conversion's field order (the first bad field is the 400)."""
     def flag(name: str) -> bool:
@@ -76,7 +67,7 @@ def decode_options(query: Query) -> LogOptions:
 
     container = query.str("container") or ""
     follow, previous = flag("follow"), flag("previous")
-    since_seconds = _int(query, "sinceSeconds")
+    since_seconds = query.int("sinceSeconds")
     since_time = None
     raw_time = query.str("sinceTime")
     if raw_time is not None and raw_time not in ("", "null"):
@@ -87,8 +78,8 @@ def decode_options(query: Query) -> LogOptions:
     elif raw_time is not None:
         since_time = datetime(1, 1, 1, tzinfo=UTC)  # metav1.Time's zero: present, and before every line
     timestamps = flag("timestamps")
-    tail_lines = _int(query, "tailLines")
-    limit_bytes = _int(query, "limitBytes")
+    tail_lines = query.int("tailLines")
+    limit_bytes = query.int("limitBytes")
     return LogOptions(container, follow, previous, since_seconds, since_time, timestamps, tail_lines, limit_bytes,
                       query.str("stream"))
 
@@ -108,24 +99,6 @@ def validate_options(options: LogOptions, name: str) -> None:
         problems.append(errors.forbidden("stream", "may not be specified"))
     if problems:
         raise errors.Invalid("PodLogOptions", "", name, problems)
-
-
-def choose_container(pod: Mapping[str, Any], container: str) -> str:
-    spec = pod.get("spec") or {}
-    name = pod["metadata"]["name"]
-    every = [c.get("name", "") for key in ("initContainers", "containers", "ephemeralContainers")
-             for c in spec.get(key) or ()]
-    if not container:
-        main = spec.get("containers") or []
-        if len(main) == 1:
-            return str(main[0].get("name", ""))
-        if not main:
-            raise errors.BadRequest(f"a container name must be specified for pod {name}")
-        raise errors.BadRequest(f"a container name must be specified for pod {name}, "
-                                f"choose one of: [{' '.join(every)}]")
-    if container not in every:
-        raise errors.BadRequest(f"container {container} is not valid for pod {name}")
-    return container
 
 
 def container_id(pod: Mapping[str, Any], container: str, previous: bool) -> str:
@@ -239,7 +212,7 @@ def serve(store: Any, namespace: str, name: str, query: Query, followers: LogFol
     validate_options(options, name)
     # The store's get of pods/log reads the pod (a 404 when it is missing) and is in the audit log like any request.
     pod = store.get("pods", name, namespace, subresource="log", actor=actor)
-    container = choose_container(pod, options.container)
+    container = validate_container(options.container, pod)
     node = (pod.get("spec") or {}).get("nodeName")
     if not node:
         return LogReply()
