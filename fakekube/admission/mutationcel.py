@@ -35,6 +35,7 @@ from fakekube.admission import authorizer as authz
 from fakekube.admission.policycel import _undeclared_as_cel_go
 from fakekube.cel import formatlib, k8slib, library, rewrites
 from fakekube.cel.rules import issues_text
+from fakekube.cel.sourcemap import tokens
 
 T = cel.Type
 TYPE_KEY = "@type"
@@ -42,26 +43,6 @@ OBJECT = T.AbstractType("Object")
 JSONPATCH = T.AbstractType("JSONPatch")
 _STRING_FIELDS = ("op", "path", "from")
 _VARIABLE_REF = re.compile(r"\bvariables\s*\.\s*[A-Za-z_]")
-
-_TOKEN = re.compile(r"""
-    (?P<comment>//[^\n]*)
-  | (?P<string>[rRbB]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<number>\d[\w.]*)
-  | (?P<space>\s+)
-  | (?P<punct>.)
-""", re.VERBOSE | re.DOTALL)
-
-
-def _tokens(text: str) -> list[tuple[str, str, int]]:
-    """(kind, text, offset) of each token but spaces and comments."""
-    out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or "punct"
-        if kind not in ("space", "comment"):
-            out.append((kind, m.group(), m.start()))
-    return out
-
 
 @dataclass
 class Rewritten:
@@ -72,7 +53,7 @@ class Rewritten:
 
 def rewrite(source: str) -> Rewritten:
     """The expression with its struct creations turned into the calls above (``source`` must parse)."""
-    toks = _tokens(source)
+    toks = tokens(source)
     pieces: list[tuple[str, int]] = []  # (text, origin offset for every character of it)
     unknown: tuple[str, int] | None = None
     pos = 0
