@@ -135,6 +135,7 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         # What pods' containers do when a client execs into them (fakekube.pods; ``on_exec``).
         self.pod_exec = ExecRegistry()
         self.pod_exec.container_output = self._container_output
+        self.pod_exec.container_log = self._container_log
         # Who may do what and which bearer tokens are valid, for the review APIs (fakekube/kinds/authorization.py,
         # authentication.py). The store never enforces either; None is AlwaysAllow.
         self.authorizer: Authorizer | None = None
@@ -478,6 +479,12 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         from fakekube.pods.logs import pod_logs
 
         pod_logs(self).instance(pod["metadata"]["uid"], container).append(data)
+
+    def _container_log(self, pod: dict[str, Any], container: str) -> Any:
+        """The container's current log instance (fakekube.pods.logs), which an attach streams."""
+        from fakekube.pods.logs import pod_logs
+
+        return pod_logs(self).instance(pod["metadata"]["uid"], container)
 
     def _costly_rule_errors(self, rt: ResourceType, errs: list[errors.FieldError], obj: dict[str, Any],
                             old: dict[str, Any] | None, warnings: list[str] | None) -> list[errors.FieldError]:

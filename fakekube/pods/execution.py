@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import select
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -36,6 +37,8 @@ class ExecRegistry:
         # Where output a process sends to the container's own stdout/stderr (``/proc/1/fd/1``) goes: the
         # container's log, once logs are kept (pod, container, data).
         self.container_output: Callable[[Mapping[str, Any], str, bytes], None] | None = None
+        # The container's current log (pod, container): what an attach without a handler streams.
+        self.container_log: Callable[[Mapping[str, Any], str], Any] | None = None
         self._files: dict[tuple[str, str], ContainerFiles] = {}
         self.port_forwards = PortForwards()  # what answers pods/portforward (``on_port_forward``)
         self._lock = threading.Lock()
@@ -95,8 +98,11 @@ class ExecRegistry:
         rules = self.attach_handlers if proc.attach else self.handlers
         handler = rules.find(proc.pod, proc.container)
         if handler is None and proc.attach:
-            proc.gone.wait()  # a main process that says nothing: the attach lasts until the client leaves
-            return 0
+            log = self.container_log(proc.pod, proc.container) if self.container_log is not None else None
+            if log is None:
+                proc.gone.wait()  # a main process that says nothing: the attach lasts until the client leaves
+                return 0
+            return _stream_log(proc, log)
         if handler is None:
             spec = container_spec(proc.pod, proc.container) or {}
             return run_builtin(proc, spec.get("workingDir") or "/")
@@ -105,3 +111,24 @@ class ExecRegistry:
         except ExitStatus as done:
             code = done.code
         return int(code or 0)
+
+
+def _stream_log(proc: Process, log: Any) -> int:
+    """An attach to a main process that no handler plays: what the container writes from now on (its log's new
+    lines: the kubelet actor's, a test's, an exec'd command's ``> /proc/1/fd/1``), on stdout or stderr as
+    written, until the container ends or the client leaves. A runtime's attach streams the process's output
+    from the moment of attaching, not what came before (``kubectl logs`` has that)."""
+    follower = log.follow()
+    try:
+        index = len(log.lines()[0])
+        while True:
+            lines, ended = log.lines(index)
+            for line in lines:
+                (proc.stderr if line.stream == "stderr" else proc.stdout)(line.data)
+            index += len(lines)
+            if ended or proc.gone.is_set():
+                return 0
+            select.select([follower], [], [], 0.25)  # a new line, or time to look whether the client left
+            follower.clear()
+    finally:
+        follower.close()

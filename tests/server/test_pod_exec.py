@@ -224,3 +224,36 @@ def test_what_a_command_writes_to_the_containers_stdout_is_in_its_log(kube: Stor
     stream(core.connect_get_namespaced_pod_exec, "p1", "default",
            command=["sh", "-c", "echo from exec > /proc/1/fd/1"], stderr=True, stdout=True)
     assert core.read_namespaced_pod_log("p1", "default").endswith("from exec\n")
+
+
+def test_attach_streams_what_the_container_writes_from_then_on(kube: Store, kube_server: KubeServer) -> None:
+    from fakekube.pods.logs import pod_logs
+
+    run_pod(kube)
+    logs = pod_logs(kube)
+    logs.write("default", "p1", "before attaching\n")
+    ws = websocket.create_connection(ws_url(kube_server, "container=c&stdout=1&stderr=1", sub="attach"),
+                                     subprotocols=["v5.channel.k8s.io"], timeout=5)
+    ws.settimeout(0.1)
+
+    def receive() -> bytes:
+        try:
+            data = ws.recv()
+        except websocket.WebSocketTimeoutException:
+            return b""
+        return data if isinstance(data, bytes) else data.encode()
+
+    deadline = time.monotonic() + 5
+    seen = b""
+    while b"tick" not in seen and time.monotonic() < deadline:  # until the attach follows the log
+        logs.write("default", "p1", "tick\n")
+        seen += receive()
+    logs.write("default", "p1", "out line\n")
+    logs.write("default", "p1", "err line\n", stream="stderr")
+    got: list[bytes] = []
+    while b"err line\n" not in b"".join(got) and time.monotonic() < deadline:
+        got.append(receive())
+    ws.close()
+    assert b"before attaching" not in seen + b"".join(got)
+    assert b"".join(f[1:] for f in got if f[:1] == b"\x01").replace(b"tick\n", b"") == b"out line\n"
+    assert b"".join(f[1:] for f in got if f[:1] == b"\x02") == b"err line\n"
