@@ -37,9 +37,17 @@ from .objects import TERMINAL_PHASES, condition, is_terminating
 from .timing import Timing
 
 Obj = dict[str, Any]
+Usage = tuple[dict[str, float], int, dict[str, float]]  # requests, pods, scoring requests
 SCHEDULER_NAME = "default-scheduler"
 # NodeUnschedulable lets a pod that tolerates this taint onto a cordoned node (DaemonSet pods do).
 UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+
+
+# What a container that requests no CPU or memory counts for when nodes are scored (not when they are filtered):
+# kube-scheduler ``pkg/scheduler/util/pod_resources.go`` (v1.37.2), DefaultMilliCPURequest and
+# DefaultMemoryRequest.
+NONZERO_CPU = 0.1
+NONZERO_MEMORY = 200.0 * 1024 * 1024
 
 
 def _amount(value: object) -> float:
@@ -66,6 +74,30 @@ def pod_requests(pod: Obj) -> dict[str, float]:
     for name, value in (spec.get("overhead") or {}).items():
         total[name] = total.get(name, 0.0) + _amount(value)
     return total
+
+
+def nonzero_requests(pod: Obj) -> dict[str, float]:
+    """``GetNonzeroRequests`` summed as ``PodRequests`` sums: CPU and memory, each container's unset request
+    counted as the defaults above, so that pods without requests still weigh on a node's score."""
+    spec = pod.get("spec") or {}
+
+    def container(c: Obj) -> tuple[float, float]:
+        requests = (c.get("resources") or {}).get("requests") or {}
+        cpu = _amount(requests["cpu"]) if "cpu" in requests else NONZERO_CPU
+        memory = _amount(requests["memory"]) if "memory" in requests else NONZERO_MEMORY
+        return cpu, memory
+
+    cpu = memory = 0.0
+    for c in spec.get("containers") or ():
+        c_cpu, c_memory = container(c)
+        cpu, memory = cpu + c_cpu, memory + c_memory
+    for c in spec.get("initContainers") or ():
+        c_cpu, c_memory = container(c)
+        cpu, memory = max(cpu, c_cpu), max(memory, c_memory)
+    overhead = spec.get("overhead") or {}
+    cpu += _amount(overhead["cpu"]) if "cpu" in overhead else 0.0
+    memory += _amount(overhead["memory"]) if "memory" in overhead else 0.0
+    return {"cpu": cpu, "memory": memory}
 
 
 def tolerates(pod: Obj, taint: Obj) -> bool:
@@ -141,7 +173,8 @@ class DefaultScheduler(Actor):
         self.manager = runtime.manager("kube-scheduler", cache_lag=timing.watch_lag, api_latency=timing.api_latency)
         self.writer = Writer(runtime, self.manager, identity.SCHEDULER)
         self.recorder = self.manager.event_recorder(SCHEDULER_NAME, api="events")
-        self.assumed: dict[str, tuple[str, dict[str, float]]] = {}  # pod uid → (node, requests)
+        # pod uid → (node, requests, the requests scoring counts)
+        self.assumed: dict[str, tuple[str, dict[str, float], dict[str, float]]] = {}
         self.unschedulable: dict[Request, None] = {}
         self.pods = self.manager.informer("pods")
         self.nodes = self.manager.informer("nodes")
@@ -182,13 +215,14 @@ class DefaultScheduler(Actor):
             await self.runtime.sleep(delay)
         nodes = await self.writer.list("nodes")
         requests = pod_requests(pod)
+        weight = nonzero_requests(pod)
         usage = self._usage()
         feasible: list[tuple[float, str]] = []
         reasons: dict[str, int] = {}
         for node in sorted(nodes, key=lambda n: n["metadata"]["name"]):
-            reason = self._filter(pod, node, requests, usage.get(node["metadata"]["name"], ({}, 0)))
+            reason = self._filter(pod, node, requests, usage.get(node["metadata"]["name"], ({}, 0, {})))
             if reason is None:
-                feasible.append((self._score(node, requests, usage), node["metadata"]["name"]))
+                feasible.append((self._score(node, weight, usage), node["metadata"]["name"]))
             else:
                 reasons[reason] = reasons.get(reason, 0) + 1
         if not feasible:
@@ -198,7 +232,7 @@ class DefaultScheduler(Actor):
         choices = [name for score, name in feasible if score == best]
         chosen = choices[0] if len(choices) == 1 else self.rng.choice(choices)
         meta = pod["metadata"]
-        self.assumed[meta["uid"]] = (chosen, requests)
+        self.assumed[meta["uid"]] = (chosen, requests, weight)
         self.unschedulable.pop(req, None)
         binding = {"apiVersion": "v1", "kind": "Binding",
                    "metadata": {"name": meta["name"], "namespace": meta.get("namespace"), "uid": meta["uid"]},
@@ -212,29 +246,31 @@ class DefaultScheduler(Actor):
                             f"Successfully assigned {meta.get('namespace')}/{meta['name']} to {chosen}",
                             action="Binding")
 
-    def _usage(self) -> dict[str, tuple[dict[str, float], int]]:
-        """Per node: summed requests and pod count of its non-terminal pods, assumed bindings included."""
-        usage: dict[str, tuple[dict[str, float], int]] = {}
+    def _usage(self) -> dict[str, Usage]:
+        """Per node: summed requests, pod count and summed scoring requests (``nonzero_requests``) of its
+        non-terminal pods, assumed bindings included (a NodeInfo's Requested, Pods and NonZeroRequested)."""
+        usage: dict[str, Usage] = {}
 
-        def add(node: str, requests: dict[str, float]) -> None:
-            totals, count = usage.get(node, ({}, 0))
+        def add(node: str, requests: dict[str, float], weight: dict[str, float]) -> None:
+            totals, count, weights = usage.get(node, ({}, 0, {}))
             for name, value in requests.items():
                 totals[name] = totals.get(name, 0.0) + value
-            usage[node] = (totals, count + 1)
+            for name, value in weight.items():
+                weights[name] = weights.get(name, 0.0) + value
+            usage[node] = (totals, count + 1, weights)
 
         seen = set()
         for pod in self.pods.list_raw():
             node = (pod.get("spec") or {}).get("nodeName")
             if node and (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES:
                 seen.add(pod["metadata"]["uid"])
-                add(node, pod_requests(pod))
-        for uid, (node, requests) in self.assumed.items():
+                add(node, pod_requests(pod), nonzero_requests(pod))
+        for uid, (node, requests, weight) in self.assumed.items():
             if uid not in seen:
-                add(node, requests)
+                add(node, requests, weight)
         return usage
 
-    def _filter(self, pod: Obj, node: Obj, requests: dict[str, float],
-                used: tuple[dict[str, float], int]) -> str | None:
+    def _filter(self, pod: Obj, node: Obj, requests: dict[str, float], used: Usage) -> str | None:
         if not node_is_ready(node):
             return "node(s) were not ready"
         if (node.get("spec") or {}).get("unschedulable") and not tolerates(pod, UNSCHEDULABLE_TAINT):
@@ -245,7 +281,7 @@ class DefaultScheduler(Actor):
         if not node_fits_selectors(pod, node):
             return "node(s) didn't match Pod's node affinity/selector"
         allocatable = (node.get("status") or {}).get("allocatable") or {}
-        totals, count = used
+        totals, count, _ = used
         if count + 1 > _amount(allocatable.get("pods", "110")):
             return "Too many pods"
         for name, value in requests.items():
@@ -253,16 +289,17 @@ class DefaultScheduler(Actor):
                 return f"Insufficient {name}"
         return None
 
-    def _score(self, node: Obj, requests: dict[str, float], usage: dict[str, tuple[dict[str, float], int]]) -> float:
-        """NodeResourcesLeastAllocated: the mean free fraction of CPU and memory after placing the pod."""
+    def _score(self, node: Obj, weight: dict[str, float], usage: dict[str, Usage]) -> float:
+        """NodeResourcesLeastAllocated: the mean free fraction of CPU and memory after placing the pod, with
+        unset requests counted as the scheduler's non-zero defaults."""
         allocatable = (node.get("status") or {}).get("allocatable") or {}
-        totals, count = usage.get(node["metadata"]["name"], ({}, 0))
+        _, count, totals = usage.get(node["metadata"]["name"], ({}, 0, {}))
         scores = []
         for name in ("cpu", "memory"):
             capacity = _amount(allocatable.get(name, "0"))
             if capacity <= 0:
                 continue
-            used = totals.get(name, 0.0) + requests.get(name, 0.0)
+            used = totals.get(name, 0.0) + weight.get(name, 0.0)
             scores.append(max(capacity - used, 0.0) / capacity)
         pods_capacity = _amount(allocatable.get("pods", "110")) or 1.0
         # Pods without requests would tie everywhere; spread them by count, as the default profile's

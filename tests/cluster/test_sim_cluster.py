@@ -248,6 +248,28 @@ def test_scheduler_respects_node_selector_and_resources():
     assert scheduled["message"] == "0/2 nodes are available: 2 Insufficient cpu."
 
 
+def test_pods_without_requests_weigh_on_the_score_as_the_schedulers_nonzero_defaults():
+    """A node holding one pod that requests 100m and 200Mi and a node holding two pods that request 100m and 70Mi
+    each: three pods without requests, each counted as 100m and 200Mi when scored (GetNonzeroRequests), do not
+    all go to the node that looked emptier."""
+    sim, _ = cluster(nodes=2)
+    def pod(name: str, node: str, cpu: str | None, memory: str | None) -> dict[str, Any]:
+        requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
+        return {"metadata": {"name": name, "labels": {"app": name.rstrip("0123456789")}},
+                "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x",
+                                                           "resources": {"requests": requests}}]}}
+
+    sim.store.create("pods", pod("metrics", "node-1", "100m", "200Mi"), "default")
+    sim.store.create("pods", pod("dns1", "node-2", "100m", "70Mi"), "default")
+    sim.store.create("pods", pod("dns2", "node-2", "100m", "70Mi"), "default")
+    for i in range(3):
+        sim.store.create("pods", {"metadata": {"name": f"web{i}"}, "spec": {"containers": [
+            {"name": "c", "image": "nginx"}]}}, "default")
+    sim.run(until=10)
+    nodes = sorted(sim.store.get("pods", f"web{i}", "default")["spec"]["nodeName"] for i in range(3))
+    assert len(set(nodes)) == 2, nodes
+
+
 def test_graceful_deletion_ends_with_the_kubelets_uid_precondition_delete():
     sim, _ = cluster()
     sim.store.create("pods", {"metadata": {"name": "p"}, "spec": {"terminationGracePeriodSeconds": 5,
