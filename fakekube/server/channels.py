@@ -55,6 +55,15 @@ def negotiate(offered: list[str]) -> str | None:
     return None
 
 
+def send_frame(ws: Any, base64_channels: bool, channel: int, data: bytes) -> None:
+    """One channel message: the channel number and the payload (the base64 protocols: an ASCII digit and the
+    payload in base64, as a text message)."""
+    if base64_channels:
+        ws.send_text(chr(ord("0") + channel) + base64.b64encode(data).decode())
+    else:
+        ws.send_bytes(bytes([channel]) + data)
+
+
 def split_frame(message: bytes | str, base64_channels: bool) -> tuple[int, bytes] | None:
     """A channel message's channel number and payload (the base64 protocols write the channel as an ASCII digit
     and the payload in base64); None for an empty or undecodable message, which the kubelet ignores."""
@@ -131,10 +140,7 @@ class ChannelSession:
     # -- writing ---------------------------------------------------------------------------------------
 
     def send(self, channel: int, data: bytes) -> None:
-        if self.base64:
-            self.ws.send_text(chr(ord("0") + channel) + base64.b64encode(data).decode())
-        else:
-            self.ws.send_bytes(bytes([channel]) + data)
+        send_frame(self.ws, self.base64, channel, data)
 
     def _writer(self, channel: int) -> Callable[[bytes], None]:
         tty = self.options.tty

@@ -11,14 +11,13 @@ itself are not spoken: kubectl's port-forward, which needs one of them, gets a 4
 
 from __future__ import annotations
 
-import base64
 import logging
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from fakekube.pods.portforward import PortConnection, PortHandler
-from fakekube.server.channels import split_frame
+from fakekube.server.channels import send_frame, split_frame
 from fakekube.server.websocket import WebSocket
 
 logger = logging.getLogger("fakekube.server")
@@ -67,10 +66,7 @@ class PortForwardSession:
         self.connections = [PortConnection(pod, port, self._sender(2 * i), self.gone) for i, port in enumerate(ports)]
 
     def send(self, channel: int, data: bytes) -> None:
-        if self.base64:
-            self.ws.send_text(chr(ord("0") + channel) + base64.b64encode(data).decode())
-        else:
-            self.ws.send_bytes(bytes([channel]) + data)
+        send_frame(self.ws, self.base64, channel, data)
 
     def _sender(self, channel: int) -> Callable[[bytes], None]:
         def send(data: bytes) -> None:
