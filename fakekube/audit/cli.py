@@ -5,6 +5,7 @@
     fakekube audit timeline LOG... --object RESOURCE/NAME [--related]   one object's story, PR #508's table
     fakekube audit compare BEFORE AFTER            the same figures side by side (the PR's before/after)
     fakekube audit denials LOG...                  what authorization refused each user (service accounts first)
+    fakekube audit stale LOG... [--resource R]...  writes that overwrote a newer value (needs RequestResponse bodies)
 
 ``--json`` prints one JSON document instead; ``--svg PATH`` (conflicts, timeline) draws swim lanes. Lines that
 cannot be read are reported on stderr with their line numbers and skipped.
@@ -41,6 +42,7 @@ EXAMPLES = examples(
     "fakekube audit timeline audit.log --object sandboxclaims/agent-claim-4 --related --svg claim.svg",
     "fakekube audit compare before.log after.log",
     "fakekube audit denials audit.log",
+    "fakekube audit stale audit.log --resource sandboxclaims",
     "fakekube audit SUBCOMMAND --help",
 )
 _EXAMPLES = {
@@ -52,6 +54,7 @@ _EXAMPLES = {
     "compare": ("fakekube audit compare before.log after.log",
                 "fakekube audit compare before.log after.log --resource-name sandboxclaims --json"),
     "denials": ("fakekube audit denials audit.log",),
+    "stale": ("fakekube audit stale audit.log", "fakekube audit stale audit.log --resource sandboxclaims --json"),
 }
 
 
@@ -98,6 +101,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common(p, logs=False)
     p = add("denials", help="what authorization refused, by user and by the rule that would allow it")
     common(p)
+    p = add("stale", help="committed writes that overwrote a value written after every version they can have been "
+                          "computed from (judged from RequestResponse bodies; see fakekube.audit.overwrites)")
+    common(p)
+    p.add_argument("--resource", action="append", default=None, metavar="RESOURCE",
+                   help="only these resources' objects (repeatable; default: every object written with its body)")
 
 
 def _read(paths: Sequence[str], keep: Any = None) -> tuple[list[AuditEntry], ReadReport]:
@@ -124,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"fakekube audit: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
     command = {"summary": _summary, "conflicts": _conflicts, "timeline": _timeline, "compare": _compare,
-               "denials": _denials}
+               "denials": _denials, "stale": _stale}
     return command[args.audit_command](args)
 
 
@@ -200,6 +208,21 @@ def _entry_json(e: AuditEntry) -> dict[str, Any]:
             "subresource": e.subresource, "namespace": e.namespace, "name": e.name, "code": e.code,
             "reason": e.reason, "message": e.message, "notes": e.notes,
             "audit_id": e.request.audit_id if e.request is not None else ""}
+
+
+# -- stale --------------------------------------------------------------------------------------------------
+
+def _stale(args: argparse.Namespace) -> int:
+    from fakekube.audit.overwrites import judge, text_lines
+
+    entries, report = _read(args.logs)
+    _warn(report)
+    judged = judge(entries, args.resource)
+    if args.json:
+        print(json.dumps({"stale": judged.to_dict(), "read": report.to_dict()}, indent=2, sort_keys=True))
+    else:
+        print("\n".join(text_lines(judged)))
+    return 0
 
 
 # -- timeline -----------------------------------------------------------------------------------------------
