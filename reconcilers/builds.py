@@ -32,6 +32,13 @@ class Build:
     pod_name_annotation: bool = False  # #272: merge-patch agents.x-k8s.io/pod-name after finding/creating it
     owner_checks: bool = False  # #419: pod, service, PVC controller checked before use; the pod PUT every pass
     pod_ips: bool = False  # #518: status.podIPs on the sandbox and status.sandbox.podIPs on the claim
+    # v1.0.1's claim status (extensions/controllers/sandboxclaim_controller.go at v1.0.1): the Ready condition taken
+    # from the sandbox carries the claim's own generation (computeReadyCondition), so the sandbox's observedGeneration
+    # bump after the adoption no longer changes the claim's status; and the pass whose status write made the claim
+    # Ready ends with a merge PATCH stamping agents.x-k8s.io/claim-first-ready-at (recordCreationLatencyMetric; a
+    # pass that finds the claim already Ready without it backfills "unknown"), skipped when the write was dropped.
+    claim_ready_generation: bool = False
+    first_ready_annotation: bool = False
 
     def resolve(self, strategies: WriteStrategies | None = None) -> WriteStrategies:
         """``strategies`` with the switches it leaves open (None) set as this build writes."""
@@ -54,6 +61,14 @@ BUILDS: dict[str, Build] = {
                 "every pass), #518 (pod IPs) and controller-runtime v0.23.3 (#458): what PR #508's tables show",
         controller_runtime="v0.23.3", priority_queue=True, events_api="events", sandbox_status="patch",
         pod_name_annotation=True, owner_checks=True, pod_ips=True),
+    "953032b3+v1.0.1-claim": Build(
+        name="953032b3+v1.0.1-claim", date="2026-09-03",
+        summary="953032b3 with v1.0.1's claim status traffic: the claim's generation on its Ready condition and the "
+                "first-ready annotation stamped after the write that makes it Ready (run it with --claim-status "
+                "patch-lock, #1256); the measured differences from the real v1.0.1 (docs/reproducing-pr-508.md)",
+        controller_runtime="v0.23.3", priority_queue=True, events_api="events", sandbox_status="patch",
+        pod_name_annotation=True, owner_checks=True, pod_ips=True, claim_ready_generation=True,
+        first_ready_annotation=True),
 }
 
 DEFAULT_BUILD = "953032b3"  # the build PR #508's author ran (module docstring)

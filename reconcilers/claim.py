@@ -119,7 +119,9 @@ class ClaimReconciler:
         if not _has_expired_condition(original_status) and _has_expired_condition(claim.get("status")):
             self.recorder.event(claim, "Normal", keys.CLAIM_EXPIRED, "Claim expired")
 
-        await self._update_status(original_status, claim)
+        authoritative = await self._update_status(original_status, claim)
+        if self.build.first_ready_annotation and authoritative:
+            await self._stamp_first_ready(original_status, claim)
 
         result = Result(requeue_after=time_left) if not expired and time_left > 0 else None
         if isinstance(reconcile_err, TemplateNotFound):
@@ -379,20 +381,24 @@ class ClaimReconciler:
         if _has_expired_condition(sandbox.get("status")):
             return false(keys.SANDBOX_EXPIRED, "Underlying Sandbox resource has expired independently of the Claim.")
         ready = find_condition(sandbox.get("status"), keys.READY)
+        if ready is not None and self.build.claim_ready_generation:
+            return {**ready, "observedGeneration": generation}  # v1.0.1: the claim's generation
         if ready is not None:
             return dict(ready)  # forwarded verbatim, the sandbox's observedGeneration and time included
         return false("SandboxNotReady", "Sandbox is not ready")
 
-    async def _update_status(self, old_status: Obj, claim: Obj) -> None:
+    async def _update_status(self, old_status: Obj, claim: Obj) -> bool:
+        """Write the status if it changed; False when a locked patch's 409 was dropped (v1.0.1's
+        ``statusAuthoritative``: the pass computed from a stale view)."""
         sort_conditions(old_status)
         status = claim.get("status") or {}
         sort_conditions(status)
         if semantic_equal(old_status, status):
-            return
+            return True
         mode = self.strategies.claim_status
         if mode == "update":
             await self.client.status_update(keys.CLAIMS, claim)
-            return
+            return True
         # #508: a merge patch from a copy that carries the pass's starting status.
         # A base for the purpose, sharing the claim's other fields: the client diffs it before any change.
         base = {**claim, "status": old_status}  # the diff walks the object in its own key order
@@ -403,7 +409,21 @@ class ClaimReconciler:
             if mode != "patch-lock":
                 raise
             # #1256: a 409 means someone wrote after our read; their watch event re-enqueues the claim.
+            return False
+        return True
+
+    async def _stamp_first_ready(self, old_status: Obj, claim: Obj) -> None:
+        """v1.0.1's ``recordCreationLatencyMetric``: the first pass that sees the claim Ready stamps the time it did;
+        a pass that finds it Ready already, without the stamp (a cache not yet showing it), backfills "unknown"."""
+        ready = find_condition(claim.get("status"), keys.READY)
+        if ready is None or ready.get("status") != "True":
             return
+        was = find_condition(old_status, keys.READY)
+        if (claim["metadata"].get("annotations") or {}).get(keys.CLAIM_FIRST_READY):
+            return
+        value = "unknown" if was is not None and was.get("status") == "True" else self.now()
+        patch = MergeFrom(claim, copy=False)
+        await self.client.patch(keys.CLAIMS, with_annotations(claim, {keys.CLAIM_FIRST_READY: value}), patch)
 
 
 def _adoption(cached: Obj, claim: Obj, trace: str | None) -> Obj:

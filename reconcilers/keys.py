@@ -26,6 +26,7 @@ CLAIM_UID = "agents.x-k8s.io/claim-uid"  # SandboxIDLabel, on the pod template o
 
 # Annotations.
 TRACE_CONTEXT = "opentelemetry.io/trace-context"
+CLAIM_FIRST_READY = "agents.x-k8s.io/claim-first-ready-at"  # v1.0.1, internal/metrics
 POD_NAME = "agents.x-k8s.io/pod-name"
 TEMPLATE_REF = "agents.x-k8s.io/sandbox-template-ref"
 

@@ -140,3 +140,22 @@ def test_a_service_found_is_kept_when_owned_adopted_when_unowned_and_refused_whe
     ready = next(c for c in env.store.get(keys.SANDBOXES, "foreign", "default")["status"]["conditions"]
                  if c["type"] == "Ready")
     assert ready["reason"] == "ReconcilerError" and 'service "foreign" is owned by ConfigMap/other-owner' in ready["message"]
+
+
+def test_v1_0_1_claim_status_stamps_first_ready_and_carries_the_claims_generation(envs):
+    """v1.0.1 (sandboxclaim_controller.go: recordCreationLatencyMetric, computeReadyCondition): the pass whose status
+    write made the claim Ready ends with a merge PATCH of the claim stamping claim-first-ready-at; the claim's Ready
+    condition carries the claim's generation, not the sandbox's."""
+    new, old = envs["953032b3+v1.0.1-claim"], envs["953032b3"]
+    for env, stamped in ((new, True), (old, False)):
+        claim = env.store.get(keys.CLAIMS, "c1", "default")
+        [ready] = [c for c in claim["status"]["conditions"] if c["type"] == keys.READY]
+        assert ready["status"] == "True"
+        assert (keys.CLAIM_FIRST_READY in (claim["metadata"].get("annotations") or {})) is stamped
+        writes = [(e.verb, e.path) for e in _writes(env, keys.CLAIM_ACTOR) if e.resource == "sandboxclaims"]
+        if stamped:
+            assert ready["observedGeneration"] == claim["metadata"]["generation"]
+            last_status = max(i for i, w in enumerate(writes) if w[1].endswith("/status"))
+            assert writes[last_status + 1] == ("patch", "sandboxclaims/c1")  # the stamp follows the Ready write
+            # (on this cold path a later pass, whose cache has the Ready status but not yet the stamp, backfills
+            # "unknown" over it: upstream's backfillFirstReadyAnnotation from a stale view)

@@ -86,3 +86,83 @@ def test_fakekube_fit_makes_a_model_of_the_real_apiservers_log(tmp_path):
     assert reactions and max(reactions) < 1000
     assert model.cache_lag.mean < 0.050
     assert model.pod_running is not None
+
+
+# -- stale overwrites, from the logs alone (fakekube audit stale) ------------------------------------------------
+
+def stale(capsys, log: Path) -> dict:
+    assert main(["audit", "stale", "--json", "--resource", "sandboxclaims", str(log)]) == 0
+    return json.loads(capsys.readouterr().out)["stale"]
+
+
+@pytest.mark.parametrize("run", RUN_DIRS, ids=lambda p: p.name)
+def test_every_claim_write_is_judged_and_none_lost_a_value(run, capsys):
+    """The harness logs every claim write with its body and answer, so every one is judged; none of the small runs
+    overwrote a claim-status value another write had set (the PR's 10 claims rewrite what they wrote)."""
+    report = stale(capsys, run / "audit.log.gz")
+    assert report["verdicts"]["unjudged"] == 0
+    assert report["verdicts"]["stale"] == 0 and report["overwrites"] == []
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_only_508s_blind_patch_commits_from_a_stale_view(server, capsys):
+    """#508's merge patch carries no resourceVersion: its re-queued pass's patch, computed from a claim the cache had
+    not yet updated, commits (a rewrite of the same values here). Update and #1256's locked patch name their version,
+    so a stale one is refused (a 409) and every committed one was computed from the current version."""
+    def stale_based(build: str) -> int:
+        return sum(stale(capsys, RUNS / f"{server}-{build}" / "audit.log.gz")["stale_base"].values())
+
+    assert stale_based("v0.5.0") >= 5  # 9 of 10 claims on both servers in this run set
+    assert stale_based("v0.4.6") == stale_based("v0.4.5") == stale_based("v1.0.1") == 0
+
+
+# -- which passes write the claim status ----------------------------------------------------------------------------
+
+def status_writes_per_claim(log: Path) -> dict[str, list]:
+    from fakekube.audit.reader import AuditLogReader
+
+    per: dict[str, list] = {}
+    for e in sorted(AuditLogReader(str(log)), key=lambda e: (e.time, e.seq)):
+        if e.resource == "sandboxclaims" and e.is_write and e.verb != "create":
+            per.setdefault(e.name, []).append(e)
+    return per
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_v1_0_1_writes_each_claims_status_once_then_stamps_it(server):
+    """What makes v1.0.1 collide less (docs/reproducing-pr-508.md, "The simulation as a prediction"): one status write
+    per claim, followed by the claim PATCH of its first-ready annotation; every earlier build writes it 2-4 times."""
+    for name, writes in status_writes_per_claim(RUNS / f"{server}-v1.0.1" / "audit.log.gz").items():
+        status = [w for w in writes if w.subresource == "status"]
+        assert len(status) == 1, name
+        after = [w for w in writes if w.time > status[0].time]
+        assert after and after[0].verb == "patch" and after[0].subresource is None
+        assert "agents.x-k8s.io/claim-first-ready-at" in after[0].request_object["metadata"]["annotations"]
+    for build in ("v0.4.5", "v0.4.6", "v0.5.0"):
+        per = status_writes_per_claim(RUNS / f"{server}-{build}" / "audit.log.gz")
+        assert all(len([w for w in ws if w.subresource == "status"]) >= 2 for ws in per.values()), build
+
+
+# -- the claim's timeline against the PR's table 1 (Timeline.align) ----------------------------------------------
+
+# (aligned steps of table 1's 34, cadence) for sandboxclaim-4, the fifth claim as the PR's agent-claim-4 was
+ALIGNED = {"v0.4.5": (11, 0.43), "v0.4.6": (9, 1.91), "v0.5.0": (8, 0.67), "v1.0.1": (9, 0.41)}
+
+
+@pytest.mark.parametrize("build", sorted(ALIGNED))
+def test_the_real_claims_timeline_against_the_prs_table_1(build):
+    from fakekube.agentsandbox.logstory import claim_story
+    from fakekube.agentsandbox.roles import story_roles
+    from fakekube.audit import Timeline
+    from fakekube.audit.reader import AuditLogReader
+
+    tables = (Path(__file__).parents[2] / "docs" / "pr-508-tables.md").read_text()
+    expected = Timeline.parse(tables.split("## Table 1")[1].split("## Table 2")[0])
+    story = claim_story(AuditLogReader(str(RUNS / f"oracle-{build}" / "audit.log.gz")), "sandboxclaim-4")
+    alignment = Timeline.align(Timeline.from_audit(story, start=story[0].time), expected, story_roles)
+    aligned, cadence = ALIGNED[build]
+    assert (alignment.aligned, round(alignment.cadence, 2)) == (aligned, cadence)
+    if build == "v0.4.5":
+        # The PR's own story, in order: the adoption event, the replacement's create, the status write, the claim's
+        # 409 against itself (the PR's step 9), its retry (step 18), the replacement's pod-name patch and service.
+        assert {e for e, _ in alignment.pairs} >= {3, 4, 5, 8, 17, 21, 22}
