@@ -114,6 +114,20 @@ def _get(obj: Any, path: Path) -> Any:
     return obj
 
 
+def _changes(old: Any, new: Any) -> list[Path]:
+    """``relevant_paths``, with an object added or removed whole taken as its leaves: a write that adds one
+    annotation to a map another write created overwrote nothing of it."""
+    out: list[Path] = []
+    for path in relevant_paths(old, new):
+        before, after = _get(old, path), _get(new, path)
+        whole = after if before is _MISSING else before if after is _MISSING else None
+        if isinstance(whole, dict) and whole:
+            out.extend(path + leaf for leaf, _ in _leaves(whole) if not _ignored(path + leaf))
+        else:
+            out.append(path)
+    return out
+
+
 def _ignored(path: Path) -> bool:
     return any(path[:len(i)] == i for i in IGNORED)
 
@@ -183,14 +197,14 @@ def _judge_object(writes: list[AuditEntry], report: OverwriteReport) -> None:
             continue
         if e.verb == "create" or not versions:
             versions.append(obj)
-            changed.append(relevant_paths({}, obj))
+            changed.append(_changes({}, obj))
             authors.append(e)
             if e.verb != "create":
                 report.count(key_of(e), "unjudged")
                 report.unjudged_why["the object's create is not in the log"] += 1
             continue
         before = versions[-1]
-        mine = relevant_paths(before, obj)
+        mine = _changes(before, obj)
         verdict = _verdict(e, mine, versions, changed, authors, report)
         report.count(key_of(e), verdict)
         versions.append(obj)
