@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakekube.cli import main
 from fakekube.audit.event import decode
 from fakekube.audit.overwrites import fits, judge
+from fakekube.cli import main
 
 
 def event(seq: int, verb: str, status: dict[str, Any], rv: int, body: Any, *, sub: str | None = "status",
