@@ -16,7 +16,6 @@ kubectl ≥ 1.31 port-forwards through: client-go ``tools/portforward/tunneling_
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import socket
 import threading
@@ -26,11 +25,11 @@ from typing import Any, BinaryIO
 
 from fakekube.pods.process import Input
 from fakekube.server import spdy
+from fakekube.server.upgraded import UpgradedSocket
 from fakekube.server.websocket import WebSocket
 
 logger = logging.getLogger("fakekube.server")
 
-READ_SIZE = 64 * 1024
 CHUNK = 32 * 1024  # what one DATA frame carries (io.Copy's buffer)
 CLOSE_GRACE = 2.0
 
@@ -77,34 +76,21 @@ class Transport:
     """Bytes both ways over the upgraded connection itself."""
 
     def __init__(self, sock: socket.socket, rfile: BinaryIO | Any) -> None:
-        self._sock = sock
-        self._rfile = rfile
+        self._sock = UpgradedSocket(sock, rfile)
 
     def chunks(self) -> Iterator[bytes]:
-        while True:
-            try:
-                data = self._rfile.read1(READ_SIZE)
-            except (OSError, ValueError):
-                return
-            if not data:
-                return
+        while data := self._sock.read():
             yield data
 
     def send(self, data: bytes) -> bool:
-        try:
-            self._sock.sendall(data)
-            return True
-        except (OSError, ValueError):
-            return False
+        return self._sock.write(data)
 
     def close(self) -> None:
         """End the sending half; the client's close then ends ``chunks``."""
-        with contextlib.suppress(OSError):
-            self._sock.shutdown(socket.SHUT_WR)
+        self._sock.shutdown(socket.SHUT_WR)
 
     def abort(self) -> None:
-        with contextlib.suppress(OSError):
-            self._sock.shutdown(socket.SHUT_RDWR)
+        self._sock.shutdown(socket.SHUT_RDWR)
 
 
 class TunnelTransport(Transport):
