@@ -27,10 +27,10 @@ MAX_RESIZE_BUFFER = 64 * 1024
 class SpdyChannels:
     """The channel link of one SPDY exec or attach (``fakekube.server.channels.ChannelLink``)."""
 
-    def __init__(self, protocol: str, stream_creation_timeout: float = STREAM_CREATION_TIMEOUT) -> None:
+    def __init__(self, protocol: str, stream_creation_timeout: float | None = None) -> None:
         self.protocol = protocol
         self.resizable = protocol in PROTOCOLS[:2]  # v3 and v4 take a resize stream
-        self.timeout = stream_creation_timeout
+        self.timeout = STREAM_CREATION_TIMEOUT if stream_creation_timeout is None else stream_creation_timeout
         self.conn: SpdyConnection | None = None
         self.streams: dict[int, Stream] = {}
         self._replied = 0
