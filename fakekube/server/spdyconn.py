@@ -153,10 +153,9 @@ class Stream:
 
     def write(self, data: bytes) -> None:
         for start in range(0, len(data), CHUNK):
-            if self.local_closed:
-                return
             chunk = data[start:start + CHUNK]
-            self.conn.send_frame(lambda w, c=chunk: w.data(self.id, c))  # type: ignore[misc]
+            if self.local_closed or not self.conn.send_frame(lambda w, c=chunk: w.data(self.id, c)):  # type: ignore[misc]
+                return
 
     def close(self) -> None:
         """Half-close: an empty DATA frame with FIN (spdystream ``Stream.Close``)."""
@@ -202,6 +201,11 @@ class SpdyConnection:
                 self._closed = True
                 return False
             return True
+
+    def forget(self, *streams: Stream) -> None:
+        """Drop finished streams (a long port-forward opens two per connection); frames for them are ignored."""
+        for stream in streams:
+            self.streams.pop(stream.id, None)
 
     def serve(self) -> None:
         """Read until the connection ends, then end every stream's input."""

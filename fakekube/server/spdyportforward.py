@@ -96,6 +96,8 @@ class SpdyPortForwardSession:
             data.reset()
             error.reset()
         self.pairs.pop(request, None)
+        if self.conn is not None:
+            self.conn.forget(data, error)
 
     def serve(self, conn: SpdyConnection) -> None:
         self.conn = conn

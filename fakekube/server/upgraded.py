@@ -3,7 +3,7 @@
 Over TLS that needs care: an OpenSSL connection must not be used by two threads at once, and a read blocked in
 ``SSL_read`` while another thread runs ``SSL_write`` sometimes ended the read with a spurious end of stream (seen
 as client-go's WebSocket executor getting ``close 1006 (abnormal closure)`` against ``fakekube serve --tls``).
-So with TLS the reader waits for bytes with ``select`` outside the lock and reads under the same lock the writers
+So with TLS the reader waits for bytes with ``poll`` outside the lock and reads under the same lock the writers
 take; a plain socket is read and written freely, as the kernel allows.
 """
 
@@ -45,8 +45,10 @@ class UpgradedSocket:
                 with self._lock:
                     pending = self._sock.pending()
                 if not pending:
-                    readable, _, _ = select.select([self._sock], [], [], self._sock.gettimeout())
-                    if not readable:
+                    timeout = self._sock.gettimeout()
+                    poller = select.poll()
+                    poller.register(self._sock, select.POLLIN)
+                    if not poller.poll(None if timeout is None else int(timeout * 1000)):
                         return b""  # idle too long
                 with self._lock:
                     try:
