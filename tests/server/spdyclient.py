@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import socket
+import ssl
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +19,8 @@ from fakekube.server import spdy
 class SpdyClient:
     def __init__(self, url: str, protocols: list[str] | None, *, upgrade: str = "SPDY/3.1",
                  extra: str = "", send: Callable[[bytes], None] | None = None,
-                 chunks: Callable[[], bytes] | None = None) -> None:
+                 chunks: Callable[[], bytes] | None = None, tls: ssl.SSLContext | None = None) -> None:
+        self.tls = tls
         self.writer = spdy.FrameWriter()
         self.reader = spdy.FrameReader()
         self.frames: queue.Queue[spdy.Frame | None] = queue.Queue()
@@ -41,6 +43,8 @@ class SpdyClient:
     def _connect(self, url: str, protocols: list[str] | None, upgrade: str, extra: str) -> None:
         parts = urlsplit(url)
         self.sock = socket.create_connection((parts.hostname, parts.port), timeout=10)
+        if self.tls is not None:
+            self.sock = self.tls.wrap_socket(self.sock, server_hostname=parts.hostname)
         lines = [f"POST {parts.path}?{parts.query} HTTP/1.1", f"Host: {parts.netloc}", "Connection: Upgrade",
                  f"Upgrade: {upgrade}", "Content-Length: 0"]
         lines += [f"X-Stream-Protocol-Version: {p}" for p in protocols or []]

@@ -28,10 +28,12 @@ def exec_url(server: KubeServer, query: str, name: str = "p1", sub: str = "exec"
 
 
 def new_threads(before: set[int | None], timeout: float = 5) -> list[threading.Thread]:
-    """Threads started since ``before`` that are still alive after ``timeout``."""
+    """Server threads started since ``before`` that are still alive after ``timeout`` (the test client's own
+    reader is not the server's)."""
     deadline = time.monotonic() + timeout
     while True:
-        left = [t for t in threading.enumerate() if t.ident not in before and t.is_alive()]
+        left = [t for t in threading.enumerate()
+                if t.ident not in before and t.is_alive() and not t.name.startswith("spdyclient")]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.02)
@@ -309,4 +311,30 @@ def test_port_forward_connection_closed_mid_transfer_frees_the_handler(kube: Sto
     client.sock.shutdown(socket.SHUT_RDWR)
     assert ended.wait(5)
     client.close()
+    assert new_threads(before) == []
+
+
+def test_tunnel_text_message_or_client_goaway_ends_the_port_forward(kube: Store, kube_server: KubeServer) -> None:
+    run_pod(kube)
+    ended = threading.Event()
+
+    def hold(conn: PortConnection) -> None:
+        conn.recv()
+        ended.set()
+
+    kube.on_port_forward(hold)
+    before = {t.ident for t in threading.enumerate()}
+    url = kube_server.url.replace("http", "ws", 1) + "/api/v1/namespaces/default/pods/p1/portforward"
+    for end in ("text", "goaway"):
+        ended.clear()
+        ws = websocket.create_connection(url, subprotocols=["SPDY/3.1+portforward.k8s.io"], timeout=5)
+        writer = spdy.FrameWriter()
+        ws.send_binary(writer.syn_stream(1, {"streamType": ["error"], "port": ["5000"], "requestID": ["0"]}))
+        ws.send_binary(writer.syn_stream(3, {"streamType": ["data"], "port": ["5000"], "requestID": ["0"]}))
+        if end == "text":
+            ws.send("not SPDY")  # TunnelingConnection.Read: invalid message type received
+        else:
+            ws.send_binary(writer.goaway(0))
+        assert ended.wait(5), end
+        ws.close()
     assert new_threads(before) == []
