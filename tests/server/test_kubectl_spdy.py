@@ -68,6 +68,12 @@ def test_exec_over_spdy(binary: str, kube: Store, kube_server: KubeServer, tmp_p
                               input="echo hello\rexit 4\r", capture_output=True, text=True, timeout=30,
                               env={**kube_server.env, **spdy})
         assert done.returncode == 4 and "hello" in done.stdout.splitlines()
+    run_pod(kube, "stopped", running=False)  # the kubelet's refusal, before the upgrade
+    stopped = run(binary, kube_server, "exec", "stopped", "--", "ls", env=spdy)
+    assert stopped.returncode == 1 and 'unable to upgrade connection: container not found ("c")' in stopped.stderr
+    kube.pod_exec.on_attach(lambda proc: proc.stdout("from the main process\n"), pod="p1")
+    attached = run(binary, kube_server, "attach", "p1", env=spdy)
+    assert attached.returncode == 0 and "from the main process" in attached.stdout
 
 
 class PortForward:
