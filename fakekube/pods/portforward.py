@@ -25,10 +25,10 @@ class PortConnection:
     """One forwarded TCP connection, from the pod's side."""
 
     def __init__(self, pod: Mapping[str, Any], port: int, send: Callable[[bytes], None],
-                 gone: threading.Event) -> None:
+                 gone: threading.Event, incoming: Input | None = None) -> None:
         self.pod = pod
         self.port = port
-        self.incoming = Input()
+        self.incoming = incoming if incoming is not None else Input()
         self._send = send
         self.gone = gone
         self.closed = False

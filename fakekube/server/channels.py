@@ -17,6 +17,9 @@ Two servers answer WebSocket clients on a real cluster, and this module answers 
   base64 data.
 
 In both, the server's first message is an empty one on stdout (or stderr, or error when neither is asked for).
+
+A ``ChannelSession`` runs one exec or attach over a channel link: ``WebSocketChannels`` here, or SPDY streams
+(``fakekube.server.spdyexec``), which carry the same channels as streams named by their ``streamType``.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from fakekube.pods.execution import ExecRegistry
 from fakekube.pods.process import Input, Process
@@ -118,16 +121,63 @@ def internal_error(text: str, protocol: str) -> dict[str, Any]:
             "details": {"causes": [{"message": text}]}, "code": 500}
 
 
+Receive = Callable[[int, "bytes | None"], None]
+
+
+class ChannelLink(Protocol):
+    """How a session's channels travel: ``open`` readies them (False: the client never did, the session ends),
+    ``run`` reads until the client leaves, handing each message to ``receive(channel, data)`` (data None: the
+    client closed that channel), ``send`` writes one, ``close`` ends the stream gracefully, ``abort`` at once."""
+
+    def open(self, options: StreamOptions) -> bool: ...
+    def run(self, receive: Receive) -> None: ...
+    def send(self, channel: int, data: bytes) -> None: ...
+    def close(self) -> None: ...
+    def abort(self) -> None: ...
+
+
+class WebSocketChannels:
+    """Channels as WebSocket messages (a channel byte, or an ASCII digit and base64 in the base64 protocols)."""
+
+    def __init__(self, ws: WebSocket, protocol: str) -> None:
+        self.ws = ws
+        self.protocol = protocol
+        self.base64 = "base64" in protocol
+
+    def open(self, options: StreamOptions) -> bool:
+        self.send(STDOUT if options.stdout else STDERR if options.stderr else ERROR, b"")
+        return True
+
+    def send(self, channel: int, data: bytes) -> None:
+        send_frame(self.ws, self.base64, channel, data)
+
+    def run(self, receive: Receive) -> None:
+        for message in self.ws.messages():
+            data = message.encode("latin-1") if isinstance(message, str) else message
+            if self.protocol == V5 and data[:1] == bytes((CLOSE_SIGNAL,)):
+                if len(data) == 2:
+                    receive(data[1], None)
+                continue
+            frame = split_frame(data, self.base64)
+            if frame is not None:
+                receive(*frame)
+
+    def close(self) -> None:
+        self.ws.close()
+
+    def abort(self) -> None:
+        self.ws.abort()
+
+
 class ChannelSession:
     """One exec or attach stream: runs the process in a worker thread while the connection's thread reads."""
 
-    def __init__(self, ws: WebSocket, protocol: str, options: StreamOptions,
+    def __init__(self, link: ChannelLink, protocol: str, options: StreamOptions,
                  start: Callable[..., Process] | None, registry: ExecRegistry | None,
                  failure: str | None = None, on_close: threading.Event | None = None) -> None:
-        self.ws = ws
+        self.link = link
         self.protocol = protocol
         self.options = options
-        self.base64 = "base64" in protocol
         self._start = start
         self._registry = registry
         self._failure = failure
@@ -140,7 +190,7 @@ class ChannelSession:
     # -- writing ---------------------------------------------------------------------------------------
 
     def send(self, channel: int, data: bytes) -> None:
-        send_frame(self.ws, self.base64, channel, data)
+        self.link.send(channel, data)
 
     def _writer(self, channel: int) -> Callable[[bytes], None]:
         tty = self.options.tty
@@ -161,29 +211,23 @@ class ChannelSession:
     # -- running ---------------------------------------------------------------------------------------
 
     def serve(self) -> None:
-        o = self.options
-        self.send(STDOUT if o.stdout else STDERR if o.stderr else ERROR, b"")
+        if not self.link.open(self.options):
+            return
         worker = threading.Thread(target=self._work, name="fakekube-exec", daemon=True)
         worker.start()
         try:
-            for message in self.ws.messages():
-                self._receive(message)
+            self.link.run(self._receive)
         finally:
             self._reader_done.set()
             self.gone.set()
             self.stdin.close()
             worker.join()
 
-    def _receive(self, message: bytes | str) -> None:
-        data = message.encode("latin-1") if isinstance(message, str) else message
-        if self.protocol == V5 and data[:1] == bytes((CLOSE_SIGNAL,)):
-            if len(data) == 2 and data[1] == STDIN:
+    def _receive(self, channel: int, payload: bytes | None) -> None:
+        if payload is None:
+            if channel == STDIN:
                 self.stdin.close()
             return
-        frame = split_frame(data, self.base64)
-        if frame is None:
-            return
-        channel, payload = frame
         if channel == STDIN and self.options.stdin:
             if self.options.tty:
                 self._terminal_input(payload)
@@ -225,9 +269,9 @@ class ChannelSession:
                 return
             self._write_status(exit_status(code, proc.command, self.protocol))
         finally:
-            self.ws.close()
+            self.link.close()
             if not self._reader_done.wait(CLOSE_GRACE):
-                self.ws.abort()
+                self.link.abort()
 
 
 def _discard(data: bytes) -> None:

@@ -5,8 +5,8 @@ from the ``ports`` query (the kubelet's ``port``: required, each 1-65535), each 
 the stream ends when every port's connection has ended. Subprotocols: ``v4.channel.k8s.io``,
 ``v4.base64.channel.k8s.io`` or none; anything else is x/net/websocket's bare 403.
 
-The tunnelled form kubectl 1.31+ tries first (``SPDY/3.1+portforward.k8s.io`` inside a WebSocket) and SPDY
-itself are not spoken: kubectl's port-forward, which needs one of them, gets a 400 that says so.
+SPDY/3.1, plain or tunnelled inside a WebSocket (``SPDY/3.1+portforward.k8s.io``, kubectl's port-forward), is
+``fakekube.server.spdyportforward``; both run a port's handler through ``forward``.
 """
 
 from __future__ import annotations
@@ -49,6 +49,25 @@ def parse_ports(values: list[str]) -> list[int] | str:
                 return f'port "{text}" must be > 0'
             ports.append(int(part))
     return ports
+
+
+def forward(find: Callable[[int], PortHandler | None], pod: Mapping[str, Any], conn: PortConnection) -> str | None:
+    """Run the handler of ``conn``'s port to its end: None, or the failure the kubelet writes on the port's error
+    stream (nothing listening: the runtime's connection refused)."""
+    port = conn.port
+    meta = pod.get("metadata") or {}
+    try:
+        handler = find(port)
+        if handler is None:
+            raise ConnectionRefusedError(f"failed to connect to localhost:{port} inside namespace of pod "
+                                         f"{meta.get('name')}: connect: connection refused")
+        handler(conn)
+        return None
+    except Exception as exc:  # a handler's failure is the runtime's, reported on the error stream
+        logger.debug("port-forward handler failed", exc_info=True)
+        return f"error forwarding port {port} to pod {meta.get('uid', '')}, uid : {exc}"
+    finally:
+        conn.close()
 
 
 class PortForwardSession:
@@ -107,20 +126,9 @@ class PortForwardSession:
             self.connections[channel // 2].incoming.feed(payload)
 
     def _forward(self, index: int) -> None:
-        conn = self.connections[index]
-        port = conn.port
-        meta = self.pod.get("metadata") or {}
-        try:
-            handler = self.find(port)
-            if handler is None:
-                raise ConnectionRefusedError(f"failed to connect to localhost:{port} inside namespace of pod "
-                                             f"{meta.get('name')}: connect: connection refused")
-            handler(conn)
-        except Exception as exc:  # the kubelet reports a forwarding failure on the port's error channel
-            logger.debug("port-forward handler failed", exc_info=True)
-            self.send(2 * index + 1, f"error forwarding port {port} to pod {meta.get('uid', '')}, uid : {exc}".encode())
-        finally:
-            conn.close()
+        failure = forward(self.find, self.pod, self.connections[index])
+        if failure is not None:
+            self.send(2 * index + 1, failure.encode())
 
     def _close_when_done(self, workers: list[threading.Thread]) -> None:
         for w in workers:

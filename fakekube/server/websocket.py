@@ -11,7 +11,6 @@ are required, a subprotocol the endpoint does not speak is a bare ``403 Forbidde
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import socket
 import threading
@@ -22,6 +21,8 @@ from typing import Any, BinaryIO
 from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
 from wsproto.utilities import generate_accept_token
+
+from fakekube.server.upgraded import UpgradedSocket
 
 logger = logging.getLogger("fakekube.server")
 
@@ -73,8 +74,7 @@ class WebSocket:
     closes or the connection ends; ``send_bytes``/``send_text``/``close`` may be called from any thread."""
 
     def __init__(self, sock: socket.socket, rfile: BinaryIO | Any) -> None:
-        self._sock = sock
-        self._rfile = rfile
+        self._sock = UpgradedSocket(sock, rfile)
         self._ws = Connection(ConnectionType.SERVER)
         self._lock = threading.Lock()
         self.closed = threading.Event()  # set once no more frames can be sent
@@ -83,10 +83,7 @@ class WebSocket:
         with self._lock:
             if self._ws.state is not ConnectionState.OPEN or self.closed.is_set():
                 return False
-            data = self._ws.send(event)
-            try:
-                self._sock.sendall(data)
-            except (OSError, ValueError):
+            if not self._sock.write(self._ws.send(event)):
                 self.closed.set()
                 return False
             return True
@@ -102,22 +99,17 @@ class WebSocket:
         after its Close frame (the client's own Close, or its hang-up, then ends ``messages``)."""
         self._send(CloseConnection(code=code))
         self.closed.set()
-        with contextlib.suppress(OSError):
-            self._sock.shutdown(socket.SHUT_WR)
+        self._sock.shutdown(socket.SHUT_WR)
 
     def abort(self) -> None:
         """End the connection now: a reader blocked in ``messages`` returns."""
         self.closed.set()
-        with contextlib.suppress(OSError):
-            self._sock.shutdown(socket.SHUT_RDWR)
+        self._sock.shutdown(socket.SHUT_RDWR)
 
     def messages(self) -> Iterator[bytes | str]:
         parts: list[Any] = []
         while True:
-            try:
-                data = self._rfile.read1(READ_SIZE)
-            except (OSError, ValueError):
-                data = b""
+            data = self._sock.read()
             if not data:
                 self.closed.set()
                 return
@@ -140,7 +132,6 @@ class WebSocket:
                 elif isinstance(event, CloseConnection):
                     with self._lock:
                         if self._ws.state is ConnectionState.REMOTE_CLOSING:
-                            with contextlib.suppress(OSError, ValueError):
-                                self._sock.sendall(self._ws.send(event.response()))
+                            self._sock.write(self._ws.send(event.response()))
                     self.closed.set()
                     return

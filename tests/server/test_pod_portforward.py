@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 from typing import Any
@@ -107,10 +106,6 @@ def test_refusals(kube: Store, kube_server: KubeServer) -> None:
     with pytest.raises(websocket.WebSocketBadStatusException) as refused:
         websocket.create_connection(pf_url(kube_server, "80"), subprotocols=["v5.channel.k8s.io"], timeout=5)
     assert refused.value.status_code == 403  # the kubelet's port-forward speaks v4 and older only
-    with pytest.raises(websocket.WebSocketBadStatusException) as refused:
-        websocket.create_connection(pf_url(kube_server, "80"), subprotocols=["SPDY/3.1+portforward.k8s.io"],
-                                    timeout=5)
-    assert refused.value.status_code == 400 and "SPDY/3.1" in json.loads(refused.value.resp_body)["message"]
 
 
 def test_server_stop_ends_port_forwards_and_leaves_no_thread(kube: Store, kube_server_factory: Any) -> None:
