@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import re
 from collections.abc import Callable
 from datetime import UTC
 
@@ -99,15 +100,43 @@ def _echo(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) 
 
 
 def _printf(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    """POSIX printf: the format is reused while arguments remain (``%s %d %i %x %o %c %b %%`` and escapes)."""
     if not args:
         err(b"printf: usage: printf format [arguments]\n")
         return 2
-    fmt = args[0].replace("\\n", "\n").replace("\\t", "\t")
-    try:
-        out((fmt.replace("%s", "{}").format(*args[1:]) if "%s" in fmt else fmt).encode())
-    except IndexError:
-        out(fmt.replace("%s", "").encode())
+    fmt, rest = _escapes(args[0]), args[1:]
+    spec = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([sdiuxXocb%])")
+    pieces: list[str] = []
+    while True:
+        used = 0
+        operands = rest
+
+        def convert(m: re.Match[str], operands: list[str] = operands) -> str:
+            nonlocal used
+            flags, kind = m.groups()
+            if kind == "%":
+                return "%"
+            value = operands[used] if used < len(operands) else ""
+            used += 1
+            if kind in "diuxXo":
+                number = int(value) if value.lstrip("-+").isdigit() else 0
+                return ("%" + flags + ("d" if kind in "iu" else kind)) % number
+            if kind == "c":
+                return value[:1]
+            return ("%" + flags + "s") % (_escapes(value) if kind == "b" else value)
+
+        pieces.append(spec.sub(convert, fmt))
+        rest = rest[used:]
+        if not rest or not used:
+            break
+    out("".join(pieces).encode())
     return 0
+
+
+def _escapes(text: str) -> str:
+    return re.sub(r"\\(\\|n|t|r|0[0-7]{0,3}|a|b|f|v)", lambda m: {
+        "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}.get(
+        m.group(1)) or chr(int(m.group(1), 8)), text)
 
 
 def _cat(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
