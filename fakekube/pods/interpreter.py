@@ -7,64 +7,25 @@ process awaits the runtime's clock (virtual time in a simulation, a timer on the
 thread per sleeping container). A loop that never waits yields ``Wait(0.001)`` every ``PACE`` commands, so it
 cannot hold the loop it runs on (nor spin a simulation at one instant).
 
-Expansion follows XCU 2.6 (IEEE Std 1003.1-2017) for what scripts in manifests use: parameters (``$X``,
-``${X:-w}``, ``${X#p}``, ``${#X}``, ``$?``, ``$#``, ``$@``, ``$1``), ``$(...)`` and backquotes, ``$((...))``,
-quote removal, field splitting of unquoted results, and pathname expansion against the container's files.
+Words are expanded by ``fakekube.pods.expansion``; the shell's own built-ins are ``fakekube.pods.builtins``.
 """
 
 from __future__ import annotations
 
-import ast
 import fnmatch
-import operator
 import posixpath
-import re
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from typing import Any
 
 from fakekube.pods import shell
+from fakekube.pods.builtins import BUILTINS, SPECIAL_BUILTINS
+from fakekube.pods.expansion import Expander
 from fakekube.pods.filesystem import FileSystemError
 from fakekube.pods.process import ExitStatus
+from fakekube.pods.shellbase import IO, Break, Continue, Out, Return, Run, Wait, discard
 
-Out = Callable[[bytes], None]
 PACE = 1000
 SHELLS = ("sh", "bash", "ash", "dash")
-
-
-@dataclass(frozen=True)
-class Wait:
-    """A request to the driver: wait ``seconds`` (None: until the process is stopped)."""
-
-    seconds: float | None
-
-
-Run = Generator[Wait, None, int]
-
-
-class _Break(Exception):  # noqa: N818 - control flow
-    def __init__(self, levels: int) -> None:
-        self.levels = levels
-
-
-class _Continue(_Break):
-    pass
-
-
-class _Return(Exception):  # noqa: N818 - control flow
-    def __init__(self, code: int) -> None:
-        self.code = code
-
-
-@dataclass
-class IO:
-    stdin: bytes | None  # None: the process's own stdin
-    out: Out
-    err: Out
-
-
-def _discard(data: bytes) -> None:
-    return None
 
 
 def run_sync(run: Run, proc: Any) -> int:
@@ -97,7 +58,7 @@ def sleep_seconds(args: list[str]) -> float | None:
     return total
 
 
-class Shell:
+class Shell(Expander):
     """One shell process over a ``commands.Session`` (its files, environment, working directory, streams)."""
 
     def __init__(self, session: Any, name: str = "sh", args: list[str] | None = None) -> None:
@@ -123,9 +84,9 @@ class Shell:
             if interactive:
                 raise
             return done.code
-        except _Return as done:
+        except Return as done:
             return done.code
-        except _Break:
+        except Break:
             return self.s.status
 
     def command_line(self, argv: list[str], io: IO) -> Run:
@@ -201,12 +162,12 @@ class Shell:
                     break
                 try:
                     status = yield from self.sequence(node.body, io)
-                except _Continue as c:
+                except Continue as c:
                     if c.levels > 1:
-                        raise _Continue(c.levels - 1) from None
-                except _Break as b:
+                        raise Continue(c.levels - 1) from None
+                except Break as b:
                     if b.levels > 1:
-                        raise _Break(b.levels - 1) from None
+                        raise Break(b.levels - 1) from None
                     break
             return status
         if isinstance(node, shell.For):
@@ -217,12 +178,12 @@ class Shell:
                 self.s.env[node.name] = value
                 try:
                     status = yield from self.sequence(node.body, io)
-                except _Continue as c:
+                except Continue as c:
                     if c.levels > 1:
-                        raise _Continue(c.levels - 1) from None
-                except _Break as b:
+                        raise Continue(c.levels - 1) from None
+                except Break as b:
                     if b.levels > 1:
-                        raise _Break(b.levels - 1) from None
+                        raise Break(b.levels - 1) from None
                     break
                 if self.s.proc.gone.is_set():
                     break
@@ -287,7 +248,7 @@ class Shell:
             self.positional = args
             try:
                 return (yield from self.command(self.functions[argv[0]], io))
-            except _Return as done:
+            except Return as done:
                 return done.code
             finally:
                 self.positional = saved
@@ -388,7 +349,7 @@ class Shell:
             target = yield from self.expand_one(r.target.raw)
             if r.op in (">&", "<&"):
                 if target == "-":
-                    fds[r.fd] = _discard if r.fd else b""
+                    fds[r.fd] = discard if r.fd else b""
                 elif target.isdigit() and int(target) in fds:
                     fds[r.fd] = fds[int(target)]
                 else:
@@ -412,7 +373,7 @@ class Shell:
 
     def open_output(self, target: str, *, append: bool, io: IO) -> Out:
         if target == "/dev/null":
-            return _discard
+            return discard
         if target in ("/dev/stdout", "/proc/self/fd/1"):
             return io.out
         if target in ("/dev/stderr", "/proc/self/fd/2"):
@@ -426,370 +387,9 @@ class Shell:
             self.s.files.write(path, b"", append=True)
         return lambda data: self.s.files.write(path, data, append=True)
 
-    # -- expansion -------------------------------------------------------------------------------------
-
-    def expand_one(self, raw: str) -> Generator[Wait, None, str]:
-        """A word expanded without field splitting or pathname expansion (assignments, ``case``, targets)."""
-        fields = yield from self.expand(raw, split=False)
-        return " ".join(fields)
-
-    def expand_heredoc(self, body: str) -> Generator[Wait, None, str]:
-        out: list[str] = []
-        i = 0
-        while i < len(body):
-            c = body[i]
-            if c == "\\" and i + 1 < len(body) and body[i + 1] in "$`\\\n":
-                out.append("" if body[i + 1] == "\n" else body[i + 1])
-                i += 2
-            elif c in "$`":
-                text, i = yield from self.dollar(body, i)
-                out.append(text)
-            else:
-                out.append(c)
-                i += 1
-        return "".join(out)
-
-    def expand(self, raw: str, split: bool = True) -> Generator[Wait, None, list[str]]:
-        fields: list[str] = []
-        current: list[str] = []
-        present = False  # a quoted empty string still makes a field
-        glob = False
-        i, n = 0, len(raw)
-        if raw.startswith("~") and (n == 1 or raw[1] == "/"):
-            current.append(self.s.env.get("HOME", "/root"))
-            i = 1
-        while i < n:
-            c = raw[i]
-            if c == "'":
-                end = raw.index("'", i + 1)
-                current.append(raw[i + 1:end])
-                present, i = True, end + 1
-            elif c == '"':
-                present = True
-                i += 1
-                while raw[i] != '"':
-                    if raw[i] == "\\" and raw[i + 1] in '"\\$`':
-                        current.append(raw[i + 1])
-                        i += 2
-                    elif raw[i] in "$`":
-                        text, i = yield from self.dollar(raw, i)
-                        current.append(text)
-                    else:
-                        current.append(raw[i])
-                        i += 1
-                i += 1
-            elif c == "\\" and i + 1 < n:
-                current.append(raw[i + 1])
-                present, i = True, i + 2
-            elif c in "$`":
-                text, i = yield from self.dollar(raw, i)
-                if not split:
-                    current.append(text)
-                    continue
-                pieces = text.split()
-                if not pieces:
-                    continue
-                if text[:1].isspace() and (current or present):
-                    fields.append("".join(current))
-                    current, present = [], False
-                for index, piece in enumerate(pieces):
-                    if index:
-                        fields.append("".join(current))
-                        current = []
-                    current.append(piece)
-                present = True
-                if text[-1:].isspace():
-                    fields.append("".join(current))
-                    current, present = [], False
-            else:
-                glob = glob or c in "*?["
-                current.append(c)
-                present, i = True, i + 1
-        if current or present:
-            fields.append("".join(current))
-        if split and glob:
-            fields = [m for f in fields for m in (self.glob(f) or [f])]
-        return fields
-
-    def glob(self, pattern: str) -> list[str]:
-        if not any(ch in pattern for ch in "*?["):
-            return []
-        directory, base = posixpath.split(pattern)
-        full = self.s.path(directory or ".")
-        try:
-            names = self.s.files.listdir(full) if self.s.files.is_dir(full) else []
-        except FileSystemError:
-            return []
-        hidden = base.startswith(".")
-        return sorted(posixpath.join(directory, name) if directory else name for name in names
-                      if fnmatch.fnmatchcase(name, base) and (hidden or not name.startswith(".")))
-
-    def dollar(self, raw: str, i: int) -> Generator[Wait, None, tuple[str, int]]:
-        """The expansion starting at ``raw[i]`` (``$`` or a backquote) and the index after it."""
-        if raw[i] == "`":
-            end = raw.index("`", i + 1)
-            return (yield from self.substitute(raw[i + 1:end])), end + 1
-        if raw.startswith("$((", i):
-            end = shell._skip_balanced(raw, i + 3, "(", ")")
-            expr = yield from self.expand_heredoc(raw[i + 3:end - 1])
-            return str(self.arithmetic(expr)), end + 1
-        if raw.startswith("$(", i):
-            end = shell._skip_balanced(raw, i + 2, "(", ")")
-            return (yield from self.substitute(raw[i + 2:end - 1])), end
-        if raw.startswith("${", i):
-            end = shell._skip_balanced(raw, i + 2, "{", "}")
-            return (yield from self.parameter(raw[i + 2:end - 1])), end
-        if i + 1 < len(raw) and raw[i + 1] in "?$#@*!0123456789-":
-            return self.special(raw[i + 1]), i + 2
-        m = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(raw, i + 1)
-        if m is None:
-            return "$", i + 1
-        return self.s.env.get(m.group(), ""), m.end()
-
-    def special(self, c: str) -> str:
-        if c == "?":
-            return str(self.s.status)
-        if c == "#":
-            return str(len(self.positional))
-        if c in "@*":
-            return " ".join(self.positional)
-        if c == "0":
-            return self.name
-        if c.isdigit():
-            index = int(c) - 1
-            return self.positional[index] if index < len(self.positional) else ""
-        return {"$": "1", "!": "", "-": ""}.get(c, "")
-
-    def parameter(self, inner: str) -> Generator[Wait, None, str]:
-        if inner.startswith("#") and len(inner) > 1:
-            return str(len(self.lookup(inner[1:])))
-        m = re.match(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?#@*$!])(.*)", inner, re.S)
-        if m is None:
-            raise ExitStatus(2)
-        name, rest = m.groups()
-        value = self.lookup(name)
-        is_set = name in self.s.env or not re.match(r"[A-Za-z_]", name)
-        if not rest:
-            return value
-        op = next((o for o in (":-", ":=", ":+", ":?", "##", "%%", "-", "=", "+", "?", "#", "%")
-                   if rest.startswith(o)), None)
-        if op is None:
-            raise ExitStatus(2)
-        word = yield from self.expand_one(rest[len(op):])
-        empty = not is_set or (op.startswith(":") and value == "")
-        if op in (":-", "-"):
-            return word if empty else value
-        if op in (":=", "="):
-            if empty:
-                self.s.env[name] = word
-                return word
-            return value
-        if op in (":+", "+"):
-            return "" if empty else word
-        if op in (":?", "?"):
-            if empty:
-                self.s.proc.stderr(f"{self.name}: 1: {name}: {word or 'parameter not set'}\n")
-                raise ExitStatus(2)
-            return value
-        cuts = range(len(value) + 1)
-        if op in ("#", "##"):
-            order = cuts if op == "#" else reversed(cuts)
-            return next((value[k:] for k in order if fnmatch.fnmatchcase(value[:k], word)), value)
-        order = reversed(cuts) if op == "%" else cuts
-        return next((value[:k] for k in order if fnmatch.fnmatchcase(value[k:], word)), value)
-
-    def lookup(self, name: str) -> str:
-        if name.isdigit() or name in "?#@*$!":
-            return self.special(name)
-        return self.s.env.get(name, "")
-
-    def substitute(self, text: str) -> Generator[Wait, None, str]:
-        captured = bytearray()
-        inner = Shell(self.s, self.name, self.positional)
-        inner.functions = dict(self.functions)
-        saved = dict(self.s.env), self.s.cwd
-        try:
-            status = yield from inner.script(text, IO(None, captured.extend, self.s.proc.write_stderr))
-        finally:
-            self.s.env, self.s.cwd = saved
-        self.s.status = status
-        return captured.decode(errors="replace").rstrip("\n")
-
-    def arithmetic(self, expr: str) -> int:
-        text = re.sub(r"[A-Za-z_][A-Za-z0-9_]*", lambda m: self.s.env.get(m.group(), "0") or "0", expr)
-        text = text.replace("&&", " and ").replace("||", " or ")
-        text = re.sub(r"!(?!=)", " not ", text)
-        try:
-            return int(_evaluate(ast.parse(text.strip() or "0", mode="eval").body))
-        except (SyntaxError, ValueError, TypeError, ZeroDivisionError, KeyError, RecursionError):
-            self.s.proc.stderr(f"{self.name}: 1: arithmetic expression: expecting primary: \"{expr}\"\n")
-            raise ExitStatus(2) from None
-
 
 def _writer(target: Any) -> Out:
-    return target if callable(target) else _discard
-
-
-_BINARY: dict[type, Callable[[int, int], int]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: lambda a, b: int(
-        __import__("math").fmod(a, b)), ast.Div: lambda a, b: int(a / b), ast.FloorDiv: lambda a, b: int(a / b),
-    ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor}
-_COMPARE: dict[type, Callable[[int, int], bool]] = {
-    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
-    ast.NotEq: operator.ne}
-
-
-def _evaluate(node: ast.AST) -> int:
-    """Shell arithmetic over integers: the operators of XCU 2.6.4, nothing else Python would evaluate."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, int):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        return _BINARY[type(node.op)](_evaluate(node.left), _evaluate(node.right))
-    if isinstance(node, ast.UnaryOp):
-        value = _evaluate(node.operand)
-        return {ast.USub: -value, ast.UAdd: value, ast.Not: int(not value), ast.Invert: ~value}[type(node.op)]
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-        return int(_COMPARE[type(node.ops[0])](_evaluate(node.left), _evaluate(node.comparators[0])))
-    if isinstance(node, ast.BoolOp):
-        values = [_evaluate(v) for v in node.values]
-        return int(all(values) if isinstance(node.op, ast.And) else any(values))
-    if isinstance(node, ast.IfExp):
-        return _evaluate(node.body) if _evaluate(node.test) else _evaluate(node.orelse)
-    raise ValueError("unsupported")
-
-
-# -- built-ins that change the shell itself --------------------------------------------------------------------
-
-Builtin = Callable[[Shell, list[str], IO], Run]
-
-
-def _returns(code: int) -> Run:
-    return code
-    yield  # pragma: no cover - makes this a generator
-
-
-def _exit(sh: Shell, args: list[str], io: IO) -> Run:
-    try:
-        code = int(args[0]) if args else sh.s.status
-    except ValueError:
-        io.err(f"{sh.name}: 1: exit: Illegal number: {args[0]}\n".encode())
-        code = 2
-    raise ExitStatus(code & 0xFF)
-    yield  # pragma: no cover
-
-
-def _return(sh: Shell, args: list[str], io: IO) -> Run:
-    raise _Return(int(args[0]) & 0xFF if args and args[0].isdigit() else sh.s.status)
-    yield  # pragma: no cover
-
-
-def _break(kind: type[_Break]) -> Builtin:
-    def run(sh: Shell, args: list[str], io: IO) -> Run:
-        raise kind(int(args[0]) if args and args[0].isdigit() else 1)
-        yield  # pragma: no cover
-    return run
-
-
-def _cd(sh: Shell, args: list[str], io: IO) -> Run:
-    target = sh.s.path(args[0] if args else sh.s.env.get("HOME", "/"))
-    if not sh.s.files.is_dir(target):
-        io.err(f"{sh.name}: 1: cd: can't cd to {args[0] if args else target}\n".encode())
-        return (yield from _returns(2))
-    sh.s.cwd = target
-    return (yield from _returns(0))
-
-
-def _export(sh: Shell, args: list[str], io: IO) -> Run:
-    for a in args:
-        if a.startswith("-"):
-            continue
-        key, eq, value = a.partition("=")
-        if eq:
-            sh.s.env[key] = value
-    return (yield from _returns(0))
-
-
-def _unset(sh: Shell, args: list[str], io: IO) -> Run:
-    for a in args:
-        if not a.startswith("-"):
-            sh.s.env.pop(a, None)
-            sh.functions.pop(a, None)
-    return (yield from _returns(0))
-
-
-def _set(sh: Shell, args: list[str], io: IO) -> Run:
-    for index, a in enumerate(args):
-        if a == "--":
-            sh.positional = args[index + 1:]
-            break
-        if a[:1] in "-+" and len(a) > 1:
-            if "e" in a[1:] and a[1:] != "o":
-                sh.errexit = a[0] == "-"
-            continue  # -x, -u, -o pipefail: accepted, not emulated
-        sh.positional = args[index:]
-        break
-    return (yield from _returns(0))
-
-
-def _shift(sh: Shell, args: list[str], io: IO) -> Run:
-    count = int(args[0]) if args and args[0].isdigit() else 1
-    if count > len(sh.positional):
-        return (yield from _returns(1))
-    sh.positional = sh.positional[count:]
-    return (yield from _returns(0))
-
-
-def _read(sh: Shell, args: list[str], io: IO) -> Run:
-    names = [a for a in args if not a.startswith("-")] or ["REPLY"]
-    if io.stdin is not None:
-        line = io.stdin.split(b"\n", 1)[0] if io.stdin else b""
-        ended = not io.stdin
-    else:
-        line = sh.s.proc.stdin.readline()
-        ended = not line
-    if ended:
-        return (yield from _returns(1))
-    fields = line.decode(errors="replace").rstrip("\n").split(None, len(names) - 1)
-    for index, name in enumerate(names):
-        sh.s.env[name] = fields[index] if index < len(fields) else ""
-    return (yield from _returns(0))
-
-
-def _eval(sh: Shell, args: list[str], io: IO) -> Run:
-    return (yield from sh.script(" ".join(args), io))
-
-
-def _source(sh: Shell, args: list[str], io: IO) -> Run:
-    if not args:
-        return (yield from _returns(0))
-    try:
-        text = sh.s.read_file(args[0]).decode(errors="replace")
-    except FileSystemError:
-        io.err(f"{sh.name}: 1: .: cannot open {args[0]}: No such file\n".encode())
-        return (yield from _returns(2))
-    return (yield from sh.script(text, io))
-
-
-def _exec(sh: Shell, args: list[str], io: IO) -> Run:
-    if not args:
-        return (yield from _returns(0))  # only redirections: they apply to this command here
-    raise ExitStatus((yield from sh.simple_argv(args, io)))
-
-
-def _wait(sh: Shell, args: list[str], io: IO) -> Run:
-    return (yield from _returns(0))  # background jobs ran to their end already
-
-
-SPECIAL_BUILTINS = frozenset({"exit", "return", "break", "continue", "export", "unset", "set", "shift", "eval",
-                              ".", "exec", "readonly", "trap", ":"})
-BUILTINS: dict[str, Builtin] = {
-    "exit": _exit, "return": _return, "break": _break(_Break), "continue": _break(_Continue), "cd": _cd,
-    "export": _export, "readonly": _export, "local": _export, "unset": _unset, "set": _set, "shift": _shift,
-    "read": _read, "eval": _eval, ".": _source, "source": _source, "exec": _exec, "wait": _wait,
-    "trap": lambda sh, a, io: _returns(0), "umask": lambda sh, a, io: _returns(0),
-    "ulimit": lambda sh, a, io: _returns(0), ":": lambda sh, a, io: _returns(0),
-}
+    return target if callable(target) else discard
 
 
 def known_command(name: str) -> bool:
