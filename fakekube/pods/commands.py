@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import UTC
 
 from fakekube.pods.filesystem import FileSystemError
-from fakekube.pods.interpreter import IO, Shell, run_sync, sleep_seconds
+from fakekube.pods.interpreter import IO, Run, Shell, run_sync, sleep_seconds
 from fakekube.pods.process import ExitStatus, Process
 
 Out = Callable[[bytes], None]
@@ -45,13 +45,16 @@ class Session:
     # -- running ---------------------------------------------------------------------------------------
 
     def run(self, argv: list[str]) -> int:
-        """The exec's own command (not inside a shell)."""
+        """The exec's own command (not inside a shell), to its end on the calling thread."""
+        return run_sync(self.start(argv), self.proc)
+
+    def start(self, argv: list[str]) -> Run:
+        """The exec's own command as a generator of waits (``fakekube.pods.interpreter``): its exit status."""
         name = _command_name(argv[0]) if argv else ""
         if name not in COMMANDS:
             self.proc.stdout(not_found_message(argv[0] if argv else ""))
             return 126
-        shell_ = Shell(self)
-        return run_sync(shell_.command_line(argv, IO(None, self.proc.stdout, self.proc.stderr)), self.proc)
+        return (yield from Shell(self).command_line(argv, IO(None, self.proc.stdout, self.proc.stderr)))
 
     def simple(self, argv: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
         """One command of the image (not a shell built-in), run at once."""

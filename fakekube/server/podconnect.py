@@ -21,11 +21,11 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.pods.execution import ExecRegistry
+from fakekube.pods.podcontainer import validate_container
 from fakekube.server import portforward, websocket
 from fakekube.server.channels import V5, ChannelSession, StreamOptions, negotiate
 from fakekube.server.messages import HttpRequest, HttpResponse
 from fakekube.server.params import Query
-from fakekube.server.podcontainer import validate_container
 from fakekube.store import Store
 
 STREAMED = ("exec", "attach", "portforward")
