@@ -46,14 +46,19 @@ def _script_runnable(session: Session, text: str, depth: int = 0) -> bool:
     try:
         tree = shell.parse(text)
     except shell.ShellSyntaxError:
-        return True  # the shell reports it and exits 2, as dash would
+        return False  # maybe a bash script in syntax this parser lacks (arrays, ``$'...'``): leave it alone
     functions = {n.name for n in _nodes(tree) if isinstance(n, shell.Function)}
     for node in _nodes(tree):
+        if isinstance(node, shell.Word) and not all(_script_runnable(session, inner, depth + 1)
+                                                    for inner in _substitutions(node.raw)):
+            return False
         if not isinstance(node, shell.Simple) or not node.words:
             continue
         words = [w.literal for w in node.words]
-        while words and words[0] in ("exec", "nohup"):
+        while words and words[0] in ("exec", "nohup", "env"):
             words = words[1:]
+            while words and words[0] is not None and "=" in words[0]:  # env's NAME=VALUE operands
+                words = words[1:]
         if not words:
             continue
         if words[0] is None:
@@ -63,6 +68,30 @@ def _script_runnable(session: Session, text: str, depth: int = 0) -> bool:
         if not _argv_runnable(session, words, depth + 1):
             return False
     return True
+
+
+def _substitutions(raw: str) -> list[str]:
+    """The scripts of a word's command substitutions (``$(...)``, backquotes; not ``$((...))``)."""
+    found, i = [], 0
+    while i < len(raw):
+        if raw.startswith("$((", i):
+            i = raw.find("))", i) + 2 if "))" in raw[i:] else len(raw)
+        elif raw.startswith("$(", i):
+            try:
+                end = shell._skip_balanced(raw, i + 2, "(", ")")
+            except shell.ShellSyntaxError:
+                return found
+            found.append(raw[i + 2:end - 1])
+            i = end
+        elif raw[i] == "`" and "`" in raw[i + 1:]:
+            end = raw.index("`", i + 1)
+            found.append(raw[i + 1:end])
+            i = end + 1
+        elif raw[i] == "'":
+            i = raw.find("'", i + 1) + 1 or len(raw)
+        else:
+            i += 2 if raw[i] == "\\" else 1
+    return found
 
 
 def _argv_runnable(session: Session, words: list[str | None], depth: int = 0) -> bool:

@@ -63,7 +63,8 @@ def test_a_job_pod_ends_when_its_command_does() -> None:
 
 def test_what_cannot_be_emulated_runs_as_before_silent_but_for_the_kubelet() -> None:
     for command in (["nginx", "-g", "daemon off;"], ["sh", "-c", "pip install x && python app.py"],
-                    ["sh", "-c", "$CMD"]):
+                    ["sh", "-c", "$CMD"], ["bash", "-c", "a=(1 2); echo ${a[0]}"], ["sh", "-c", "env A=1 perl x"],
+                    ["python", "app.py"], ["sh"]):
         sim, cluster = start({"name": "main", "image": "python", "command": command})
         sim.run(until=60)
         assert status(sim)["phase"] == "Running"
@@ -106,3 +107,18 @@ def test_an_echo_server_listens_while_its_container_runs() -> None:
     sim.store.delete("pods", "p", "default")
     sim.run(until=10)
     assert forwards.find(pod, 1234, files) is None
+
+
+def test_the_kubelet_expands_var_references_before_the_shell_sees_the_script() -> None:
+    sim, cluster = start({"name": "main", "image": "busybox", "env": [{"name": "WHO", "value": "world"}],
+                          "command": ["sh", "-c"], "args": ["echo hello $(WHO) $WHO $(date +%Y)"]})
+    sim.run(until=5)
+    # $(WHO) is the kubelet's (ExpandContainerCommandAndArgs), $WHO the shell's; $(date +%Y) names no variable,
+    # so the kubelet leaves it and the shell runs it as a command substitution.
+    assert cluster.logs.text("default", "p") == "hello world world 2026\n"
+
+
+def test_a_command_substitution_of_an_unknown_command_leaves_the_container_unemulated() -> None:
+    sim, cluster = start({"name": "main", "image": "busybox", "command": ["sh", "-c", "echo $(kubectl version)"]})
+    sim.run(until=5)
+    assert cluster.logs.text("default", "p").startswith("[fakekube] container main started")
