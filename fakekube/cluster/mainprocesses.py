@@ -52,7 +52,7 @@ class MainProcesses:
         store = self.store
 
         def lookup(plural: str, name: str) -> Mapping[str, Any] | None:
-            return next((o for o in store.objects(plural, namespace) if o["metadata"]["name"] == name), None)
+            return store.stored_object("/" + plural, (namespace, name))  # read-only, no copy: ConfigMaps, Secrets
 
         def listen(port: int, handler: Any) -> Callable[[], None]:
             return registry.port_forwards.listen(uid, port, handler)

@@ -69,7 +69,7 @@ def run_exec(store: Any, pod: Mapping[str, Any], container: str, command: list[s
     namespace = str(pod["metadata"].get("namespace") or "")
 
     def lookup(plural: str, name: str) -> Mapping[str, Any] | None:
-        return next((o for o in store.objects(plural, namespace) if o["metadata"]["name"] == name), None)
+        return store.stored_object("/" + plural, (namespace, name))  # read-only, no copy: ConfigMaps, Secrets
 
     proc = registry.process(pod, container, list(command), lookup, now=store.clock.now, write_stdout=out.extend,
                             write_stderr=err.extend, stdin=Input(stdin, closed=True))
