@@ -346,6 +346,8 @@ class Kubelet(Actor):
         if self.work.get(work.uid) is not work or work.deleting:
             return
         work.exit_codes[index] = code
+        # This instance's timed end (run-seconds, a failure rule's crash) must not stop the instance after it.
+        work.events = [e for e in work.events if not (e[2] == index and e[3] in ("exit", "crash"))]
         self._schedule(work, 0.0, index, "exit")
         self._wake(work)
 

@@ -122,3 +122,12 @@ def test_a_command_substitution_of_an_unknown_command_leaves_the_container_unemu
     sim, cluster = start({"name": "main", "image": "busybox", "command": ["sh", "-c", "echo $(kubectl version)"]})
     sim.run(until=5)
     assert cluster.logs.text("default", "p").startswith("[fakekube] container main started")
+
+
+def test_a_command_that_ends_first_cancels_the_run_seconds_exit_of_its_instance() -> None:
+    sim, cluster = start({"name": "main", "image": "busybox", "command": ["sh", "-c", "sleep 4; exit 1"]},
+                         restart="Always", annotations={"sim.fakekube.io/run-seconds": "5"})
+    sim.run(until=6)  # exits at 4 (code 1), restarts at once; the old 5 s deadline must not end the new instance
+    cs = status(sim)["containerStatuses"][0]
+    assert cs["restartCount"] == 1 and "running" in cs["state"]
+    assert cs["lastState"]["terminated"]["exitCode"] == 1
