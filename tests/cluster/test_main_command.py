@@ -126,7 +126,7 @@ def test_a_command_substitution_of_an_unknown_command_leaves_the_container_unemu
 
 def test_a_command_that_ends_first_cancels_the_run_seconds_exit_of_its_instance() -> None:
     sim, cluster = start({"name": "main", "image": "busybox", "command": ["sh", "-c", "sleep 4; exit 1"]},
-                         restart="Always", annotations={"sim.fakekube.io/run-seconds": "5"})
+                         restart="OnFailure", annotations={"sim.fakekube.io/run-seconds": "5"})
     sim.run(until=6)  # exits at 4 (code 1), restarts at once; the old 5 s deadline must not end the new instance
     cs = status(sim)["containerStatuses"][0]
     assert cs["restartCount"] == 1 and "running" in cs["state"]
