@@ -32,6 +32,7 @@ from fakekube.sim.scheduler import Future, _Sleep
 
 from . import identity
 from .actor import Actor, Writer
+from .mainprocesses import MainProcesses
 from .nodes import LEASE_NAMESPACE, NodeConfig, lease_object, micro_time, node_object, node_status
 from .podstatus import ContainerRun, PodRun, generate_status
 from .timing import EXIT_CODE, FAILURE, READY_SECONDS, RUN_SECONDS, FailureRule, Timing
@@ -52,6 +53,7 @@ class _PodWork:
         self.deleting = False
         self.reported = False  # a status has been sent for it
         self.backoff: dict[int, int] = {}  # container index → failures so far
+        self.exit_codes: dict[int, int] = {}  # container index → how its main command ended
 
 
 class Kubelet(Actor):
@@ -65,6 +67,7 @@ class Kubelet(Actor):
         self.recorder = self.manager.event_recorder("kubelet", api="core")
         self.work: dict[str, _PodWork] = {}
         self.logs = pod_logs(runtime.store)  # each container instance's log (fakekube.pods.logs)
+        self.mains = MainProcesses(runtime)  # containers' main commands that run (fakekube.pods.mainprocess)
         self._ips = 0
         self._seq = 0
         self.node_uid: str | None = None
@@ -205,6 +208,7 @@ class Kubelet(Actor):
             pass  # the uid precondition failed: the pod was replaced under the same name
         finally:
             self.work.pop(work.uid, None)
+            self.mains.stop_pod(work.uid)
             self.logs.pod_gone(work.uid)
 
     async def _run_pod(self, work: _PodWork) -> None:
@@ -280,19 +284,26 @@ class Kubelet(Actor):
             if container.state == "waiting" and container.last_state:
                 container.restart_count += 1
             container.start(now, self._container_id(work, container))
-            self.logs.container_started(pod, container.name, container.container_id or "", container.image)
+            main = self.mains.prepare(pod, spec)
+            log = self.logs.container_started(pod, container.name, container.container_id or "", container.image,
+                                              kubelet_lines=main is None)
+            if main is not None:
+                self.mains.start((work.uid, index), main, log, lambda code: self._main_exited(work, index, code))
+            # A main command that runs ends the container itself; the run-seconds annotation still bounds it.
+            timed = main is None or self._annotation(pod, RUN_SECONDS) is not None
             self.recorder.event(pod, "Normal", "Pulled",
                                 f'Container image "{container.image}" already present on machine')
             self.recorder.event(pod, "Normal", "Created", f"Created container: {container.name}")
             self.recorder.event(pod, "Normal", "Started", f"Started container {container.name}")
             init = index >= 1000
             if init:
-                self._schedule(work, self._run_seconds(pod), index, "exit")
+                if timed:
+                    self._schedule(work, self._run_seconds(pod), index, "exit")
             else:
                 self._schedule(work, self._ready_seconds(pod, spec), index, "ready")
                 if failure is not None:
                     self._schedule(work, self.sample(self.timing.crash_after), index, "crash")
-                elif restart_policy != "Always" and self._completes(pod):
+                elif restart_policy != "Always" and self._completes(pod) and timed:
                     self._schedule(work, self._run_seconds(pod), index, "exit")
             return True
         if action == "pull-backoff":
@@ -310,7 +321,11 @@ class Kubelet(Actor):
         if action in ("exit", "crash"):
             if container.state != "running":
                 return False
-            code = failure.exit_code if action == "crash" and failure is not None else self._exit_code(pod)
+            if action == "crash" and failure is not None:
+                code = failure.exit_code
+            else:
+                code = work.exit_codes.pop(index) if index in work.exit_codes else self._exit_code(pod)
+            self.mains.stop((work.uid, index))
             container.stop(now, code)
             self.logs.container_stopped(work.uid, container.name, code)
             if index >= 1000:
@@ -325,6 +340,16 @@ class Kubelet(Actor):
                 self._schedule(work, delay, index, "start")
             return True
         return False
+
+    def _main_exited(self, work: _PodWork, index: int, code: int) -> None:
+        """The container's main command ended: the container exits with its code (kubelet's rules follow)."""
+        if self.work.get(work.uid) is not work or work.deleting:
+            return
+        work.exit_codes[index] = code
+        # This instance's timed end (run-seconds, a failure rule's crash) must not stop the instance after it.
+        work.events = [e for e in work.events if not (e[2] == index and e[3] in ("exit", "crash"))]
+        self._schedule(work, 0.0, index, "exit")
+        self._wake(work)
 
     def _after_init(self, work: _PodWork, index: int, code: int, restart_policy: str) -> bool:
         if code == 0:
@@ -408,6 +433,7 @@ class Kubelet(Actor):
             if delay > 0:
                 await _Sleep(delay)
             now = self.timestamp()
+            self.mains.stop_pod(work.uid)
             for container in running:
                 container.stop(now, 0)
                 self.logs.container_stopped(work.uid, container.name)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import re
 from collections.abc import Callable
 from datetime import UTC
 
-from fakekube.pods import shell
 from fakekube.pods.filesystem import FileSystemError
+from fakekube.pods.interpreter import IO, Run, Shell, run_sync, sleep_seconds
 from fakekube.pods.process import ExitStatus, Process
 
 Out = Callable[[bytes], None]
@@ -44,17 +45,20 @@ class Session:
     # -- running ---------------------------------------------------------------------------------------
 
     def run(self, argv: list[str]) -> int:
-        """The exec's own command (not inside a shell)."""
+        """The exec's own command (not inside a shell), to its end on the calling thread."""
+        return run_sync(self.start(argv), self.proc)
+
+    def start(self, argv: list[str]) -> Run:
+        """The exec's own command as a generator of waits (``fakekube.pods.interpreter``): its exit status."""
         name = _command_name(argv[0]) if argv else ""
         if name not in COMMANDS:
             self.proc.stdout(not_found_message(argv[0] if argv else ""))
             return 126
-        return self.simple(argv, None, self.proc.stdout, self.proc.stderr, in_shell=False)
+        return (yield from Shell(self).command_line(argv, IO(None, self.proc.stdout, self.proc.stderr)))
 
-    def simple(self, argv: list[str], stdin: bytes | None, out: Out, err: Out, *, in_shell: bool = True) -> int:
+    def simple(self, argv: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+        """One command of the image (not a shell built-in), run at once."""
         name = _command_name(argv[0])
-        if name in SHELL_BUILTINS and in_shell:
-            return SHELL_BUILTINS[name](self, argv[1:], stdin, out, err)
         command = COMMANDS.get(name)
         if command is None:
             err(f"sh: {argv[0]}: not found\n".encode())
@@ -65,80 +69,9 @@ class Session:
             err(f"{name}: {exc}\n".encode())
             return 1
 
-    def substitute(self, text: str) -> str:
-        """``$(text)``: its standard output (its errors go to the process's stderr)."""
-        captured = bytearray()
-        self.status = self.script(text, captured.extend, self.proc.stderr)
-        return captured.decode(errors="replace")
-
     def script(self, text: str, out: Out, err: Out, name: str = "sh") -> int:
-        loop = shell.for_loop(text)
-        if loop is not None:
-            var, words, body, rest = loop
-            try:
-                values = [w.text for w in shell.tokenize(words, self.env, self.status, self.substitute)
-                          if isinstance(w, shell.Word)]
-            except shell.ShellSyntaxError as exc:
-                err(f"{name}: 1: {exc}\n".encode())
-                return 2
-            status = 0
-            for value in values:
-                self.env[var] = value
-                status = self.script(body, out, err, name)
-            self.status = status
-            return self.script(rest, out, err, name) if rest.strip() else status
-        status = 0
-        try:
-            for joiner, pipeline in shell.parse(shell.tokenize(text, self.env, self.status, self.substitute)):
-                if joiner == "&&" and status != 0 or joiner == "||" and status == 0:
-                    continue
-                status = self.pipeline(pipeline, out, err)
-                self.status = status
-                if self.proc.gone.is_set():
-                    break
-        except shell.ShellSyntaxError as exc:
-            err(f"{name}: 1: {exc}\n".encode())
-            return 2
-        return status
-
-    def pipeline(self, stages: list[shell.Simple], out: Out, err: Out) -> int:
-        data: bytes | None = None
-        status = 0
-        for index, stage in enumerate(stages):
-            last = index == len(stages) - 1
-            captured = bytearray()
-            stage_out: Out = out if last else captured.extend
-            status = self.redirected(stage, data if index else None, stage_out, err)
-            data = bytes(captured)
-        return status
-
-    def redirected(self, cmd: shell.Simple, stdin: bytes | None, out: Out, err: Out) -> int:
-        try:
-            if cmd.stdin_from is not None:
-                stdin = self.read_file(cmd.stdin_from)
-            sinks: list[tuple[str, bool, bytearray]] = []
-            if cmd.stdout_to == ("&2", False):
-                out = err
-            elif cmd.stdout_to is not None:
-                buffer = bytearray()
-                sinks.append((cmd.stdout_to[0], cmd.stdout_to[1], buffer))
-                out = buffer.extend
-            if cmd.stderr_to == "&1":
-                err = out
-            elif cmd.stderr_to is not None:
-                buffer_err = bytearray()
-                sinks.append((cmd.stderr_to, False, buffer_err))
-                err = buffer_err.extend
-            status = self.simple(cmd.argv, stdin, out, err)
-            for path, append, content in sinks:
-                if path in ("/proc/1/fd/1", "/proc/1/fd/2"):
-                    self.proc.container_output(bytes(content))
-                elif path != "/dev/null":
-                    self.files.write(self.path(path), bytes(content), append=append)
-            return status
-        except FileSystemError as exc:
-            err(f"sh: 1: cannot open {exc}\n".encode())
-            return 2
+        """Run a shell script to its end on the calling thread (a ``sleep`` sleeps it)."""
+        return run_sync(Shell(self, name).script(text, IO(None, out, err)), self.proc)
 
     # -- helpers ---------------------------------------------------------------------------------------
 
@@ -170,15 +103,43 @@ def _echo(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) 
 
 
 def _printf(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
+    """POSIX printf: the format is reused while arguments remain (``%s %d %i %x %o %c %b %%`` and escapes)."""
     if not args:
         err(b"printf: usage: printf format [arguments]\n")
         return 2
-    fmt = args[0].replace("\\n", "\n").replace("\\t", "\t")
-    try:
-        out((fmt.replace("%s", "{}").format(*args[1:]) if "%s" in fmt else fmt).encode())
-    except IndexError:
-        out(fmt.replace("%s", "").encode())
+    fmt, rest = _escapes(args[0]), args[1:]
+    spec = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([sdiuxXocb%])")
+    pieces: list[str] = []
+    while True:
+        used = 0
+        operands = rest
+
+        def convert(m: re.Match[str], operands: list[str] = operands) -> str:
+            nonlocal used
+            flags, kind = m.groups()
+            if kind == "%":
+                return "%"
+            value = operands[used] if used < len(operands) else ""
+            used += 1
+            if kind in "diuxXo":
+                number = int(value) if value.lstrip("-+").isdigit() else 0
+                return ("%" + flags + ("d" if kind in "iu" else kind)) % number
+            if kind == "c":
+                return value[:1]
+            return ("%" + flags + "s") % (_escapes(value) if kind == "b" else value)
+
+        pieces.append(spec.sub(convert, fmt))
+        rest = rest[used:]
+        if not rest or not used:
+            break
+    out("".join(pieces).encode())
     return 0
+
+
+def _escapes(text: str) -> str:
+    return re.sub(r"\\(\\|n|t|r|0[0-7]{0,3}|a|b|f|v)", lambda m: {
+        "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}.get(
+        m.group(1)) or chr(int(m.group(1), 8)), text)
 
 
 def _cat(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
@@ -234,7 +195,7 @@ def _env(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -
     if args:
         saved, s.env = s.env, env
         try:
-            return s.simple(args, stdin, out, err, in_shell=False)
+            return s.simple(args, stdin, out, err)
         finally:
             s.env = saved
     out("".join(f"{k}={v}\n" for k, v in env.items()).encode())
@@ -250,14 +211,9 @@ def _printenv(s: Session, args: list[str], stdin: bytes | None, out: Out, err: O
 
 
 def _sleep(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
-    try:
-        seconds = sum(float(a.rstrip("s")) if not a.endswith(("m", "h")) else
-                      float(a[:-1]) * (60 if a.endswith("m") else 3600) for a in args)
-    except ValueError:
-        err(f"sleep: invalid time interval '{args[0] if args else ''}'\n".encode())
-        return 1
-    if not args:
-        err(b"sleep: missing operand\n")
+    seconds = sleep_seconds(args)
+    if seconds is None:
+        err(f"sleep: invalid time interval '{args[0]}'\n".encode() if args else b"sleep: missing operand\n")
         return 1
     s.proc.sleep(seconds if seconds != float("inf") else 10**9)
     return 0
@@ -317,6 +273,8 @@ def _test(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) 
         args = args[:-1]
     negate = bool(args) and args[0] == "!"
     args = args[1:] if negate else args
+    if len(args) == 2 and args[0] in ("-r", "-w", "-x", "-L", "-h"):
+        args = ["-e" if args[0] != "-x" else "-f", args[1]]  # root may read and write what exists
     if len(args) == 2 and args[0] in ("-d", "-f", "-e", "-z", "-n", "-s"):
         op, value = args
         result = {"-d": lambda: s.files.is_dir(s.path(value)), "-f": lambda: s.files.is_file(s.path(value)),
@@ -325,11 +283,23 @@ def _test(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) 
                   "-s": lambda: s.files.is_file(s.path(value)) and bool(s.files.read(s.path(value)))}[op]()
     elif len(args) == 3 and args[1] in ("=", "==", "!="):
         result = (args[0] == args[2]) != (args[1] == "!=")
+    elif len(args) == 3 and args[1] in _INTEGER_TESTS:
+        try:
+            result = _INTEGER_TESTS[args[1]](int(args[0]), int(args[2]))
+        except ValueError:
+            bad = args[0] if not args[0].lstrip("-").isdigit() else args[2]
+            err(f"sh: 1: [: Illegal number: {bad}\n".encode())
+            return 2
     elif len(args) == 1:
         result = args[0] != ""
     else:
         result = False
     return 0 if result != negate else 1
+
+
+_INTEGER_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "-eq": lambda a, b: a == b, "-ne": lambda a, b: a != b, "-lt": lambda a, b: a < b,
+    "-le": lambda a, b: a <= b, "-gt": lambda a, b: a > b, "-ge": lambda a, b: a >= b}
 
 
 def _pwd(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
@@ -422,45 +392,7 @@ def _simple_output(text: str) -> Callable[[Session, list[str], bytes | None, Out
 
 
 def _shell(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
-    if len(args) >= 2 and args[0] == "-c":
-        return s.script(args[1], out, err)
-    if args and not args[0].startswith("-"):
-        return s.script(s.read_file(args[0]).decode(errors="replace"), out, err)
-    # An interactive shell: read commands line by line until end of input (``kubectl exec -i pod -- sh``).
-    status = 0
-    while True:
-        if s.proc.tty and stdin is None:
-            out(b"# ")  # a shell on a terminal is interactive: it prompts (dash's and busybox's root prompt)
-        line = s.proc.stdin.readline() if stdin is None else b""
-        if not line:
-            return status
-        status = s.script(line.decode(errors="replace"), out, err)
-
-
-def _exit(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
-    try:
-        code = int(args[0]) if args else s.status
-    except ValueError:
-        err(f"sh: 1: exit: Illegal number: {args[0]}\n".encode())
-        code = 2
-    raise ExitStatus(code & 0xFF)
-
-
-def _cd(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
-    target = s.path(args[0] if args else s.env.get("HOME", "/"))
-    if not s.files.is_dir(target):
-        err(f"sh: 1: cd: can't cd to {args[0] if args else target}\n".encode())
-        return 2
-    s.cwd = target
-    return 0
-
-
-def _export(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
-    for a in args:
-        key, eq, value = a.partition("=")
-        if eq:
-            s.env[key] = value
-    return 0
+    return run_sync(Shell(s).nested_shell("sh", args, IO(stdin, out, err)), s.proc)
 
 
 def _seq(s: Session, args: list[str], stdin: bytes | None, out: Out, err: Out) -> int:
@@ -511,7 +443,6 @@ COMMANDS: dict[str, Command] = {
     "id": _simple_output("uid=0(root) gid=0(root) groups=0(root)\n"), "uname": _simple_output("Linux\n"),
     "tar": _tar, "seq": _seq, "gzip": _gzip, "uptime": _uptime, **{name: _shell for name in SHELLS},
 }
-SHELL_BUILTINS: dict[str, Command] = {"exit": _exit, "cd": _cd, "export": _export}
 
 
 def run_builtin(proc: Process, cwd: str = "/") -> int:

@@ -104,6 +104,7 @@ class ContainerLog:
         self._lines: list[LogLine] = []
         self._followers: set[Follower] = set()
         self.terminated = False
+        self.kubelet_lines = True  # the kubelet actor writes its start and exit lines here
 
     def append(self, text: str | bytes, stream: str = "stdout", time: datetime | None = None) -> None:
         """Append ``text`` (split into lines; a last piece without a newline stays a partial line)."""
@@ -188,8 +189,9 @@ class PodLogs:
     # -- the kubelet's side --------------------------------------------------------------------------------
 
     def container_started(self, pod: Mapping[str, Any], container: str, container_id: str,
-                          image: str = "") -> ContainerLog:
-        """A new instance of ``container`` started: it becomes current, the one before it previous."""
+                          image: str = "", *, kubelet_lines: bool = True) -> ContainerLog:
+        """A new instance of ``container`` started: it becomes current, the one before it previous.
+        ``kubelet_lines`` False: a container whose main command runs logs only what the command writes."""
         uid = (pod.get("metadata") or {}).get("uid", "")
         with self._lock:
             instances = self._instances.setdefault((uid, container), [])
@@ -202,7 +204,8 @@ class PodLogs:
                 log = ContainerLog(container_id, self._clock)
                 instances.append(log)
                 del instances[:-2]
-        if self.kubelet_lines:
+        log.kubelet_lines = kubelet_lines
+        if self.kubelet_lines and kubelet_lines:
             log.append(f"[fakekube] container {container} started" + (f" (image {image})" if image else "") + "\n")
         for line in self._scripted(pod, container):
             log.append(line + "\n")
@@ -215,7 +218,7 @@ class PodLogs:
             log = instances[-1] if instances else None
         if log is None or log.terminated:
             return
-        if self.kubelet_lines:
+        if self.kubelet_lines and log.kubelet_lines:
             what = "stopped" if exit_code is None else f"exited with code {exit_code}"
             log.append(f"[fakekube] container {container} {what}\n")
         log.terminate()

@@ -1,6 +1,7 @@
 """What answers a port-forward to a fake pod: a handler registered for the pod and port
 (``PortForwards.on_port_forward``; the newest matching rule wins, as kwok's ``ClusterPortForward``), a real
-address (``forward_to(host, port)``), or the built-in HTTP responder on the ports the pod listens on (its
+address (``forward_to(host, port)``), what the container's main command listens on (``listen``: an echo server,
+``python -m http.server``; ``fakekube.pods.servers``), or the built-in HTTP responder on the ports the pod listens on (its
 containers' declared ``containerPort`` s, and nginx images' 80): it serves the container's files under the
 image's document root (nginx: ``/usr/share/nginx/html``) and echoes any other request as JSON.
 
@@ -101,9 +102,10 @@ def _read_request(conn: PortConnection, buffer: bytearray) -> tuple[str, str, di
     return method, target, headers, bytes(body[:length])
 
 
-def http_responder(files: ContainerFiles, image: str) -> PortHandler:
-    """An HTTP/1.1 server with keep-alive: files under the image's document root, else a JSON echo."""
-    root = DOCUMENT_ROOTS.get(image_name(image))
+def http_responder(files: ContainerFiles, image: str, root: str | None = None) -> PortHandler:
+    """An HTTP/1.1 server with keep-alive: files under ``root`` (by default the image's document root), else a
+    JSON echo."""
+    root = root or DOCUMENT_ROOTS.get(image_name(image))
 
     def handler(conn: PortConnection) -> None:
         buffer = bytearray()
@@ -135,6 +137,21 @@ class PortForwards:
 
     def __init__(self) -> None:
         self.handlers: Rules[tuple[frozenset[int], PortHandler]] = Rules()
+        # What containers' main processes listen on: (pod uid, port) → handler (``fakekube.pods.mainprocess``).
+        self._listening: dict[tuple[str, int], PortHandler] = {}
+        self._lock = threading.Lock()
+
+    def listen(self, uid: str, port: int, handler: PortHandler) -> Callable[[], None]:
+        """A process of pod ``uid`` listens on ``port``; returns what closes the listener."""
+        key = (uid, port)
+        with self._lock:
+            self._listening[key] = handler
+
+        def close() -> None:
+            with self._lock:
+                if self._listening.get(key) is handler:
+                    del self._listening[key]
+        return close
 
     def on_port_forward(
         self,
@@ -155,6 +172,10 @@ class PortForwards:
         for selector, (ports, handler) in reversed(self.handlers.entries()):
             if selector.matches(pod, "") and (not ports or port in ports):
                 return handler
+        with self._lock:
+            listener = self._listening.get((str((pod.get("metadata") or {}).get("uid", "")), port))
+        if listener is not None:
+            return listener
         if port not in listening_ports(pod):
             return None
         containers = (pod.get("spec") or {}).get("containers") or [{}]

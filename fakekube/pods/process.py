@@ -92,6 +92,9 @@ class Process:
     now: Callable[[], datetime] = lambda: datetime.now(UTC)  # the cluster's clock (``date``)
     attach: bool = False  # an attach to the container's main process, not an exec
     container_output: Writer = _discard  # the container's own stdout (its log): ``> /proc/1/fd/1``
+    # Start listening on a port of the pod with a port-forward handler; returns what stops it. Only a
+    # container's main process listens (``fakekube.pods.mainprocess``); an exec's listener answers nobody.
+    listen: Callable[[int, Any], Callable[[], None]] = lambda port, handler: lambda: None
 
     @property
     def namespace(self) -> str:

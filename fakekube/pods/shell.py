@@ -1,17 +1,24 @@
-"""``sh -c`` for fake containers: words, quotes, ``$VAR``, ``;``, ``&&``, ``||``, ``|`` and redirections
-(``>``, ``>>``, ``<``, ``2>&1``, ``2>/dev/null``), each command run by ``fakekube.pods.commands``.
+"""The POSIX shell language for fake containers: a lexer and a recursive-descent parser to a small syntax tree
+(``fakekube.pods.interpreter`` runs it).
 
-Pipes run their stages one after another (the left side's output becomes the right side's input): enough for
-what clients send (``tar cf - dir | tail -c+N``, ``echo x | cat``), not for stages that wait on each other.
+The grammar is the POSIX Shell Command Language's (IEEE Std 1003.1-2017, XCU 2.10 "Shell Grammar"): lists with
+``;``, ``&`` and newlines, ``&&``/``||``, pipelines with ``!``, simple commands with assignments and
+redirections (``>``, ``>>``, ``<``, ``N>``, ``>&N``, ``<<`` here-documents), and the compound commands
+``if``/``elif``/``else``, ``while``, ``until``, ``for``, ``case``, ``{ ...; }``, ``( ... )`` and function
+definitions. Words keep their source text (quotes included); expansion happens when a command runs, as in a
+shell, so a loop sees the variable's value of each iteration.
+
+Not parsed: ``[[``, arrays and other bash extensions (``[[`` is an ordinary word, so ``sh: [[: not found``).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-OPERATORS = ("&&", "||", "1>&2", ">&2", "2>&1", "2>>", "2>", "1>>", "1>", ">>", ">", "<", ";", "|", "&")
+RESERVED = frozenset({"if", "then", "elif", "else", "fi", "do", "done", "case", "esac", "while", "until", "for",
+                      "in", "{", "}", "!"})
+_OPERATORS = ("&&", "||", ";;", "<<-", "<<", ">>", ">&", "<&", ">|", "&>", ";", "&", "|", "(", ")", "<", ">")
+_META = " \t\n;&|<>()"
 
 
 class ShellSyntaxError(Exception):
@@ -19,182 +26,502 @@ class ShellSyntaxError(Exception):
 
 
 @dataclass
-class Word:
+class Token:
+    kind: str  # word | op | newline | io (an IO number: the fd of the redirection that follows)
     text: str
+    heredoc: list[str] | None = None  # a ``<<`` operator's body, filled at the end of its line
+    delimiter: str | None = None  # a ``<<`` operator's delimiter (the next word, quotes removed)
 
 
 @dataclass
-class Op:
-    text: str
+class Word:
+    raw: str  # as written, quotes included
 
-
-def tokenize(line: str, env: dict[str, str], last_status: int = 0,
-             substitute: Callable[[str], str] | None = None) -> list[Word | Op]:
-    """Split a command line as a POSIX shell does, expanding ``$VAR``, ``${VAR}``, ``$?`` and ``$(command)``
-    (its output, by ``substitute``; split into words outside double quotes) outside single quotes (no
-    globbing)."""
-    tokens: list[Word | Op] = []
-    word: list[str] = []
-    in_word = False
-    i, n = 0, len(line)
-
-    def expand_at(j: int) -> tuple[str, int]:
-        if j + 1 < n and line[j + 1] == "(":
-            depth, k = 1, j + 2
-            while k < n and depth:
-                depth += {"(": 1, ")": -1}.get(line[k], 0)
-                k += 1
-            if depth:
-                raise ShellSyntaxError("Syntax error: end of file unexpected (expecting \")\")")
-            output = substitute(line[j + 2:k - 1]) if substitute is not None else ""
-            return output.rstrip("\n"), k
-        if j + 1 < n and line[j + 1] == "{":
-            end = line.find("}", j + 2)
-            if end < 0:
-                raise ShellSyntaxError("Bad substitution")
-            return env.get(line[j + 2:end], ""), end + 1
-        if j + 1 < n and line[j + 1] == "?":
-            return str(last_status), j + 2
-        k = j + 1
-        while k < n and (line[k].isalnum() or line[k] == "_"):
-            k += 1
-        if k == j + 1:
-            return "$", j + 1
-        return env.get(line[j + 1:k], ""), k
-
-    def end_word() -> None:
-        nonlocal word, in_word
-        if in_word:
-            tokens.append(Word("".join(word)))
-        word, in_word = [], False
-
-    while i < n:
-        c = line[i]
-        if c in " \t\n":
-            end_word()
-            i += 1
-        elif c == "#" and not in_word:
-            while i < n and line[i] != "\n":
+    @property
+    def literal(self) -> str | None:
+        """The word's text when it needs no expansion (no ``$`` or backquote), quotes removed; else None."""
+        if "$" in self.raw or "`" in self.raw:
+            return None
+        out, i, raw = [], 0, self.raw
+        while i < len(raw):
+            c = raw[i]
+            if c == "'":
+                end = raw.index("'", i + 1)
+                out.append(raw[i + 1:end])
+                i = end + 1
+            elif c == '"':
                 i += 1
-        elif c == "'":
-            end = line.find("'", i + 1)
-            if end < 0:
-                raise ShellSyntaxError("Unterminated quoted string")
-            word.append(line[i + 1:end])
-            in_word, i = True, end + 1
-        elif c == '"':
-            i += 1
-            in_word = True
-            while i < n and line[i] != '"':
-                if line[i] == "\\" and i + 1 < n and line[i + 1] in '"\\$`':
-                    word.append(line[i + 1])
-                    i += 2
-                elif line[i] == "$":
-                    text, i = expand_at(i)
-                    word.append(text)
-                else:
-                    word.append(line[i])
+                while raw[i] != '"':
+                    if raw[i] == "\\" and raw[i + 1] in '"\\$`':
+                        i += 1
+                    out.append(raw[i])
                     i += 1
-            if i >= n:
-                raise ShellSyntaxError("Unterminated quoted string")
-            i += 1
-        elif c == "\\" and i + 1 < n:
-            word.append(line[i + 1])
-            in_word, i = True, i + 2
-        elif c == "$":
-            substituted = line.startswith("$(", i)
-            text, i = expand_at(i)
-            if substituted:  # unquoted: field splitting
-                fields = text.split()
-                if fields and text[:1].isspace():
-                    end_word()
-                for index, field_ in enumerate(fields):
-                    if index:
-                        end_word()
-                    word.append(field_)
-                    in_word = True
-                if fields and text[-1:].isspace():
-                    end_word()
+                i += 1
+            elif c == "\\" and i + 1 < len(raw):
+                out.append(raw[i + 1])
+                i += 2
             else:
-                word.append(text)
-                in_word = True
-        else:
-            op = next((o for o in OPERATORS if line.startswith(o, i)), None)
-            if op is not None and not (op[0] in "12" and in_word):
-                end_word()
-                tokens.append(Op(op))
-                i += len(op)
-            else:
-                word.append(c)
-                in_word, i = True, i + 1
-    end_word()
-    return tokens
+                out.append(c)
+                i += 1
+        return "".join(out)
+
+
+@dataclass
+class Redirect:
+    fd: int
+    op: str  # > >> < >& <& << (here-document: ``body`` holds it)
+    target: Word
+    body: str | None = None
+    quoted: bool = False  # a here-document whose delimiter was quoted: no expansion
 
 
 @dataclass
 class Simple:
-    """One command with its redirections."""
-
-    argv: list[str] = field(default_factory=list)
-    stdout_to: tuple[str, bool] | None = None  # (path, append)
-    stdin_from: str | None = None
-    stderr_to: str | None = None  # a path, or "&1"
+    assigns: list[tuple[str, Word]] = field(default_factory=list)
+    words: list[Word] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
 
 
-def parse(tokens: list[Word | Op]) -> list[tuple[str, list[Simple]]]:
-    """Pipelines, each with the operator that joins it to the one before (";" first)."""
-    out: list[tuple[str, list[Simple]]] = []
-    joiner = ";"
-    pipeline: list[Simple] = [Simple()]
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        cmd = pipeline[-1]
-        if isinstance(tok, Word):
-            cmd.argv.append(tok.text)
-        elif tok.text in (">", ">>", "1>", "1>>", "<", "2>", "2>>"):
-            if i + 1 >= len(tokens) or not isinstance(tokens[i + 1], Word):
-                raise ShellSyntaxError(f'Syntax error: {"newline" if i + 1 >= len(tokens) else tokens[i + 1].text}'
-                                       " unexpected")
-            target = tokens[i + 1].text  # type: ignore[union-attr]
-            if tok.text == "<":
-                cmd.stdin_from = target
-            elif tok.text.startswith("2"):
-                cmd.stderr_to = target
-            else:
-                cmd.stdout_to = (target, tok.text.endswith(">>"))
-            i += 1
-        elif tok.text == "2>&1":
-            cmd.stderr_to = "&1"
-        elif tok.text in (">&2", "1>&2"):
-            cmd.stdout_to = ("&2", False)
-        elif tok.text == "|":
-            if not cmd.argv:
-                raise ShellSyntaxError('Syntax error: "|" unexpected')
-            pipeline.append(Simple())
-        elif tok.text in (";", "&&", "||", "&"):
-            if not cmd.argv and (tok.text != ";" or len(pipeline) > 1):
-                raise ShellSyntaxError(f'Syntax error: "{tok.text}" unexpected')
-            if cmd.argv:
-                out.append((joiner, pipeline))
-            joiner = ";" if tok.text == "&" else tok.text
-            pipeline = [Simple()]
+@dataclass
+class Pipeline:
+    commands: list[Node]
+    negate: bool = False
+
+
+@dataclass
+class AndOr:
+    parts: list[tuple[str, Pipeline]]  # ("", first), ("&&", next), ("||", next)
+
+
+@dataclass
+class Sequence:
+    items: list[tuple[AndOr, bool]]  # (command, run in the background)
+
+
+@dataclass
+class If:
+    clauses: list[tuple[Sequence, Sequence]]
+    otherwise: Sequence | None = None
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Loop:
+    condition: Sequence
+    body: Sequence
+    until: bool = False
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class For:
+    name: str
+    words: list[Word] | None  # None: ``for x; do`` (the positional parameters)
+    body: Sequence
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Case:
+    word: Word
+    items: list[tuple[list[Word], Sequence]]
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Group:
+    body: Sequence
+    subshell: bool = False
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Function:
+    name: str
+    body: Node
+
+
+Node = Simple | If | Loop | For | Case | Group | Function
+
+
+# -- lexing ---------------------------------------------------------------------------------------------------
+
+def _skip_balanced(text: str, i: int, open_: str, close: str) -> int:
+    """The index after the ``close`` matching the ``open_`` before ``i`` (quotes inside skipped)."""
+    depth, n = 1, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and open_ == "(":
+            end = text.find("'", i + 1)
+            i = (end if end >= 0 else n) + 1
+            continue
+        if c == '"':
+            i = _skip_double(text, i + 1)
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if not depth:
+                return i + 1
         i += 1
-    if pipeline[-1].argv:
-        out.append((joiner, pipeline))
-    elif len(pipeline) > 1 or joiner in ("&&", "||"):
-        raise ShellSyntaxError("Syntax error: end of file unexpected")
-    return out
+    raise ShellSyntaxError(f'Syntax error: end of file unexpected (expecting "{close}")')
 
 
-# Runs one simple command: (argv, stdin bytes or None for the process's stdin, out, err) → exit status.
-Runner = Callable[[list[str], "bytes | None", Callable[[bytes], None], Callable[[bytes], None]], int]
+def _skip_double(text: str, i: int) -> int:
+    """The index after the ``"`` closing the double-quoted string that starts at ``i``."""
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        elif text.startswith("$(", i):
+            i = _skip_balanced(text, i + 2, "(", ")")
+        elif text.startswith("${", i):
+            i = _skip_balanced(text, i + 2, "{", "}")
+        elif c == "`":
+            end = text.find("`", i + 1)
+            if end < 0:
+                raise ShellSyntaxError("Syntax error: EOF in backquote substitution")
+            i = end + 1
+        else:
+            i += 1
+    raise ShellSyntaxError('Syntax error: Unterminated quoted string')
 
 
-FOR_LOOP = re.compile(r"^\s*for\s+([A-Za-z_]\w*)\s+in\s+(.*?)\s*;\s*do\s+(.*?)\s*;?\s*done\s*(?:;\s*(.*))?$", re.S)
+def lex(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    pending: list[Token] = []  # here-document operators whose bodies start on the next line
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in " \t":
+            i += 1
+        elif c == "\\" and text.startswith("\\\n", i):
+            i += 2
+        elif c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif c == "\n":
+            tokens.append(Token("newline", "\n"))
+            i += 1
+            i = _read_heredocs(text, i, pending)
+        else:
+            op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
+            if op is not None:
+                token = Token("op", op)
+                tokens.append(token)
+                if op in ("<<", "<<-"):
+                    pending.append(token)
+                i += len(op)
+                continue
+            start = i
+            while i < n and text[i] not in _META:
+                ch = text[i]
+                if ch == "\\":
+                    i += 2
+                elif ch == "'":
+                    end = text.find("'", i + 1)
+                    if end < 0:
+                        raise ShellSyntaxError("Syntax error: Unterminated quoted string")
+                    i = end + 1
+                elif ch == '"':
+                    i = _skip_double(text, i + 1)
+                elif text.startswith("$((", i):
+                    i = _skip_balanced(text, i + 3, "(", ")") + 1
+                elif text.startswith("$(", i):
+                    i = _skip_balanced(text, i + 2, "(", ")")
+                elif text.startswith("${", i):
+                    i = _skip_balanced(text, i + 2, "{", "}")
+                elif ch == "`":
+                    end = text.find("`", i + 1)
+                    if end < 0:
+                        raise ShellSyntaxError("Syntax error: EOF in backquote substitution")
+                    i = end + 1
+                else:
+                    i += 1
+            word = text[start:min(i, n)]
+            if word.isdigit() and i < n and text[i] in "<>":
+                tokens.append(Token("io", word))
+            else:
+                if tokens and tokens[-1].kind == "op" and tokens[-1].text in ("<<", "<<-"):
+                    tokens[-1].delimiter = Word(word).literal or word
+                tokens.append(Token("word", word))
+    if pending:
+        _read_heredocs(text + "\n", n, pending)
+    return tokens
 
 
-def for_loop(text: str) -> tuple[str, str, str, str] | None:
-    """A script that is one ``for NAME in WORDS; do BODY; done`` (then more): (name, words, body, rest)."""
-    m = FOR_LOOP.match(text)
-    return (m.group(1), m.group(2), m.group(3), m.group(4) or "") if m else None
+def _read_heredocs(text: str, i: int, pending: list[Token]) -> int:
+    """Bodies of the here-documents opened on the line that just ended, from ``i``; the index after them."""
+    # A here-document's delimiter is the word after its operator; the lexer has read it by now.
+    while pending:
+        token = pending.pop(0)
+        token.heredoc = []
+        delimiter = token.delimiter
+        strip_tabs = token.text == "<<-"
+        while i < len(text):
+            end = text.find("\n", i)
+            line = text[i:end if end >= 0 else len(text)]
+            i = end + 1 if end >= 0 else len(text)
+            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                break
+            token.heredoc.append(line.lstrip("\t") if strip_tabs else line)
+    return i
+
+
+# -- parsing --------------------------------------------------------------------------------------------------
+
+class _Parser:
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.i = 0
+
+    def peek(self) -> Token | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def at_word(self, *words: str) -> bool:
+        t = self.peek()
+        return t is not None and t.kind == "word" and t.text in words
+
+    def at_op(self, *ops: str) -> bool:
+        t = self.peek()
+        return t is not None and t.kind == "op" and t.text in ops
+
+    def unexpected(self) -> ShellSyntaxError:
+        t = self.peek()
+        what = "end of file" if t is None else "newline" if t.kind == "newline" else f'"{t.text}"'
+        return ShellSyntaxError(f"Syntax error: {what} unexpected")
+
+    def expect_word(self, word: str) -> None:
+        if not self.at_word(word):
+            t = self.peek()
+            if t is None:
+                raise ShellSyntaxError(f'Syntax error: end of file unexpected (expecting "{word}")')
+            raise self.unexpected()
+        self.i += 1
+
+    def linebreak(self) -> None:
+        while (t := self.peek()) is not None and t.kind == "newline":
+            self.i += 1
+
+    def sequence(self, *stops: str) -> Sequence:
+        """Commands up to one of the reserved words ``stops`` (or ``)``/``;;``/end of input)."""
+        items: list[tuple[AndOr, bool]] = []
+        while True:
+            self.linebreak()
+            t = self.peek()
+            if t is None or self.at_word(*stops) or self.at_op(")", ";;"):
+                break
+            node = self.and_or()
+            background = False
+            if self.at_op(";", "&"):
+                background = self.peek().text == "&"  # type: ignore[union-attr]
+                self.i += 1
+            elif (t := self.peek()) is not None and t.kind != "newline" and not self.at_op(")", ";;") \
+                    and not self.at_word(*stops):
+                raise self.unexpected()
+            items.append((node, background))
+        return Sequence(items)
+
+    def and_or(self) -> AndOr:
+        parts = [("", self.pipeline())]
+        while self.at_op("&&", "||"):
+            op = self.peek().text  # type: ignore[union-attr]
+            self.i += 1
+            self.linebreak()
+            parts.append((op, self.pipeline()))
+        return AndOr(parts)
+
+    def pipeline(self) -> Pipeline:
+        negate = False
+        if self.at_word("!"):
+            negate = True
+            self.i += 1
+        commands = [self.command()]
+        while self.at_op("|"):
+            self.i += 1
+            self.linebreak()
+            commands.append(self.command())
+        return Pipeline(commands, negate)
+
+    def command(self) -> Node:
+        t = self.peek()
+        if t is None:
+            raise self.unexpected()
+        node: Node
+        if t.kind == "word" and t.text in ("if", "while", "until", "for", "case", "{"):
+            self.i += 1
+            node = {"if": self.if_, "while": self.loop, "until": self.loop, "for": self.for_, "case": self.case,
+                    "{": self.group}[t.text](t.text)
+        elif self.at_op("("):
+            self.i += 1
+            body = self.sequence()
+            if not self.at_op(")"):
+                raise self.unexpected()
+            self.i += 1
+            node = Group(body, subshell=True)
+        elif (t.kind == "word" and self.i + 2 < len(self.tokens) and self.tokens[self.i + 1].text == "("
+              and self.tokens[self.i + 2].text == ")" and t.text not in RESERVED):
+            self.i += 3
+            self.linebreak()
+            return Function(t.text, self.command())
+        else:
+            return self.simple()
+        while (redirect := self.redirect()) is not None:
+            node.redirects.append(redirect)  # type: ignore[union-attr]
+        return node
+
+    def redirect(self) -> Redirect | None:
+        fd: int | None = None
+        t = self.peek()
+        if t is not None and t.kind == "io":
+            fd = int(t.text)
+            self.i += 1
+        if not self.at_op(">", ">>", "<", ">&", "<&", ">|", "&>", "<<", "<<-"):
+            if fd is not None:
+                raise self.unexpected()
+            return None
+        op_token = self.peek()
+        assert op_token is not None
+        self.i += 1
+        target = self.peek()
+        if target is None or target.kind != "word":
+            raise self.unexpected()
+        self.i += 1
+        op = {">|": ">"}.get(op_token.text, op_token.text)
+        if op in ("<<", "<<-"):
+            body = "".join(line + "\n" for line in op_token.heredoc or ())
+            quoted = any(q in target.text for q in "'\"\\")
+            return Redirect(0 if fd is None else fd, "<<", Word(target.text), body=body, quoted=quoted)
+        default = 0 if op in ("<", "<&") else 1
+        return Redirect(default if fd is None else fd, op, Word(target.text))
+
+    def simple(self) -> Simple:
+        cmd = Simple()
+        while True:
+            redirect = self.redirect()
+            if redirect is not None:
+                cmd.redirects.append(redirect)
+                continue
+            t = self.peek()
+            if t is None or t.kind != "word":
+                break
+            if not cmd.words and "=" in t.text and _is_name(t.text.split("=", 1)[0]):
+                name, value = t.text.split("=", 1)
+                cmd.assigns.append((name, Word(value)))
+            elif not cmd.words and not cmd.assigns and t.text in RESERVED:
+                raise self.unexpected()
+            else:
+                cmd.words.append(Word(t.text))
+            self.i += 1
+        if not (cmd.words or cmd.assigns or cmd.redirects):
+            raise self.unexpected()
+        return cmd
+
+    def if_(self, _: str) -> If:
+        clauses = []
+        condition = self.sequence("then")
+        self.expect_word("then")
+        clauses.append((condition, self.sequence("elif", "else", "fi")))
+        otherwise = None
+        while True:
+            if self.at_word("elif"):
+                self.i += 1
+                condition = self.sequence("then")
+                self.expect_word("then")
+                clauses.append((condition, self.sequence("elif", "else", "fi")))
+            elif self.at_word("else"):
+                self.i += 1
+                otherwise = self.sequence("fi")
+            else:
+                break
+        self.expect_word("fi")
+        return If(clauses, otherwise)
+
+    def loop(self, keyword: str) -> Loop:
+        condition = self.sequence("do")
+        self.expect_word("do")
+        body = self.sequence("done")
+        self.expect_word("done")
+        return Loop(condition, body, until=keyword == "until")
+
+    def for_(self, _: str) -> For:
+        t = self.peek()
+        if t is None or t.kind != "word" or not _is_name(t.text):
+            raise self.unexpected()
+        name = t.text
+        self.i += 1
+        words: list[Word] | None = None
+        self.linebreak()
+        if self.at_word("in"):
+            self.i += 1
+            words = []
+            while (t := self.peek()) is not None and t.kind == "word":
+                words.append(Word(t.text))
+                self.i += 1
+        if self.at_op(";"):
+            self.i += 1
+        self.linebreak()
+        self.expect_word("do")
+        body = self.sequence("done")
+        self.expect_word("done")
+        return For(name, words, body)
+
+    def case(self, _: str) -> Case:
+        t = self.peek()
+        if t is None or t.kind != "word":
+            raise self.unexpected()
+        word = Word(t.text)
+        self.i += 1
+        self.linebreak()
+        self.expect_word("in")
+        items: list[tuple[list[Word], Sequence]] = []
+        self.linebreak()
+        while not self.at_word("esac"):
+            if self.at_op("("):
+                self.i += 1
+            patterns = []
+            while True:
+                t = self.peek()
+                if t is None or t.kind != "word":
+                    raise self.unexpected()
+                patterns.append(Word(t.text))
+                self.i += 1
+                if self.at_op("|"):
+                    self.i += 1
+                    continue
+                break
+            if not self.at_op(")"):
+                raise self.unexpected()
+            self.i += 1
+            body = self.sequence("esac")
+            items.append((patterns, body))
+            if self.at_op(";;"):
+                self.i += 1
+            self.linebreak()
+        self.expect_word("esac")
+        return Case(word, items)
+
+    def group(self, _: str) -> Group:
+        body = self.sequence("}")
+        self.expect_word("}")
+        return Group(body)
+
+
+def _is_name(text: str) -> bool:
+    return bool(text) and (text[0].isalpha() or text[0] == "_") and all(c.isalnum() or c == "_" for c in text)
+
+
+def parse(text: str) -> Sequence:
+    """The syntax tree of a script; ``ShellSyntaxError`` with dash's wording for bad input."""
+    parser = _Parser(lex(text))
+    tree = parser.sequence()
+    if parser.peek() is not None:
+        raise parser.unexpected()
+    return tree

@@ -22,11 +22,11 @@ from typing import Any
 
 from fakekube import errors
 from fakekube.pods.execution import ExecRegistry
+from fakekube.pods.podcontainer import validate_container
 from fakekube.server import portforward, spdyconn, websocket
 from fakekube.server.channels import V5, ChannelSession, StreamOptions, WebSocketChannels, negotiate
 from fakekube.server.messages import HttpRequest, HttpResponse
 from fakekube.server.params import Query
-from fakekube.server.podcontainer import validate_container
 from fakekube.server.spdyexec import PROTOCOLS as SPDY_EXEC_PROTOCOLS
 from fakekube.server.spdyexec import SpdyChannels
 from fakekube.server.spdyportforward import PROTOCOLS as SPDY_PORTFORWARD_PROTOCOLS

@@ -39,8 +39,8 @@ from typing import Any
 
 from fakekube import errors, gotime
 from fakekube.pods.logs import ContainerLog, Follower, LogLine, pod_logs, timestamp
+from fakekube.pods.podcontainer import validate_container
 from fakekube.server.params import Query, go_bool
-from fakekube.server.podcontainer import validate_container
 from fakekube.server.watchstream import peer_gone
 
 _HANGUP = getattr(select, "POLLRDHUP", 0)

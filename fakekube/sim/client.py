@@ -229,6 +229,44 @@ class Client:
                             grace_period_seconds=grace_period_seconds, preconditions=preconditions,
                             actor=self.actor)
 
+    # -- pods: exec and logs (fakekube.sim.podcalls) -----------------------------------------------------
+
+    @types.coroutine
+    def exec(self, name: str, command: list[str], namespace: str | None = None, *, container: str | None = None,
+             stdin: bytes = b"") -> Call:
+        """Run ``command`` in a pod's container (``get pods/exec``, audited); an ``ExecResult``. Its sleeps take
+        the simulation's time; an API error (404, 400, the kubelet's 500) raises as any verb's does."""
+        from .podcalls import exec_request, run_exec
+
+        store = self.store
+
+        def get(rt: ResourceType, name: str, namespace: str | None, *, subresource: str, actor: str) -> Any:
+            return exec_request(store, rt, name, namespace or "", container, actor)
+
+        pod, chosen = yield from self._do(get, "pods", name, namespace, subresource="exec", actor=self.actor)
+        run = run_exec(store, pod, chosen, command, stdin)
+        try:
+            request = next(run)
+            while True:
+                # A wait for ever (``tail -f``, a server) would never end: an exec waits at most a day.
+                yield request.seconds if request.seconds is not None else 86400.0
+                request = run.send(None)
+        except StopIteration as done:
+            return done.value
+
+    @types.coroutine
+    def logs(self, name: str, namespace: str | None = None, *, container: str | None = None,
+             previous: bool = False, tail_lines: int | None = None) -> Call:
+        """A container's log as ``kubectl logs`` prints it (``get pods/log``, audited)."""
+        from .podcalls import log_request
+
+        store = self.store
+
+        def get(rt: ResourceType, name: str, namespace: str | None, *, subresource: str, actor: str) -> Any:
+            return log_request(store, rt, name, namespace or "", container, previous, tail_lines, actor)
+
+        return (yield from self._do(get, "pods", name, namespace, subresource="log", actor=self.actor))
+
     # -- helpers --------------------------------------------------------------------------------------
 
     @types.coroutine
