@@ -64,16 +64,24 @@ def _body_bytes(body: Any) -> bytes:
     return b"".join(_body_bytes(part) for part in body)  # an iterable of chunks
 
 
+def _merged_headers(pool: Any, request: Any) -> Any:
+    """The pool's headers updated with the request's, as urllib3 merges them into an ``HTTPHeaderDict``; what
+    clients pass (no pool headers, a dict of distinct names) is taken as it is."""
+    if not pool and type(request) is dict and len({name.lower() for name in request}) == len(request):
+        return request.items()
+    headers = HTTPHeaderDict(pool)
+    headers.update(request or {})
+    return headers.items()
+
+
 def _urlopen(self: PoolManager, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
     parts = urlsplit(url)
     front = front_for(parts.hostname)
     if front is None:
         assert _original_urlopen is not None
         return _original_urlopen(self, method, url, redirect=redirect, **kw)
-    headers = HTTPHeaderDict(self.headers)
-    headers.update(kw.get("headers") or {})
     body = _body_bytes(kw.get("body"))
-    pairs = [("Host", parts.netloc), *headers.items()]
+    pairs = [("Host", parts.netloc), *_merged_headers(self.headers, kw.get("headers"))]
     if body or method in ("POST", "PUT", "PATCH"):
         pairs.append(("Content-Length", str(len(body))))
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -91,13 +99,22 @@ def to_urllib3(response: HttpResponse, method: str, url: str, preload_content: b
     headers = HTTPHeaderDict()
     for name, value in response.headers:
         headers.add(name, value)
-    try:
-        reason = HTTPStatus(response.status).phrase
-    except ValueError:
-        reason = ""
+    reason = _phrase(response.status)
     if response.stream is None:
         response.finish()
-        return urllib3.HTTPResponse(io.BytesIO(response.body), headers=headers, status=response.status,
+        body = response.body
+        if preload_content and body and not headers.get("Content-Encoding"):
+            # The state preloading a BytesIO leaves (its body read, the file at its end), without the read.
+            answer = urllib3.HTTPResponse(body, headers=headers, status=response.status, reason=reason,
+                                          preload_content=True, decode_content=decode_content,
+                                          request_method=method, request_url=url, version=11,
+                                          version_string="HTTP/1.1")
+            answer._fp = io.BytesIO(body)
+            answer._fp.seek(len(body))
+            answer._fp_bytes_read = len(body)
+            answer.length_remaining = 0
+            return answer
+        return urllib3.HTTPResponse(io.BytesIO(body), headers=headers, status=response.status,
                                     reason=reason, preload_content=preload_content, decode_content=decode_content,
                                     request_method=method, request_url=url, version=11, version_string="HTTP/1.1")
     reader = StreamReader(response)
@@ -105,6 +122,20 @@ def to_urllib3(response: HttpResponse, method: str, url: str, preload_content: b
                              preload_content=preload_content, decode_content=decode_content,
                              request_method=method, request_url=url, version=11, version_string="HTTP/1.1",
                              connection=_StreamConnection(reader))
+
+
+_PHRASES: dict[int, str] = {}
+
+
+def _phrase(status: int) -> str:
+    phrase = _PHRASES.get(status)
+    if phrase is None:
+        try:
+            phrase = HTTPStatus(status).phrase
+        except ValueError:
+            phrase = ""
+        _PHRASES[status] = phrase
+    return phrase
 
 
 class StreamReader(io.RawIOBase):

@@ -47,16 +47,34 @@ _GO_ESCAPED_BYTES = tuple((raw.encode(), escaped.encode()) for raw, escaped in _
 # every decade from 1e-25 to 1e30), the two differ only where orjson writes a negative exponent with one digit
 # (``2.5e-7``, repr ``2.5e-07``) or a small number in decimals (``0.00001``, repr ``1e-05``): ``_float_differs``
 # looks for both. Text inside a string can match too: that document just takes the reference path.
-_DIGITS = frozenset(b"0123456789")
+_MANTISSA = frozenset(b"0123456789.")
+_VALUE_STARTS = frozenset(b":[,")
+
+
+def _is_number(data: bytes, at: int) -> bool:
+    """Whether the digits (and dot) ending just before ``at`` are a JSON number, not text in a string: preceded
+    by an optional minus and by what a value follows in compact JSON."""
+    start = at
+    while start > 0 and data[start - 1] in _MANTISSA:
+        start -= 1
+    if start == at:
+        return False
+    if data[start - 1] == 0x2D:  # "-"
+        start -= 1
+    return data[start - 1] in _VALUE_STARTS
 
 
 def _float_differs(data: bytes) -> bool:
-    # (``find`` loops: a regex scanning for either pattern costs several times more on a timestamped object)
-    if data.find(b"0.0000") >= 0:
-        return True
+    # (``find`` loops: a regex for either pattern costs several times more on a timestamped object; strings
+    # hold both often enough — "e-" in a UID's "9e-4", "0.0000" in a MicroTime — to check each match)
+    at = data.find(b"0.0000")
+    while at >= 0:
+        if _is_number(data, at + 2):
+            return True
+        at = data.find(b"0.0000", at + 1)
     at = data.find(b"e-")
     while at >= 0:
-        if data[at - 1] in _DIGITS and data[at + 2:at + 3].isdigit():
+        if _is_number(data, at):
             return True
         at = data.find(b"e-", at + 2)
     return False

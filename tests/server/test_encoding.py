@@ -22,7 +22,8 @@ SPECIAL_TEXT = "".join(map(chr, range(0x800))) + "\u2028\u2029\ufeff\ufffe\uffff
 
 json_scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
                 | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=12)
-                | st.sampled_from(["<a&b>", "1e5", ",1.5", ":null", "\u2028", "\ud800", SPECIAL_TEXT]))
+                | st.sampled_from(["<a&b>", "1e5", ",1.5", ":null", "\u2028", "\ud800", "89e-4", ":1e-5", ",-0.00001",
+                                   "12:00:50.000000Z", SPECIAL_TEXT]))
 documents = st.recursive(json_scalars, lambda children: st.lists(children, max_size=4)
                          | st.dictionaries(st.text(max_size=6) | st.sampled_from(["a<", ",2."]), children,
                                            max_size=4), max_leaves=20)
@@ -42,6 +43,13 @@ def test_the_fast_path_takes_the_usual_objects() -> None:
                                                                                  "nothing": None}}
     assert encoding._fast_text(config_map) == reference(config_map)
     assert encoding._fast_text([config_map, 2**63 - 1, -(2**63)]) == reference([config_map, 2**63 - 1, -(2**63)])
+
+
+def test_strings_that_hold_a_float_s_text_keep_the_fast_path() -> None:
+    # A UID's "9e-4" and a MicroTime's "0.0000" are text in strings, not numbers.
+    items = [{"metadata": {"uid": f"0a1b2c39e-4{i:03d}", "renewTime": "2026-12-06T05:17:54.000001Z"}}
+             for i in range(50)]
+    assert encoding._fast_text({"items": items}) == reference({"items": items})
 
 
 def test_what_the_fast_path_leaves_to_the_reference() -> None:
