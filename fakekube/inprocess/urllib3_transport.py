@@ -64,10 +64,22 @@ def _body_bytes(body: Any) -> bytes:
     return b"".join(_body_bytes(part) for part in body)  # an iterable of chunks
 
 
+_DISTINCT: dict[tuple[str, ...], bool] = {}  # header names → whether they differ in more than case
+
+
+def _distinct(names: tuple[str, ...]) -> bool:
+    distinct = _DISTINCT.get(names)
+    if distinct is None:
+        if len(_DISTINCT) > 256:  # a client sends a few sets of names; anything else need not stay
+            _DISTINCT.clear()
+        distinct = _DISTINCT[names] = len({name.lower() for name in names}) == len(names)
+    return distinct
+
+
 def _merged_headers(pool: Any, request: Any) -> Any:
     """The pool's headers updated with the request's, as urllib3 merges them into an ``HTTPHeaderDict``; what
     clients pass (no pool headers, a dict of distinct names) is taken as it is."""
-    if not pool and type(request) is dict and len({name.lower() for name in request}) == len(request):
+    if not pool and type(request) is dict and _distinct(tuple(request)):
         return request.items()
     headers = HTTPHeaderDict(pool)
     headers.update(request or {})
