@@ -176,3 +176,20 @@ def test_watch_stop_from_another_thread_ends_a_blocked_read(inet_sockets: list[i
         w.stop()
         thread.join(timeout=5)
         assert not thread.is_alive() and seen == ["ADDED"]
+
+
+def test_a_block_leaves_no_files_and_the_environment_as_it_found_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setenv("FAKEKUBE_TEST_KEPT", "outside")
+    before = dict(os.environ)
+    with mock_kubernetes() as cluster:
+        directory = cluster.kubeconfig.parent
+        assert sorted(p.name for p in directory.iterdir()) == ["ca.crt", "kubeconfig", "namespace", "token"]
+        assert os.environ["KUBECONFIG"] == str(cluster.kubeconfig)
+        os.environ["FAKEKUBE_TEST_NEW"] = "inside"  # changes inside the block are undone, as patch.dict did
+        os.environ["FAKEKUBE_TEST_KEPT"] = "changed"
+    assert dict(os.environ) == before
+    assert not any(directory.iterdir())  # emptied (the directory itself is reused, and removed at exit)
+    with mock_kubernetes() as again:  # the next block writes its files afresh into the emptied directory
+        assert again.kubeconfig.parent == directory and again.kubeconfig.exists()
