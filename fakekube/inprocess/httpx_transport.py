@@ -19,7 +19,9 @@ import contextlib
 import functools
 import importlib
 import importlib.util
+import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -27,6 +29,7 @@ from typing import Any
 import httpx
 
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
+from fakekube.server.handler import UPGRADED_IDLE_TIMEOUT
 
 
 def _request(request: Any) -> HttpRequest:
@@ -85,11 +88,89 @@ def _stream_class(hx: ModuleType) -> type:
     return type("Stream", (_Stream, hx.SyncByteStream, hx.AsyncByteStream), {})
 
 
-def _response(hx: ModuleType, front: Front, request: Any) -> Any:
+class _UpgradedStream:
+    """The client's end of an upgraded connection (exec, attach, port-forward over WebSocket), as httpcore's
+    network streams give it in a response's ``network_stream`` extension, which httpx-ws reads and writes
+    (kr8s). The other end is a Unix socket pair's (the network guard lets those connect): the front's
+    protocol runs on it in a thread, as the threading server runs it on the client's socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        self._sock.settimeout(timeout)
+        return self._sock.recv(max_bytes)
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._sock.settimeout(timeout)
+        self._sock.sendall(buffer)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)  # wakes a read blocked in another thread
+        self._sock.close()
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._sock if info == "socket" else None
+
+
+class _AsyncUpgradedStream(_UpgradedStream):
+    """``_UpgradedStream`` for async clients: reads and writes wait on the running loop, not in a thread."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        super().__init__(sock)
+        sock.setblocking(False)
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # type: ignore[override]
+        return await asyncio.wait_for(asyncio.get_running_loop().sock_recv(self._sock, max_bytes), timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # type: ignore[override]
+        await asyncio.wait_for(asyncio.get_running_loop().sock_sendall(self._sock, buffer), timeout)
+
+    async def aclose(self) -> None:
+        self.close()
+
+
+def _upgraded(answer: HttpResponse, asynchronous: bool) -> _UpgradedStream:
+    """Run an upgrade's protocol (``HttpResponse.upgrade``) on one end of a socket pair in a thread; the other
+    end for the client."""
+    assert answer.upgrade is not None
+    upgrade = answer.upgrade
+    server, client = socket.socketpair()
+    server.settimeout(UPGRADED_IDLE_TIMEOUT)  # as the threading server's upgraded connections
+
+    def run() -> None:
+        reader = server.makefile("rb")
+        try:
+            upgrade(server, reader)
+        except OSError:  # the client went away
+            pass
+        finally:
+            reader.close()
+            with contextlib.suppress(OSError):
+                server.shutdown(socket.SHUT_RDWR)
+            server.close()
+            answer.finish()
+
+    threading.Thread(target=run, name="fakekube-inprocess-upgrade", daemon=True).start()
+    return _AsyncUpgradedStream(client) if asynchronous else _UpgradedStream(client)
+
+
+def _response(hx: ModuleType, front: Front, request: Any, asynchronous: bool = False) -> Any:
+    started = time.monotonic()
     answer = front.handle(_request(request))
+    read_timeout = (request.extensions.get("timeout") or {}).get("read")
+    if read_timeout is not None and answer.stream is None and answer.upgrade is None \
+            and time.monotonic() - started > read_timeout:
+        # The answer took longer than the client would wait for it: the timeout its socket read would raise.
+        answer.finish()
+        raise hx.ReadTimeout("timed out", request=request)
     if answer.abort:
         answer.finish()
         raise hx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+    if answer.upgrade is not None:
+        return hx.Response(answer.status, headers=_headers(answer), request=request,
+                           extensions={"network_stream": _upgraded(answer, asynchronous)})
     if answer.stream is not None:
         return hx.Response(answer.status, headers=_headers(answer), stream=_stream_class(hx)(answer),
                            request=request)
@@ -118,7 +199,7 @@ def transports(hx: ModuleType = httpx) -> tuple[type, type]:
             self.front = front
 
         async def handle_async_request(self, request: Any) -> Any:
-            return _response(hx, self.front, request)
+            return _response(hx, self.front, request, asynchronous=True)
 
     return Transport, AsyncTransport
 
@@ -151,7 +232,7 @@ def _patch(hx: ModuleType) -> tuple[Callable[..., Any], Callable[..., Any]]:
 
     async def handle_async(self: Any, request: Any) -> Any:
         front = _front_for(request)
-        return await async_(self, request) if front is None else _response(hx, front, request)
+        return await async_(self, request) if front is None else _response(hx, front, request, asynchronous=True)
 
     hx.HTTPTransport.handle_request = handle
     hx.AsyncHTTPTransport.handle_async_request = handle_async

@@ -64,19 +64,60 @@ def _body_bytes(body: Any) -> bytes:
     return b"".join(_body_bytes(part) for part in body)  # an iterable of chunks
 
 
-def _urlopen(self: PoolManager, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
+_DISTINCT: dict[tuple[str, ...], bool] = {}  # header names → whether they differ in more than case
+
+
+def _distinct(names: tuple[str, ...]) -> bool:
+    distinct = _DISTINCT.get(names)
+    if distinct is None:
+        if len(_DISTINCT) > 256:  # a client sends a few sets of names; anything else need not stay
+            _DISTINCT.clear()
+        distinct = _DISTINCT[names] = len({name.lower() for name in names}) == len(names)
+    return distinct
+
+
+def _merged_headers(pool: Any, request: Any) -> Any:
+    """The pool's headers updated with the request's, as urllib3 merges them into an ``HTTPHeaderDict``; what
+    clients pass (no pool headers, a dict of distinct names) is taken as it is."""
+    if not pool and type(request) is dict and _distinct(tuple(request)):
+        return request.items()
+    headers = HTTPHeaderDict(pool)
+    headers.update(request or {})
+    return headers.items()
+
+
+def _split_url(url: str) -> tuple[str | None, str, str]:
+    """(host name, netloc, target) of a URL, as ``urlsplit`` reads them. A plain URL to a fake's host, which
+    clients send, is cut where urlsplit would cut it: urlsplit's cache holds 128 URLs, fewer than a test
+    addresses, and parsing one costs more than the rest of the transport's work on a request."""
+    scheme_end = url.find("://")
+    if 0 < scheme_end <= 5 and "@" not in url and "[" not in url and "\t" not in url and "\r" not in url \
+            and "\n" not in url and url[:scheme_end].lower() in ("http", "https"):
+        start = scheme_end + 3
+        end = len(url)
+        for stop in "/?#":
+            at = url.find(stop, start)
+            if 0 <= at < end:
+                end = at
+        netloc = url[start:end]
+        host = netloc.partition(":")[0].lower()
+        if netloc and netloc == netloc.strip() and front_for(host) is not None:
+            path, _, query = url[end:].partition("#")[0].partition("?")
+            return host, netloc, (path or "/") + (f"?{query}" if query else "")
     parts = urlsplit(url)
-    front = front_for(parts.hostname)
+    return parts.hostname, parts.netloc, (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _urlopen(self: PoolManager, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
+    host, netloc, target = _split_url(url)
+    front = front_for(host)
     if front is None:
         assert _original_urlopen is not None
         return _original_urlopen(self, method, url, redirect=redirect, **kw)
-    headers = HTTPHeaderDict(self.headers)
-    headers.update(kw.get("headers") or {})
     body = _body_bytes(kw.get("body"))
-    pairs = [("Host", parts.netloc), *headers.items()]
+    pairs = [("Host", netloc), *_merged_headers(self.headers, kw.get("headers"))]
     if body or method in ("POST", "PUT", "PATCH"):
         pairs.append(("Content-Length", str(len(body))))
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     request = HttpRequest(method, target, headers_of(pairs), body, ("127.0.0.1", 0))
     return to_urllib3(front.handle(request), method, url, kw.get("preload_content", True),
                       kw.get("decode_content", True))
@@ -91,13 +132,22 @@ def to_urllib3(response: HttpResponse, method: str, url: str, preload_content: b
     headers = HTTPHeaderDict()
     for name, value in response.headers:
         headers.add(name, value)
-    try:
-        reason = HTTPStatus(response.status).phrase
-    except ValueError:
-        reason = ""
+    reason = _phrase(response.status)
     if response.stream is None:
         response.finish()
-        return urllib3.HTTPResponse(io.BytesIO(response.body), headers=headers, status=response.status,
+        body = response.body
+        if preload_content and body and not headers.get("Content-Encoding"):
+            # The state preloading a BytesIO leaves (its body read, the file at its end), without the read.
+            answer = urllib3.HTTPResponse(body, headers=headers, status=response.status, reason=reason,
+                                          preload_content=True, decode_content=decode_content,
+                                          request_method=method, request_url=url, version=11,
+                                          version_string="HTTP/1.1")
+            answer._fp = io.BytesIO(body)
+            answer._fp.seek(len(body))
+            answer._fp_bytes_read = len(body)
+            answer.length_remaining = 0
+            return answer
+        return urllib3.HTTPResponse(io.BytesIO(body), headers=headers, status=response.status,
                                     reason=reason, preload_content=preload_content, decode_content=decode_content,
                                     request_method=method, request_url=url, version=11, version_string="HTTP/1.1")
     reader = StreamReader(response)
@@ -105,6 +155,20 @@ def to_urllib3(response: HttpResponse, method: str, url: str, preload_content: b
                              preload_content=preload_content, decode_content=decode_content,
                              request_method=method, request_url=url, version=11, version_string="HTTP/1.1",
                              connection=_StreamConnection(reader))
+
+
+_PHRASES: dict[int, str] = {}
+
+
+def _phrase(status: int) -> str:
+    phrase = _PHRASES.get(status)
+    if phrase is None:
+        try:
+            phrase = HTTPStatus(status).phrase
+        except ValueError:
+            phrase = ""
+        _PHRASES[status] = phrase
+    return phrase
 
 
 class StreamReader(io.RawIOBase):

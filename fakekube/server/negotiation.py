@@ -24,6 +24,7 @@ kubernetes/apiextensions-apiserver pkg/apiserver/customresource_handler.go at
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from fakekube import errors
@@ -147,12 +148,19 @@ def negotiate(accept: str | None, offered: tuple[str, ...], *, watch: bool = Fal
     (YAML), as ``NegotiateOutputMediaTypeStream`` is.
     """
     standard = standard if standard is not None else offered
-    choice = _first(accept, offered, tables=tables, standard=standard)
+    choice = _first_cached(accept, offered, tables, standard)
     if watch and (choice is None or choice.media_type not in _STREAMING):
         raise not_acceptable([f"{m};stream=watch" for m in offered if m in _STREAMING])
     if choice is None:
         raise not_acceptable(list(offered))
     return choice
+
+
+@functools.lru_cache(maxsize=256)
+def _first_cached(accept: str | None, offered: tuple[str, ...], tables: bool, standard: tuple[str, ...]) -> Choice | None:
+    # Clients send the same few Accept headers again and again; a Choice is immutable (bounded: a client may
+    # send any number of distinct headers).
+    return _first(accept, offered, tables=tables, standard=standard)
 
 
 def _first(accept: str | None, offered: tuple[str, ...], *, tables: bool, standard: tuple[str, ...]) -> Choice | None:
@@ -197,14 +205,20 @@ def check_route_produces(accept: str | None, produces: tuple[str, ...]) -> None:
     clause, its parameters cut off, must be ``*/*`` or exactly one of the route's types (no ``application/*``),
     else the router's 406 (emicklei/go-restful v3 ``Route.matchesAccept``, written as a Status by apiserver's
     ``ServiceErrorHandler`` with ``NewGenericServerResponse``: empty details)."""
+    if not _route_accepts(accept, produces):
+        raise errors.ApiError(406, "NotAcceptable",
+                              "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces), {})
+
+
+@functools.lru_cache(maxsize=256)
+def _route_accepts(accept: str | None, produces: tuple[str, ...]) -> bool:
     if not accept or not accept.strip():
-        return
+        return True
     for clause in accept.split(","):
         media = clause.split(";", 1)[0].strip()
         if media == "*/*" or media in produces:
-            return
-    raise errors.ApiError(406, "NotAcceptable",
-                          "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces), {})
+            return True
+    return False
 
 
 def not_acceptable(accepted: list[str]) -> errors.ApiError:

@@ -53,7 +53,7 @@ class Query:
     """Read access to a request's query string; repeated parameters keep their first value."""
 
     def __init__(self, query: str) -> None:
-        self._values = parse_qs(query, keep_blank_values=True)
+        self._values = parse_qs(query, keep_blank_values=True) if query else {}
 
     def __contains__(self, name: str) -> bool:
         return name in self._values

@@ -8,6 +8,7 @@ Layout (https://kubernetes.io/docs/reference/using-api/api-concepts/): ``/api/v1
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -35,13 +36,23 @@ Route = ResourcePath | Endpoint | None  # None: the server could not find the re
 
 
 def split_path(path: str) -> list[str]:
-    return [unquote(p) for p in path.split("?", 1)[0].split("/") if p]
+    path = path.split("?", 1)[0]
+    if "%" not in path:  # nothing to unescape (nearly every path a client sends)
+        return [p for p in path.split("/") if p]
+    return [unquote(p) for p in path.split("/") if p]
 
 
 def parse(path: str) -> Route:
-    if "%2f" in path.split("?", 1)[0].lower():
+    return _parse(path.partition("?")[0])
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(path: str) -> Route:
+    # Routes are immutable and clients address the same paths again and again (bounded: a client may send any
+    # number of distinct ones).
+    if "%" in path and "%2f" in path.lower():
         return None  # an escaped slash splits no segment of a route (go-restful matches the escaped path)
-    if "//" in path.split("?", 1)[0]:
+    if "//" in path:
         return None  # an empty segment matches no route's (observed on kube-apiserver v1.37.2: /api//v1 is a 404)
     segments = split_path(path)
     if not segments:

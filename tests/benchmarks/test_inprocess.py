@@ -17,6 +17,11 @@ def test_a_small_run_reports_each_way_and_operation() -> None:
         assert set(way) == set(OPERATIONS)
     assert 0 < result["in_process_profile"]["front_share"] <= 1
     assert result["fixtures"]["mock_kubernetes_setup_ms"] > 0
-    split = result["read_breakdown_us"]
-    assert 0 < split["store_get"] < split["front_handle"] < split["in_process"]
-    assert 0 < split["client_alone"] < split["in_process"]
+    split = result["in_process_split_us"]
+    for op in OPERATIONS:
+        parts = split[op]
+        assert all(parts[part] > 0 for part in ("client", "transport", "front", "store")), parts
+        assert parts["front_encoding"] < parts["front"]
+        assert parts["client"] + parts["transport"] + parts["front"] + parts["store"] == pytest.approx(
+            parts["total"], abs=0.5)
+    assert set(result["client_alone_us"]) == set(OPERATIONS)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import socket
 import warnings
+from typing import Any
 
 import pytest
 
@@ -176,3 +177,62 @@ def test_watch_stop_from_another_thread_ends_a_blocked_read(inet_sockets: list[i
         w.stop()
         thread.join(timeout=5)
         assert not thread.is_alive() and seen == ["ADDED"]
+
+
+def test_a_block_leaves_no_files_and_the_environment_as_it_found_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setenv("FAKEKUBE_TEST_KEPT", "outside")
+    before = dict(os.environ)
+    with mock_kubernetes() as cluster:
+        directory = cluster.kubeconfig.parent
+        assert sorted(p.name for p in directory.iterdir()) == ["ca.crt", "kubeconfig", "namespace", "token"]
+        assert os.environ["KUBECONFIG"] == str(cluster.kubeconfig)
+        os.environ["FAKEKUBE_TEST_NEW"] = "inside"  # changes inside the block are undone, as patch.dict did
+        os.environ["FAKEKUBE_TEST_KEPT"] = "changed"
+    assert dict(os.environ) == before
+    assert not any(directory.iterdir())  # emptied (the directory itself is reused, and removed at exit)
+    with mock_kubernetes() as again:  # the next block writes its files afresh into the emptied directory
+        assert again.kubeconfig.parent == directory and again.kubeconfig.exists()
+
+
+def _running_pod(store: Any, name: str) -> None:
+    store.create("nodes", {"metadata": {"name": "n1"}})
+    node = store.get("nodes", "n1")
+    node["status"] = {"addresses": [{"type": "InternalIP", "address": "10.0.0.1"}]}  # what exec connects to
+    store.update("nodes", node, subresource="status")
+    store.create("pods", {"metadata": {"name": name}, "spec": {"nodeName": "n1", "containers": [
+        {"name": "c", "image": "busybox"}]}}, "default")
+    pod = store.get("pods", name, "default")
+    pod["status"] = {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "True"}, {"type": "ContainersReady", "status": "True"}], "containerStatuses": [
+        {"name": "c", "ready": True, "restartCount": 0, "image": "busybox", "imageID": "",
+         "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}
+    store.update("pods", pod, "default", subresource="status")
+
+
+def test_kr8s_exec_over_an_in_process_websocket(inet_sockets: list[int]) -> None:
+    import kr8s
+
+    with mock_kubernetes() as cluster:
+        _running_pod(cluster.store, "p1")
+        pod = kr8s.objects.Pod.get("p1", namespace="default")
+        assert pod.exec(["echo", "in", "process"]).stdout == b"in process\n"
+
+        async def run_async() -> bytes:
+            api = await kr8s.asyncio.api()
+            apod = await kr8s.asyncio.objects.Pod.get("p1", namespace="default", api=api)
+            return (await apod.exec(["echo", "async"])).stdout
+
+        assert asyncio.run(run_async()) == b"async\n"
+    assert inet_sockets == []
+
+
+def test_an_answer_slower_than_the_read_timeout_times_out() -> None:
+    import httpx
+
+    with mock_kubernetes() as cluster:
+        with httpx.Client(base_url=cluster.url, timeout=1e-9) as http, pytest.raises(httpx.ReadTimeout):
+            http.get("/version")
+        with httpx.Client(base_url=cluster.url, timeout=5) as http:
+            assert http.get("/version").status_code == 200
