@@ -7,7 +7,9 @@ wrapped while a mock is active and, for the fake's host, returns aiohttp's own `
 a ``FrontTransport`` instead of a socket. The transport parses each HTTP/1.1 request it is written
 (Content-Length or chunked body), answers it with the bytes the threading server would write (status line,
 headers, body; a watch's event batches as chunks), and feeds them to the protocol on the event loop. A watch
-waits for its next event in the loop's default executor; closing the connection stops the watch.
+waits for its next event in the loop's default executor; closing the connection stops the watch. After a 101
+(exec, attach, port-forward: kubernetes_asyncio's ``WsApiClient``) the transport carries bytes both ways between
+the protocol and the upgrade's far end (``fakekube.inprocess.upgrade``), read on the event loop.
 Tested with aiohttp 3.14.5.
 """
 
@@ -15,10 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
+from fakekube.inprocess import upgrade
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
 from fakekube.server.messages import wire_head
 from fakekube.server.watchstream import _END, chunk
@@ -81,6 +85,7 @@ class FrontTransport(asyncio.Transport):
         self._closing = False
         self._stream: tuple[HttpResponse, Generator[list[bytes], None, bool]] | None = None
         self._pump_task: asyncio.Task[None] | None = None
+        self._tunnel: socket.socket | None = None  # the client's end of an upgraded connection
 
     # -- what aiohttp asks of a transport ---------------------------------------------------------------------
 
@@ -114,6 +119,10 @@ class FrontTransport(asyncio.Transport):
     def write(self, data: Any) -> None:
         if self._closing:
             return
+        if self._tunnel is not None:
+            with contextlib.suppress(OSError):  # the far end went away: its close reaches the protocol
+                self._tunnel.sendall(bytes(data))
+            return
         self._buffer += bytes(data)
         while self._buffer and self._stream is None and not self._closing:
             try:
@@ -131,6 +140,7 @@ class FrontTransport(asyncio.Transport):
             return
         self._closing = True
         self._end_stream()
+        self._end_tunnel()
         self._loop.call_soon(self._protocol.connection_lost, None)
 
     abort = close
@@ -144,6 +154,7 @@ class FrontTransport(asyncio.Transport):
     def _lost(self) -> None:
         if not self._closing:
             self._closing = True
+            self._end_tunnel()
             self._protocol.connection_lost(None)
 
     def _answer(self, response: HttpResponse) -> None:
@@ -152,6 +163,12 @@ class FrontTransport(asyncio.Transport):
             self._loop.call_soon(self._lost)
             return
         head = wire_head(response, response.close)
+        if response.upgrade is not None:
+            self._loop.call_soon(self._feed, head)
+            self._tunnel = upgrade.start(response)
+            self._tunnel.setblocking(False)
+            self._loop.add_reader(self._tunnel.fileno(), self._tunnel_readable)
+            return
         if response.stream is None:
             response.finish()
             self._loop.call_soon(self._feed, head + response.body)
@@ -197,6 +214,28 @@ class FrontTransport(asyncio.Transport):
                     self._lost()
                 return
             self._feed(b"".join(chunk(data) for data in batch))
+
+    def _tunnel_readable(self) -> None:
+        assert self._tunnel is not None
+        try:
+            data = self._tunnel.recv(64 * 1024)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            self._feed(data)
+        else:  # the far end closed the connection
+            self._lost()
+
+    def _end_tunnel(self) -> None:
+        tunnel, self._tunnel = self._tunnel, None
+        if tunnel is None:
+            return
+        self._loop.remove_reader(tunnel.fileno())
+        with contextlib.suppress(OSError):
+            tunnel.shutdown(socket.SHUT_RDWR)
+        tunnel.close()
 
     def _end_stream(self) -> None:
         stream, self._stream = self._stream, None

@@ -28,8 +28,8 @@ from typing import Any
 
 import httpx
 
+from fakekube.inprocess import upgrade
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
-from fakekube.server.handler import UPGRADED_IDLE_TIMEOUT
 
 
 def _request(request: Any) -> HttpRequest:
@@ -132,27 +132,7 @@ class _AsyncUpgradedStream(_UpgradedStream):
 
 
 def _upgraded(answer: HttpResponse, asynchronous: bool) -> _UpgradedStream:
-    """Run an upgrade's protocol (``HttpResponse.upgrade``) on one end of a socket pair in a thread; the other
-    end for the client."""
-    assert answer.upgrade is not None
-    upgrade = answer.upgrade
-    server, client = socket.socketpair()
-    server.settimeout(UPGRADED_IDLE_TIMEOUT)  # as the threading server's upgraded connections
-
-    def run() -> None:
-        reader = server.makefile("rb")
-        try:
-            upgrade(server, reader)
-        except OSError:  # the client went away
-            pass
-        finally:
-            reader.close()
-            with contextlib.suppress(OSError):
-                server.shutdown(socket.SHUT_RDWR)
-            server.close()
-            answer.finish()
-
-    threading.Thread(target=run, name="fakekube-inprocess-upgrade", daemon=True).start()
+    client = upgrade.start(answer)
     return _AsyncUpgradedStream(client) if asynchronous else _UpgradedStream(client)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import threading
+import time
 import warnings
 from typing import Any
 
@@ -226,6 +228,34 @@ def test_kr8s_exec_over_an_in_process_websocket(inet_sockets: list[int]) -> None
 
         assert asyncio.run(run_async()) == b"async\n"
     assert inet_sockets == []
+
+
+def test_kubernetes_asyncio_exec_over_an_in_process_websocket(inet_sockets: list[int]) -> None:
+    pytest.importorskip("kubernetes_asyncio")
+    from kubernetes_asyncio import client as aclient
+    from kubernetes_asyncio import config as aconfig
+    from kubernetes_asyncio.stream import WsApiClient
+
+    async def run() -> tuple[str, str]:
+        await aconfig.load_kube_config()
+        async with WsApiClient() as ws:
+            core = aclient.CoreV1Api(api_client=ws)
+            out = await core.connect_get_namespaced_pod_exec(
+                "p1", "default", command=["sh", "-c", "echo in process"], stdout=True, stderr=True)
+            failed = await core.connect_get_namespaced_pod_exec(
+                "p1", "default", command=["sh", "-c", "echo oops >&2; exit 3"], stdout=True, stderr=True)
+            return out, failed
+
+    with mock_kubernetes() as cluster:
+        _running_pod(cluster.store, "p1")
+        out, failed = asyncio.run(run())
+    assert out == "in process\n"
+    assert failed == "oops\n"  # WsApiClient keeps stdout and stderr, not the error channel's exit status
+    assert inet_sockets == []
+    deadline = time.monotonic() + 5  # the upgrades' threads end once the client closed
+    while any(t.name == "fakekube-inprocess-upgrade" for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(t.name == "fakekube-inprocess-upgrade" for t in threading.enumerate())
 
 
 def test_an_answer_slower_than_the_read_timeout_times_out() -> None:
