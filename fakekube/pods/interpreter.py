@@ -149,6 +149,20 @@ class Shell(Expander):
         finally:
             done()
 
+    def iteration(self, body: shell.Sequence, io: IO) -> Generator[Wait, None, tuple[int | None, bool]]:
+        """One pass of a loop's body: its status (None when ``continue`` or ``break`` cut it short) and whether
+        the loop ends there. ``break N``/``continue N`` for N > 1 go on to the enclosing loop, one level less."""
+        try:
+            return (yield from self.sequence(body, io)), False
+        except Continue as c:  # before Break: Continue is a Break
+            if c.levels > 1:
+                raise Continue(c.levels - 1) from None
+            return None, False
+        except Break as b:
+            if b.levels > 1:
+                raise Break(b.levels - 1) from None
+            return None, True
+
     def compound(self, node: shell.Node, io: IO) -> Run:
         status = 0
         if isinstance(node, shell.If):
@@ -160,14 +174,9 @@ class Shell(Expander):
             while not self.s.proc.gone.is_set():
                 if ((yield from self.sequence(node.condition, io, condition=True)) == 0) == node.until:
                     break
-                try:
-                    status = yield from self.sequence(node.body, io)
-                except Continue as c:
-                    if c.levels > 1:
-                        raise Continue(c.levels - 1) from None
-                except Break as b:
-                    if b.levels > 1:
-                        raise Break(b.levels - 1) from None
+                ran, stop = yield from self.iteration(node.body, io)
+                status = status if ran is None else ran
+                if stop:
                     break
             return status
         if isinstance(node, shell.For):
@@ -176,14 +185,9 @@ class Shell(Expander):
                 values += (yield from self.expand(word.raw))
             for value in values:
                 self.s.env[node.name] = value
-                try:
-                    status = yield from self.sequence(node.body, io)
-                except Continue as c:
-                    if c.levels > 1:
-                        raise Continue(c.levels - 1) from None
-                except Break as b:
-                    if b.levels > 1:
-                        raise Break(b.levels - 1) from None
+                ran, stop = yield from self.iteration(node.body, io)
+                status = status if ran is None else ran
+                if stop:
                     break
                 if self.s.proc.gone.is_set():
                     break

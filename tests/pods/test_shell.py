@@ -44,6 +44,8 @@ SCRIPTS = [
     "echo a; exit 3; echo b",
     "X=1; X=2 sh -c 'exit 0'; echo $X",
     "while true; do echo once; break; done; echo out",
+    "for i in 1 2; do for j in a b c; do [ $j = b ] && continue 2; echo $i$j; done; done; echo end",
+    "for i in 1 2; do while :; do echo $i; break 2; done; echo never; done; echo end $?",
     "i=0; while :; do i=$((i+1)); [ $i -ge 3 ] && break; done; echo $i",
     "echo one > /tmp/f; echo two >> /tmp/f; cat /tmp/f; cat < /tmp/f | wc -l",
     "echo err 1>&2; echo out 2>/dev/null",
