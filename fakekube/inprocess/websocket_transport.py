@@ -69,7 +69,7 @@ def uninstall(host: str, front: Front) -> None:
             websocket.WebSocket.connect = _original_connect  # type: ignore[method-assign]
             _original_connect = None
     for sock in left:
-        sock.close()
+        sock.hang_up()
 
 
 def _connect(self: websocket.WebSocket, url: str, **options: Any) -> None:
@@ -257,12 +257,17 @@ class InProcessSocket:
         if self._closed:
             return
         self._closed = True
+        self.hang_up()
+        self._readiness.close()
+
+    def hang_up(self) -> None:
+        """End the connection both ways, as a server's hang-up would (the client reads the end of the stream,
+        it is not closed under it), and wait for the server's session to end."""
         self._to_server.end()
         self._to_client.end()
         session = self._session
         if session is not None and session is not threading.current_thread():
             session.join(JOIN_TIMEOUT)
-        self._readiness.close()
 
     # -- the server ---------------------------------------------------------------------------------------
 

@@ -171,3 +171,19 @@ def test_a_stream_still_open_ends_with_the_block() -> None:
         resp = _exec(_core(cluster.url), ["sleep", "3600"], _preload_content=False)
         assert resp.is_open()
     assert _threads() == before
+
+
+def test_a_port_forward_still_open_ends_as_a_hang_up(recwarn: pytest.WarningsRecorder) -> None:
+    """The client's proxy thread reads the end of the stream (no error in it) when the block ends first."""
+    store = Store()
+    run_pod(store, image="nginx:1.27")
+    with mock_kubernetes(store) as cluster:
+        pf = portforward(_core(cluster.url).connect_get_namespaced_pod_portforward, "p1", "default", ports="80")
+    deadline = time.monotonic() + 5
+    while pf.connected and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not pf.connected
+    proxies = [t for t in threading.enumerate() if t.name.startswith("Kubernetes port forward proxy")]
+    for t in proxies:
+        t.join(5)
+    assert [w for w in recwarn if "Thread" in type(w.message).__name__] == []
