@@ -1,8 +1,8 @@
 """``mock_kubernetes``: unchanged client code against a fake API server in this process, moto-style.
 
 Inside it, requests to the fake's host (``kubernetes.fakekube.invalid``, a name that never resolves) from the
-official ``kubernetes`` client (urllib3), httpx clients (kr8s, lightkube) and aiohttp clients
-(kubernetes_asyncio, kopf) are answered by
+official ``kubernetes`` client (urllib3, and websocket-client for its exec, attach and port-forward streams), httpx clients (kr8s, lightkube)
+and aiohttp clients (kubernetes_asyncio, kopf) are answered by
 ``Front.handle`` — the same code that answers over HTTP — without a socket; ``KUBECONFIG`` names a kubeconfig
 for that host, ``KUBERNETES_SERVICE_HOST``/``_PORT`` and the official client's service-account files make
 ``load_incluster_config()`` resolve to it, and (unless ``block_network=False``) no socket may connect anywhere.
@@ -196,6 +196,11 @@ class mock_kubernetes(ContextDecorator):  # noqa: N801 - named as users know mot
 
             aiohttp_transport.install(HOST, front)
             stack.callback(aiohttp_transport.uninstall, HOST, front)
+        if _installed("websocket"):
+            from fakekube.inprocess import websocket_transport
+
+            websocket_transport.install(HOST, front)
+            stack.callback(websocket_transport.uninstall, HOST, front)
         if self._block:
             guard.block()
             stack.callback(guard.unblock)

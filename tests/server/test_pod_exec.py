@@ -40,6 +40,13 @@ def run_pod(store: Store, name: str = "p1", containers: tuple[str, ...] = ("c",)
 
 
 @pytest.fixture
+def kube_server(either_front: Any) -> Any:
+    """Every test here that takes ``kube_server`` runs over HTTP and in process, where websocket-client's
+    connection is in memory (tests/server/conftest.py ``either_front``; fakekube/inprocess/websocket_transport.py)."""
+    return either_front
+
+
+@pytest.fixture
 def core(kube_server: KubeServer) -> k8s.CoreV1Api:
     conf = k8s.Configuration(host=kube_server.url)
     return k8s.CoreV1Api(k8s.ApiClient(conf))

@@ -18,6 +18,13 @@ from fakekube.store import Store
 from tests.server.test_pod_exec import run_pod
 
 
+@pytest.fixture
+def kube_server(either_front: Any) -> Any:
+    """Every test here that takes ``kube_server`` runs over HTTP and in process, where websocket-client's
+    connection is in memory (tests/server/conftest.py ``either_front``; fakekube/inprocess/websocket_transport.py)."""
+    return either_front
+
+
 def pf_url(server: KubeServer, ports: str, name: str = "p1") -> str:
     return (server.url.replace("http", "ws", 1)
             + f"/api/v1/namespaces/default/pods/{name}/portforward?{urlencode({'ports': ports})}")
@@ -74,8 +81,10 @@ def test_nothing_listening_is_refused_on_the_error_channel(kube: Store, kube_ser
     ws.close()
 
 
-def test_forward_to_a_real_address(kube: Store, kube_server: KubeServer) -> None:
+def test_forward_to_a_real_address(kube: Store, kube_server_factory: Any) -> None:
+    """Over HTTP only: in process no socket may connect."""
     run_pod(kube)
+    kube_server = kube_server_factory(kube)
     listener = socket.create_server(("127.0.0.1", 0))
 
     def serve() -> None:
