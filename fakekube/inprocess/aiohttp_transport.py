@@ -18,11 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
 from fakekube.inprocess import upgrade
+from fakekube.inprocess.routes import Routes, Undo
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
 from fakekube.server.messages import wire_head
 from fakekube.server.watchstream import _END, chunk
@@ -250,20 +250,11 @@ class FrontTransport(asyncio.Transport):
 
 # -- routing aiohttp's TCPConnector ----------------------------------------------------------------------------
 
-_FRONTS: list[tuple[str, Front]] = []
-_LOCK = threading.Lock()
 _original: Callable[..., Any] | None = None
 
 
-def _front_for(host: str | None) -> Front | None:
-    for name, front in reversed(_FRONTS):
-        if name == host:
-            return front
-    return None
-
-
 async def _create_connection(self: Any, req: Any, traces: Any, timeout: Any) -> Any:
-    front = _front_for(req.url.host)
+    front = _ROUTES.front_for(req.url.host)
     if front is None:
         assert _original is not None
         return await _original(self, req, traces, timeout)
@@ -272,24 +263,25 @@ async def _create_connection(self: Any, req: Any, traces: Any, timeout: Any) -> 
     return protocol
 
 
-def install(host: str, front: Front) -> None:
-    """Connections aiohttp's ``TCPConnector`` opens to ``host`` go to ``front``, in memory."""
+def _patch() -> Undo:
     global _original
     import aiohttp
 
-    with _LOCK:
-        if _original is None:
-            _original = aiohttp.TCPConnector._create_connection
-            aiohttp.TCPConnector._create_connection = _create_connection  # type: ignore[method-assign]
-        _FRONTS.append((host, front))
+    original = _original = aiohttp.TCPConnector._create_connection
+    aiohttp.TCPConnector._create_connection = _create_connection  # type: ignore[method-assign]
+
+    def undo() -> None:
+        aiohttp.TCPConnector._create_connection = original  # type: ignore[method-assign]
+    return undo
+
+
+_ROUTES = Routes(_patch)
+
+
+def install(host: str, front: Front) -> None:
+    """Connections aiohttp's ``TCPConnector`` opens to ``host`` go to ``front``, in memory."""
+    _ROUTES.add(host, front)
 
 
 def uninstall(host: str, front: Front) -> None:
-    global _original
-    import aiohttp
-
-    with _LOCK:
-        _FRONTS.remove((host, front))
-        if not _FRONTS and _original is not None:
-            aiohttp.TCPConnector._create_connection = _original  # type: ignore[method-assign]
-            _original = None
+    _ROUTES.remove(host, front)

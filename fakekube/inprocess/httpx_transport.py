@@ -20,15 +20,15 @@ import functools
 import importlib
 import importlib.util
 import socket
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
 from typing import Any
 
 import httpx
 
 from fakekube.inprocess import upgrade
+from fakekube.inprocess.routes import Routes, Undo
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
 
 
@@ -190,20 +190,13 @@ FakekubeTransport, AsyncFakekubeTransport = transports(httpx)
 # -- routing the default transports ----------------------------------------------------------------------------
 
 MODULES = ("httpx", "httpx2")
-_FRONTS: list[tuple[str, Front]] = []
-_LOCK = threading.Lock()
-_originals: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
 
 def _front_for(request: Any) -> Front | None:
-    host = request.url.host
-    for name, front in reversed(_FRONTS):
-        if name == host:
-            return front
-    return None
+    return _ROUTES.front_for(request.url.host)
 
 
-def _patch(hx: ModuleType) -> tuple[Callable[..., Any], Callable[..., Any]]:
+def _patch_module(hx: ModuleType) -> Undo:
     sync, async_ = hx.HTTPTransport.handle_request, hx.AsyncHTTPTransport.handle_async_request
 
     def handle(self: Any, request: Any) -> Any:
@@ -216,25 +209,30 @@ def _patch(hx: ModuleType) -> tuple[Callable[..., Any], Callable[..., Any]]:
 
     hx.HTTPTransport.handle_request = handle
     hx.AsyncHTTPTransport.handle_async_request = handle_async
-    return sync, async_
+
+    def undo() -> None:
+        hx.HTTPTransport.handle_request = sync
+        hx.AsyncHTTPTransport.handle_async_request = async_
+    return undo
+
+
+def _patch() -> Undo:
+    undos = [_patch_module(importlib.import_module(name)) for name in MODULES
+             if importlib.util.find_spec(name) is not None]
+
+    def undo() -> None:
+        for each in undos:
+            each()
+    return undo
+
+
+_ROUTES = Routes(_patch)
 
 
 def install(host: str, front: Front) -> None:
     """Route requests to ``host`` that reach the default transports of ``httpx`` and ``httpx2`` into ``front``."""
-    with _LOCK:
-        if not _FRONTS:
-            for name in MODULES:
-                if importlib.util.find_spec(name) is not None:
-                    _originals[name] = _patch(importlib.import_module(name))
-        _FRONTS.append((host, front))
+    _ROUTES.add(host, front)
 
 
 def uninstall(host: str, front: Front) -> None:
-    with _LOCK:
-        _FRONTS.remove((host, front))
-        if not _FRONTS:
-            for name, (sync, async_) in _originals.items():
-                hx = importlib.import_module(name)
-                hx.HTTPTransport.handle_request = sync
-                hx.AsyncHTTPTransport.handle_async_request = async_
-            _originals.clear()
+    _ROUTES.remove(host, front)

@@ -8,7 +8,6 @@ answers requests to a fake's host from ``Front.handle`` (``fakekube.server.front
 from __future__ import annotations
 
 import io
-import threading
 from collections.abc import Callable, Generator, Iterator
 from http import HTTPStatus
 from typing import Any
@@ -18,38 +17,33 @@ import urllib3
 from urllib3 import HTTPHeaderDict
 from urllib3.poolmanager import PoolManager
 
+from fakekube.inprocess.routes import Routes, Undo
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
 
-# host → front, innermost last (``install``/``uninstall``, as ``mock_kubernetes`` enters and leaves)
-_FRONTS: list[tuple[str, Front]] = []
-_LOCK = threading.Lock()
 _original_urlopen: Callable[..., Any] | None = None
 
 
-def front_for(host: str | None) -> Front | None:
-    for name, front in reversed(_FRONTS):
-        if name == host:
-            return front
-    return None
+def _patch() -> Undo:
+    global _original_urlopen
+    original = _original_urlopen = PoolManager.urlopen
+    PoolManager.urlopen = _urlopen  # type: ignore[method-assign]
+
+    def undo() -> None:
+        PoolManager.urlopen = original  # type: ignore[method-assign]
+    return undo
+
+
+_ROUTES = Routes(_patch)
+front_for = _ROUTES.front_for
 
 
 def install(host: str, front: Front) -> None:
     """Route requests to ``host`` (any scheme and port) into ``front``."""
-    global _original_urlopen
-    with _LOCK:
-        if _original_urlopen is None:
-            _original_urlopen = PoolManager.urlopen
-            PoolManager.urlopen = _urlopen  # type: ignore[method-assign]
-        _FRONTS.append((host, front))
+    _ROUTES.add(host, front)
 
 
 def uninstall(host: str, front: Front) -> None:
-    global _original_urlopen
-    with _LOCK:
-        _FRONTS.remove((host, front))
-        if not _FRONTS and _original_urlopen is not None:
-            PoolManager.urlopen = _original_urlopen  # type: ignore[method-assign]
-            _original_urlopen = None
+    _ROUTES.remove(host, front)
 
 
 def _body_bytes(body: Any) -> bytes:

@@ -32,42 +32,40 @@ from urllib.parse import urlsplit
 
 import websocket
 
+from fakekube.inprocess.routes import Routes, Undo
 from fakekube.server.front import Front
 from fakekube.server.messages import HttpRequest, HttpResponse, wire_head
 
-_FRONTS: list[tuple[str, Front]] = []  # host → front, innermost last
 _SESSIONS: set[InProcessSocket] = set()  # connections whose upgraded session may still run
-_LOCK = threading.Lock()
+_LOCK = threading.Lock()  # guards _SESSIONS
 _original_connect: Callable[..., Any] | None = None
 JOIN_TIMEOUT = 5.0  # how long closing a connection waits for its server session to end
 
 
-def front_for(host: str | None) -> Front | None:
-    for name, front in reversed(_FRONTS):
-        if name == host:
-            return front
-    return None
+def _patch() -> Undo:
+    global _original_connect
+    original = _original_connect = websocket.WebSocket.connect
+    websocket.WebSocket.connect = _connect  # type: ignore[method-assign]
+
+    def undo() -> None:
+        websocket.WebSocket.connect = original  # type: ignore[method-assign]
+    return undo
+
+
+_ROUTES = Routes(_patch)
+front_for = _ROUTES.front_for
 
 
 def install(host: str, front: Front) -> None:
     """Route websocket-client connections to ``host`` (ws or wss, any port) into ``front``."""
-    global _original_connect
-    with _LOCK:
-        if _original_connect is None:
-            _original_connect = websocket.WebSocket.connect
-            websocket.WebSocket.connect = _connect  # type: ignore[method-assign]
-        _FRONTS.append((host, front))
+    _ROUTES.add(host, front)
 
 
 def uninstall(host: str, front: Front) -> None:
     """Stop routing ``host`` to ``front``; its streams still open are ended and their threads joined."""
-    global _original_connect
+    _ROUTES.remove(host, front)
     with _LOCK:
-        _FRONTS.remove((host, front))
         left = [s for s in _SESSIONS if s.front is front]
-        if not _FRONTS and _original_connect is not None:
-            websocket.WebSocket.connect = _original_connect  # type: ignore[method-assign]
-            _original_connect = None
     for sock in left:
         sock.hang_up()
 
