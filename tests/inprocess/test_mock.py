@@ -20,21 +20,6 @@ kubernetes = pytest.importorskip("kubernetes")
 from kubernetes import client, config, dynamic, watch  # noqa: E402
 
 
-@pytest.fixture
-def inet_sockets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The families of every internet socket created during the test (Unix sockets, asyncio's self-pipe, not)."""
-    created: list[int] = []
-    init = socket.socket.__init__
-
-    def record(self: socket.socket, family: int = -1, *args: object, **kwargs: object) -> None:
-        init(self, family, *args, **kwargs)  # type: ignore[arg-type]
-        if self.family in (socket.AF_INET, socket.AF_INET6):
-            created.append(self.family)
-
-    monkeypatch.setattr(socket.socket, "__init__", record)
-    return created
-
-
 def _cm(name: str) -> client.V1ConfigMap:
     return client.V1ConfigMap(metadata=client.V1ObjectMeta(name=name), data={"k": "v"})
 

@@ -4,7 +4,6 @@ HTTP, no internet socket, the guard still on, no thread left behind."""
 from __future__ import annotations
 
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -23,21 +22,6 @@ websocket = pytest.importorskip("websocket")
 from kubernetes import client  # noqa: E402
 from kubernetes.stream import portforward, stream  # noqa: E402
 from kubernetes.stream.ws_client import ERROR_CHANNEL  # noqa: E402
-
-
-@pytest.fixture
-def inet_sockets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The families of every internet socket created during the test."""
-    created: list[int] = []
-    init = socket.socket.__init__
-
-    def record(self: socket.socket, family: int = -1, *args: object, **kwargs: object) -> None:
-        init(self, family, *args, **kwargs)  # type: ignore[arg-type]
-        if self.family in (socket.AF_INET, socket.AF_INET6):
-            created.append(self.family)
-
-    monkeypatch.setattr(socket.socket, "__init__", record)
-    return created
 
 
 def _threads() -> set[int | None]:
