@@ -52,6 +52,20 @@ def core(kube_server: KubeServer) -> k8s.CoreV1Api:
     return k8s.CoreV1Api(k8s.ApiClient(conf))
 
 
+def exec_until_the_client_leaves(store: Store) -> threading.Event:
+    """Every exec writes "started" and waits for its client to leave; the event is set once it saw that."""
+    gone = threading.Event()
+
+    def waits(proc: Any) -> int:
+        proc.stdout("started\n")
+        proc.gone.wait(10)
+        gone.set()
+        return 0
+
+    store.on_exec(waits)
+    return gone
+
+
 def ws_url(server: KubeServer, query: str, name: str = "p1", sub: str = "exec") -> str:
     encoded = urlencode([tuple(pair.split("=", 1)) for pair in query.split("&")])
     return server.url.replace("http", "ws", 1) + f"/api/v1/namespaces/default/pods/{name}/{sub}?{encoded}"
@@ -194,15 +208,7 @@ def test_server_stop_ends_running_streams_and_leaves_no_thread(kube: Store, kube
 
 def test_client_gone_mid_stream_frees_the_exec(kube: Store, kube_server: KubeServer) -> None:
     run_pod(kube)
-    gone = threading.Event()
-
-    def waits(proc: Any) -> int:
-        proc.stdout("started\n")
-        proc.gone.wait(10)
-        gone.set()
-        return 0
-
-    kube.on_exec(waits)
+    gone = exec_until_the_client_leaves(kube)
     ws = websocket.create_connection(ws_url(kube_server, "command=x&stdout=1"), subprotocols=["v5.channel.k8s.io"],
                                      timeout=5)
     assert ws.recv() == b"\x01" and ws.recv() == b"\x01started\n"

@@ -18,7 +18,7 @@ from fakekube.server import spdy, spdyexec
 from fakekube.server.fixtures import KubeServer
 from fakekube.store import Store
 from tests.server.spdyclient import SpdyClient
-from tests.server.test_pod_exec import run_pod
+from tests.server.test_pod_exec import exec_until_the_client_leaves, run_pod
 
 V4 = "v4.channel.k8s.io"
 
@@ -159,15 +159,7 @@ def test_ping_is_answered_and_unknown_stream_types_are_replied_but_not_counted(k
 
 def test_bad_input_ends_the_connection_and_leaves_no_thread(kube: Store, kube_server: KubeServer) -> None:
     run_pod(kube)
-    gone = threading.Event()
-
-    def waits(proc: Any) -> int:
-        proc.stdout("started\n")
-        proc.gone.wait(10)
-        gone.set()
-        return 0
-
-    kube.on_exec(waits)
+    gone = exec_until_the_client_leaves(kube)
     before = {t.ident for t in threading.enumerate()}
     # a malformed frame mid-session: the connection ends, the process sees the client gone
     client = SpdyClient(exec_url(kube_server, "command=x&stdout=1"), [V4])
@@ -216,6 +208,18 @@ def test_server_stop_ends_spdy_streams_and_leaves_no_thread(kube: Store, kube_se
 
 
 # -- port-forward ---------------------------------------------------------------------------------------------
+
+def forward_until_the_client_leaves(store: Store) -> threading.Event:
+    """Every forwarded connection waits for its client's first bytes or end; the event is set then."""
+    ended = threading.Event()
+
+    def hold(conn: PortConnection) -> None:
+        conn.recv()
+        ended.set()
+
+    store.on_port_forward(hold)
+    return ended
+
 
 def pf_client(server: KubeServer) -> SpdyClient:
     client = SpdyClient(exec_url(server, "", sub="portforward"), ["portforward.k8s.io"])
@@ -295,13 +299,7 @@ def test_port_forward_tunnelled_in_a_websocket(kube: Store, kube_server: KubeSer
 
 def test_port_forward_connection_closed_mid_transfer_frees_the_handler(kube: Store, kube_server: KubeServer) -> None:
     run_pod(kube)
-    ended = threading.Event()
-
-    def hold(conn: PortConnection) -> None:
-        conn.recv()
-        ended.set()
-
-    kube.on_port_forward(hold)
+    ended = forward_until_the_client_leaves(kube)
     before = {t.ident for t in threading.enumerate()}
     client = pf_client(kube_server)
     client.open({"streamType": "error", "port": "5000", "requestID": "0"})
@@ -316,13 +314,7 @@ def test_port_forward_connection_closed_mid_transfer_frees_the_handler(kube: Sto
 
 def test_tunnel_text_message_or_client_goaway_ends_the_port_forward(kube: Store, kube_server: KubeServer) -> None:
     run_pod(kube)
-    ended = threading.Event()
-
-    def hold(conn: PortConnection) -> None:
-        conn.recv()
-        ended.set()
-
-    kube.on_port_forward(hold)
+    ended = forward_until_the_client_leaves(kube)
     before = {t.ident for t in threading.enumerate()}
     url = kube_server.url.replace("http", "ws", 1) + "/api/v1/namespaces/default/pods/p1/portforward"
     for end in ("text", "goaway"):
