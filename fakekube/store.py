@@ -134,7 +134,6 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
         self.commit_hooks: list[CommitHook] = []
         # What pods' containers do when a client execs into them (fakekube.pods; ``on_exec``).
         self.pod_exec = ExecRegistry()
-        self.pod_exec.container_output = self._container_output
         self.pod_exec.container_log = self._container_log
         # Who may do what and which bearer tokens are valid, for the review APIs (fakekube/kinds/authorization.py,
         # authentication.py). The store never enforces either; None is AlwaysAllow.
@@ -474,14 +473,9 @@ class Store(RequestCycle, CreateVerbs, ReadVerbs, WriteVerbs, ScaleVerbs, Delete
             raise errors.Invalid(rt.kind, rt.group, meta.get("name") or meta.get("generateName") or "", errs)
         return checked
 
-    def _container_output(self, pod: dict[str, Any], container: str, data: bytes) -> None:
-        """What an exec'd command writes to the container's own stdout (``> /proc/1/fd/1``) goes to its log."""
-        from fakekube.pods.logs import pod_logs
-
-        pod_logs(self).instance(pod["metadata"]["uid"], container).append(data)
-
     def _container_log(self, pod: dict[str, Any], container: str) -> Any:
-        """The container's current log instance (fakekube.pods.logs), which an attach streams."""
+        """The container's current log instance (fakekube.pods.logs): an exec'd command's ``> /proc/1/fd/1``
+        appends to it, an attach streams it."""
         from fakekube.pods.logs import pod_logs
 
         return pod_logs(self).instance(pod["metadata"]["uid"], container)

@@ -34,10 +34,9 @@ class ExecRegistry:
     def __init__(self) -> None:
         self.handlers: Rules[ExecHandler] = Rules()
         self.attach_handlers: Rules[ExecHandler] = Rules()
-        # Where output a process sends to the container's own stdout/stderr (``/proc/1/fd/1``) goes: the
-        # container's log, once logs are kept (pod, container, data).
-        self.container_output: Callable[[Mapping[str, Any], str, bytes], None] | None = None
-        # The container's current log (pod, container): what an attach without a handler streams.
+        # The container's current log (pod, container), once logs are kept: what a process writes to the
+        # container's own stdout/stderr (``/proc/1/fd/1``) is appended to it, and an attach without a handler
+        # streams it.
         self.container_log: Callable[[Mapping[str, Any], str], Any] | None = None
         self._files: dict[tuple[str, str], ContainerFiles] = {}
         self.port_forwards = PortForwards()  # what answers pods/portforward (``on_port_forward``)
@@ -86,9 +85,9 @@ class ExecRegistry:
     def process(self, pod: Mapping[str, Any], container: str, command: list[str], lookup: Lookup,
                 **streams: Any) -> Process:
         spec = container_spec(pod, container) or {}
-        sink = self.container_output
-        if sink is not None:
-            streams.setdefault("container_output", lambda data: sink(pod, container, data))
+        log = self.container_log
+        if log is not None:
+            streams.setdefault("container_output", lambda data: log(pod, container).append(data))
         return Process(list(command), pod, container, self.files(pod, container, lookup),
                        seed_env(pod, spec, lookup), **streams)
 
