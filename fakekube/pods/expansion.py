@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Generator
 from typing import Any
 
-from fakekube.pods import shell
+from fakekube.pods import shelllex
 from fakekube.pods.filesystem import FileSystemError
 from fakekube.pods.process import ExitStatus
 from fakekube.pods.shellbase import IO, Wait
@@ -137,14 +137,14 @@ class Expander:
             end = raw.index("`", i + 1)
             return (yield from self.substitute(raw[i + 1:end])), end + 1
         if raw.startswith("$((", i):
-            end = shell._skip_balanced(raw, i + 3, "(", ")")
+            end = shelllex.skip_balanced(raw, i + 3, "(", ")")
             expr = yield from self.expand_heredoc(raw[i + 3:end - 1])
             return str(self.arithmetic(expr)), end + 1
         if raw.startswith("$(", i):
-            end = shell._skip_balanced(raw, i + 2, "(", ")")
+            end = shelllex.skip_balanced(raw, i + 2, "(", ")")
             return (yield from self.substitute(raw[i + 2:end - 1])), end
         if raw.startswith("${", i):
-            end = shell._skip_balanced(raw, i + 2, "{", "}")
+            end = shelllex.skip_balanced(raw, i + 2, "{", "}")
             return (yield from self.parameter(raw[i + 2:end - 1])), end
         if i + 1 < len(raw) and raw[i + 1] in "?$#@*!0123456789-":
             return self.special(raw[i + 1]), i + 2

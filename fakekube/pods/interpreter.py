@@ -17,7 +17,7 @@ import posixpath
 from collections.abc import Callable, Generator
 from typing import Any
 
-from fakekube.pods import shell
+from fakekube.pods import shell, shelllex
 from fakekube.pods.builtins import BUILTINS, SPECIAL_BUILTINS
 from fakekube.pods.expansion import Expander
 from fakekube.pods.filesystem import FileSystemError
@@ -75,7 +75,7 @@ class Shell(Expander):
         """Run ``text``; its status. ``exit`` ends it; in an ``interactive`` shell's line it propagates."""
         try:
             tree = shell.parse(text)
-        except shell.ShellSyntaxError as exc:
+        except shelllex.ShellSyntaxError as exc:
             io.err(f"{self.name}: 1: {exc}\n".encode())
             return 2
         try:

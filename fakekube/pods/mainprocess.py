@@ -18,7 +18,7 @@ import posixpath
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from fakekube.pods import shell
+from fakekube.pods import shell, shelllex
 from fakekube.pods.commands import Session
 from fakekube.pods.filesystem import FileSystemError, expand
 from fakekube.pods.interpreter import IO, SHELLS, Run, Shell, known_command
@@ -45,7 +45,7 @@ def _nodes(node: Any) -> Iterator[Any]:
 def _script_runnable(session: Session, text: str, depth: int = 0) -> bool:
     try:
         tree = shell.parse(text)
-    except shell.ShellSyntaxError:
+    except shelllex.ShellSyntaxError:
         return False  # maybe a bash script in syntax this parser lacks (arrays, ``$'...'``): leave it alone
     functions = {n.name for n in _nodes(tree) if isinstance(n, shell.Function)}
     for node in _nodes(tree):
@@ -78,8 +78,8 @@ def _substitutions(raw: str) -> list[str]:
             i = raw.find("))", i) + 2 if "))" in raw[i:] else len(raw)
         elif raw.startswith("$(", i):
             try:
-                end = shell._skip_balanced(raw, i + 2, "(", ")")
-            except shell.ShellSyntaxError:
+                end = shelllex.skip_balanced(raw, i + 2, "(", ")")
+            except shelllex.ShellSyntaxError:
                 return found
             found.append(raw[i + 2:end - 1])
             i = end
