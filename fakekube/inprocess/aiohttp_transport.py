@@ -86,6 +86,7 @@ class FrontTransport(asyncio.Transport):
         self._stream: tuple[HttpResponse, Generator[list[bytes], None, bool]] | None = None
         self._pump_task: asyncio.Task[None] | None = None
         self._tunnel: socket.socket | None = None  # the client's end of an upgraded connection
+        self._unsent = bytearray()  # what the client wrote to it that its socket buffer did not take yet
 
     # -- what aiohttp asks of a transport ---------------------------------------------------------------------
 
@@ -120,8 +121,8 @@ class FrontTransport(asyncio.Transport):
         if self._closing:
             return
         if self._tunnel is not None:
-            with contextlib.suppress(OSError):  # the far end went away: its close reaches the protocol
-                self._tunnel.sendall(bytes(data))
+            self._unsent += data
+            self._tunnel_writable()
             return
         self._buffer += bytes(data)
         while self._buffer and self._stream is None and not self._closing:
@@ -228,11 +229,30 @@ class FrontTransport(asyncio.Transport):
         else:  # the far end closed the connection
             self._lost()
 
+    def _tunnel_writable(self) -> None:
+        """Send what the socket takes now; the rest when it is writable again (the socket does not block the
+        loop, and a large stdin outgrows its buffer)."""
+        if self._tunnel is None:
+            return
+        try:
+            sent = self._tunnel.send(self._unsent) if self._unsent else 0
+        except BlockingIOError:
+            sent = 0
+        except OSError:  # the far end went away: its close reaches the protocol through the reader
+            sent = len(self._unsent)
+        del self._unsent[:sent]
+        if self._unsent:
+            self._loop.add_writer(self._tunnel.fileno(), self._tunnel_writable)
+        else:
+            self._loop.remove_writer(self._tunnel.fileno())
+
     def _end_tunnel(self) -> None:
         tunnel, self._tunnel = self._tunnel, None
         if tunnel is None:
             return
+        self._unsent.clear()
         self._loop.remove_reader(tunnel.fileno())
+        self._loop.remove_writer(tunnel.fileno())
         with contextlib.suppress(OSError):
             tunnel.shutdown(socket.SHUT_RDWR)
         tunnel.close()

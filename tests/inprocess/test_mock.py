@@ -243,6 +243,41 @@ def test_kubernetes_asyncio_exec_over_an_in_process_websocket(inet_sockets: list
     assert not any(t.name == "fakekube-inprocess-upgrade" for t in threading.enumerate())
 
 
+def test_kubernetes_asyncio_stdin_larger_than_a_socket_buffer_arrives_whole(inet_sockets: list[int]) -> None:
+    pytest.importorskip("kubernetes_asyncio")
+    from kubernetes_asyncio import client as aclient
+    from kubernetes_asyncio import config as aconfig
+    from kubernetes_asyncio.stream import WsApiClient
+
+    size = 4 * 1024 * 1024  # far beyond a Unix socket's buffer: the transport must wait for room, not drop it
+
+    def count(proc: Any) -> int:
+        got = 0
+        while got < size and (chunk := proc.stdin.read(65536)):
+            got += len(chunk)
+        proc.stdout(f"{got}\n")
+        return 0
+
+    async def run() -> str:
+        await aconfig.load_kube_config()
+        async with WsApiClient() as ws_api:
+            core = aclient.CoreV1Api(api_client=ws_api)
+            ws = await core.connect_get_namespaced_pod_exec(
+                "p1", "default", command=["count"], stdin=True, stdout=True, _preload_content=False)
+            async with ws as conn:
+                await conn.send_bytes(b"\x00" + b"x" * size)  # channel 0: stdin
+                async for message in conn:
+                    if message.data[:1] == b"\x01" and message.data[1:]:
+                        return message.data[1:].decode()
+        return ""
+
+    with mock_kubernetes() as cluster:
+        _running_pod(cluster.store, "p1")
+        cluster.store.on_exec(count)
+        assert asyncio.run(asyncio.wait_for(run(), 30)) == f"{size}\n"  # bytes dropped would leave it waiting
+    assert inet_sockets == []
+
+
 def test_an_answer_slower_than_the_read_timeout_times_out() -> None:
     import httpx
 
