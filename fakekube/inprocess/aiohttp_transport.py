@@ -22,55 +22,11 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from fakekube.inprocess import upgrade
+from fakekube.inprocess.requestbytes import Incomplete, parse_request
 from fakekube.inprocess.routes import Routes, Undo
-from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
+from fakekube.server.front import Front, HttpResponse
 from fakekube.server.messages import wire_head
 from fakekube.server.watchstream import _END, chunk
-
-_END_OF_HEAD = b"\r\n\r\n"
-
-
-class _Incomplete(Exception):
-    """The request written so far is not whole yet."""
-
-
-def _parse(buffer: bytes) -> tuple[HttpRequest, int]:
-    """The first whole request in ``buffer`` and its length; _Incomplete when more bytes are needed."""
-    end = buffer.find(_END_OF_HEAD)
-    if end < 0:
-        raise _Incomplete
-    lines = buffer[:end].decode("latin-1").split("\r\n")
-    method, target, _ = lines[0].split(" ", 2)
-    pairs = [(name.strip(), value.strip()) for name, _, value in (line.partition(":") for line in lines[1:])]
-    headers = headers_of(pairs)
-    start = end + len(_END_OF_HEAD)
-    if "chunked" in (headers.get("Transfer-Encoding") or "").lower():
-        body, used = _dechunk(buffer, start)
-    else:
-        length = int(headers.get("Content-Length") or 0)
-        if len(buffer) < start + length:
-            raise _Incomplete
-        body, used = buffer[start:start + length], start + length
-    return HttpRequest(method, target, headers, body, ("127.0.0.1", 0)), used
-
-
-def _dechunk(buffer: bytes, at: int) -> tuple[bytes, int]:
-    parts = []
-    while True:
-        line_end = buffer.find(b"\r\n", at)
-        if line_end < 0:
-            raise _Incomplete
-        size = int(buffer[at:line_end].split(b";", 1)[0], 16)
-        at = line_end + 2
-        if size == 0:
-            trailer_end = buffer.find(b"\r\n", at)
-            if trailer_end < 0:
-                raise _Incomplete
-            return b"".join(parts), trailer_end + 2
-        if len(buffer) < at + size + 2:
-            raise _Incomplete
-        parts.append(buffer[at:at + size])
-        at += size + 2
 
 
 class FrontTransport(asyncio.Transport):
@@ -127,8 +83,8 @@ class FrontTransport(asyncio.Transport):
         self._buffer += bytes(data)
         while self._buffer and self._stream is None and not self._closing:
             try:
-                request, used = _parse(self._buffer)
-            except _Incomplete:
+                request, used = parse_request(self._buffer)
+            except Incomplete:
                 return
             except (ValueError, IndexError):  # what no client sends: the connection is dropped
                 self._loop.call_soon(self._lost)

@@ -19,8 +19,6 @@ local, it never connects) that is readable while bytes or the end of the stream 
 from __future__ import annotations
 
 import contextlib
-import http.client
-import io
 import os
 import socket
 import threading
@@ -32,6 +30,7 @@ from urllib.parse import urlsplit
 
 import websocket
 
+from fakekube.inprocess.requestbytes import Incomplete, parse_request
 from fakekube.inprocess.routes import Routes, Undo
 from fakekube.server.front import Front
 from fakekube.server.messages import HttpRequest, HttpResponse, wire_head
@@ -226,11 +225,17 @@ class InProcessSocket:
             raise OSError(9, "Bad file descriptor")
         if not self._answered:
             self._request += bytes(data)
-            if b"\r\n\r\n" in self._request:
+            try:
+                request, used = parse_request(self._request)
+            except Incomplete:
+                return len(data)
+            except (ValueError, IndexError):  # not a request line websocket-client writes: hang up
                 self._answered = True
-                head, _, rest = self._request.partition(b"\r\n\r\n")
-                self._request = b""
-                self._answer(head, rest)
+                self._to_client.end()
+                return len(data)
+            self._answered = True
+            rest, self._request = self._request[used:], b""
+            self._answer(request, rest)
             return len(data)
         if not self._to_server.write(bytes(data)):
             raise BrokenPipeError(32, "Broken pipe")
@@ -269,15 +274,8 @@ class InProcessSocket:
 
     # -- the server ---------------------------------------------------------------------------------------
 
-    def _answer(self, head: bytes, rest: bytes) -> None:
-        line, _, fields = head.partition(b"\r\n")
-        parts = line.decode("latin-1").split()
-        headers = http.client.parse_headers(io.BytesIO(fields + b"\r\n\r\n"))
-        if len(parts) != 3:
-            self._to_client.end()
-            return
-        method, target, _version = parts
-        response = self.front.handle(HttpRequest(method, target, headers, b"", ("127.0.0.1", 0)))
+    def _answer(self, request: HttpRequest, rest: bytes) -> None:
+        response = self.front.handle(request)
         if response.abort:
             response.finish()
             self._to_client.end()
