@@ -1,5 +1,6 @@
 """Which container of a pod a ``log``, ``exec`` or ``attach`` request means: the pod strategy's
-``validateContainer`` (k8s.io/kubernetes ``pkg/registry/core/pod/strategy.go``, v1.37.2)."""
+``validateContainer`` (k8s.io/kubernetes ``pkg/registry/core/pod/strategy.go``, v1.37.2), and whether the
+kubelet would find it running."""
 
 from __future__ import annotations
 
@@ -30,3 +31,12 @@ def validate_container(container: str, pod: Mapping[str, Any]) -> str:
     if container not in _container_names(pod):
         raise errors.BadRequest(f"container {container} is not valid for pod {name}")
     return container
+
+
+def container_running(pod: Mapping[str, Any], container: str) -> bool:
+    """Whether the kubelet would find the container (its runtime lists it running); else the kubelet refuses an
+    exec or attach with ``container not found ("c")``."""
+    status = pod.get("status") or {}
+    return any(cs.get("name") == container and "running" in (cs.get("state") or {})
+               for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
+               for cs in status.get(key) or [])

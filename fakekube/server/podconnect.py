@@ -17,12 +17,13 @@ plain HTTP, then ``httpstream.Handshake`` and the streams (``fakekube.server.spd
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from fakekube import errors
 from fakekube.pods.execution import ExecRegistry
-from fakekube.pods.podcontainer import validate_container
+from fakekube.pods.podcontainer import container_running, validate_container
 from fakekube.server import portforward, spdyconn, websocket
 from fakekube.server.channels import V5, ChannelSession, StreamOptions, WebSocketChannels, negotiate
 from fakekube.server.messages import HttpRequest, HttpResponse
@@ -43,18 +44,8 @@ def handles(group: str, plural: str, subresource: str | None) -> bool:
 
 def _lookup(store: Store, namespace: str) -> Callable[[str, str], Mapping[str, Any] | None]:
     def lookup(plural: str, name: str) -> Mapping[str, Any] | None:
-        return next((o for o in store.objects(plural, namespace) if o["metadata"]["name"] == name), None)
+        return store.stored_object("/" + plural, (namespace, name))  # read-only, no copy: ConfigMaps, Secrets
     return lookup
-
-
-def container_running(pod: Mapping[str, Any], container: str) -> bool:
-    """Whether the kubelet would find the container (its runtime lists it running)."""
-    status = pod.get("status") or {}
-    for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
-        for cs in status.get(key) or []:
-            if cs.get("name") == container and "running" in (cs.get("state") or {}):
-                return True
-    return False
 
 
 def _text(code: int, body: str, headers: list[tuple[str, str]] | None = None) -> HttpResponse:
@@ -66,15 +57,16 @@ def _text(code: int, body: str, headers: list[tuple[str, str]] | None = None) ->
 def connect(store: Store, registry: ExecRegistry, namespace: str, name: str, subresource: str, query: Query,
             request: HttpRequest) -> HttpResponse:
     """The answer to an exec or attach request (errors before the upgrade raise ``ApiError``)."""
-    pod = next((p for p in store.objects("pods", namespace) if p["metadata"]["name"] == name), None)
-    if pod is None:
+    stored = store.stored_object("/pods", (namespace, name))
+    if stored is None:
         raise errors.NotFound("pods", "", name)
+    pod = copy.deepcopy(stored)  # the session outlives the store's lock; the stored pod may change meanwhile
     # PortForwardLocation names no container
     container = validate_container(query.str("container") or "", pod) if subresource != "portforward" else ""
     node = (pod.get("spec") or {}).get("nodeName")
     if not node:
         raise errors.BadRequest(f"pod {name} does not have a host assigned")
-    found = next((n for n in store.objects("nodes") if n["metadata"]["name"] == node), None)
+    found = store.stored_object("/nodes", ("", node))
     if found is None:
         # The kubelet connection getter's NotFound names the node with the pods resource (observed on
         # kube-apiserver v1.37.2: ``pods "ghost" not found``).

@@ -19,7 +19,7 @@ from fakekube import errors
 from fakekube.pods.commands import Session
 from fakekube.pods.execution import container_spec
 from fakekube.pods.logs import pod_logs
-from fakekube.pods.podcontainer import validate_container
+from fakekube.pods.podcontainer import container_running, validate_container
 from fakekube.pods.process import ExitStatus, Input
 
 
@@ -39,13 +39,6 @@ def _pod(store: Any, namespace: str, name: str) -> Mapping[str, Any]:
     return pod
 
 
-def _running(pod: Mapping[str, Any], container: str) -> bool:
-    status = pod.get("status") or {}
-    return any(cs.get("name") == container and "running" in (cs.get("state") or {})
-               for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
-               for cs in status.get(key) or [])
-
-
 def exec_request(store: Any, rt: Any, name: str, namespace: str, container: str | None,
                  actor: str) -> tuple[Mapping[str, Any], str]:
     """The store side of an exec: audited as ``get pods/exec``; the pod and the container to run in."""
@@ -54,7 +47,7 @@ def exec_request(store: Any, rt: Any, name: str, namespace: str, container: str 
         chosen = validate_container(container or "", pod)
         if not (pod.get("spec") or {}).get("nodeName"):
             raise errors.BadRequest(f"pod {name} does not have a host assigned")
-        if not _running(pod, chosen):
+        if not container_running(pod, chosen):
             # the kubelet's refusal, as the apiserver relays it to a client (an InternalError Status)
             raise errors.InternalError(f'unable to upgrade connection: container not found ("{chosen}")')
         return pod, chosen
