@@ -282,6 +282,9 @@ class Controller:
         reconcile = self.reconcile
         sim = self.sim
         cpu = self.manager.cpu
+        latency = self.manager.latency
+        starting = self.manager.passes_starting if latency is not None and not latency.client.is_zero else None
+        me = sim.scheduler.current
         try_get, wait, priority_of, forget, done = queue.try_get, queue.wait, queue.priority_of, queue.forget, queue.done
         while True:
             key = try_get()
@@ -296,6 +299,8 @@ class Controller:
             try:
                 if cpu is not None:  # the pass's own work (log lines, metrics, span), on the worker's core
                     await _Sleep(cpu.run_held("pass_"))
+                if starting is not None:
+                    starting.add(me)
                 result = await reconcile(key)
             except TerminalError as exc:
                 self._log_error(key, exc)
@@ -318,6 +323,8 @@ class Controller:
                     queue.add_rate_limited(key, priority_of(key))
                 else:
                     forget(key)
+            if starting is not None:
+                starting.discard(me)
             self.active -= 1
             done(key)
 

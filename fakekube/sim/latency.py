@@ -14,6 +14,13 @@ the pod admission chain, can take longer than other writes::
 then: its audit entry and watch events are stamped at that instant); the rest is the response leg, during
 which the write's watch event may already reach a cache. It is a model parameter: where the commit falls in
 a round trip is not visible in a timeline whose rows carry one timestamp each.
+
+``client`` is the caller's own time after an answer, before it goes on: reading the answer and the
+reconciler's work up to its next request (on a real machine, also the wait for a core shared with the API
+server). An audit log shows it as the gap between one pass's consecutive requests (``fakekube fit``,
+fitlog.py); it is paid after the response leg, so a pass's later requests, and its end, come that much later
+after its earlier answers. Default 0 (an answer is acted on at once); it is drawn from its own stream, so a
+model without it replays as before.
 """
 
 from __future__ import annotations
@@ -31,12 +38,14 @@ class RequestLatency:
     default: Lag = field(default_factory=Lag.zero)
     classes: Mapping[str, Lag] = field(default_factory=dict)
     commit_at: float = 0.5
+    client: Lag = field(default_factory=Lag.zero)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.commit_at <= 1.0:
             raise ValueError("commit_at is a fraction of the round trip (0..1)")
         object.__setattr__(self, "classes", {k: Lag.coerce(v) for k, v in dict(self.classes).items()})
         object.__setattr__(self, "default", Lag.coerce(self.default))
+        object.__setattr__(self, "client", Lag.coerce(self.client))
         object.__setattr__(self, "_memo", {})
 
     def round_trip(self, verb: str, resource: str, subresource: str | None = None) -> Lag:
@@ -58,11 +67,14 @@ class RequestLatency:
         return before, total - before
 
     def to_dict(self) -> dict[str, Any]:
-        return {"default": self.default.to_dict(), "classes": {k: v.to_dict() for k, v in sorted(self.classes.items())},
+        data = {"default": self.default.to_dict(), "classes": {k: v.to_dict() for k, v in sorted(self.classes.items())},
                 "commit_at": self.commit_at}
+        if not self.client.is_zero:  # models written before it existed stay byte-identical
+            data["client"] = self.client.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RequestLatency:
         return cls(default=Lag.from_dict(data.get("default", 0.0)),
                    classes={k: Lag.from_dict(v) for k, v in (data.get("classes") or {}).items()},
-                   commit_at=float(data.get("commit_at", 0.5)))
+                   commit_at=float(data.get("commit_at", 0.5)), client=Lag.from_dict(data.get("client", 0.0)))

@@ -72,6 +72,10 @@ class Manager:
         self._latency_rng = sim.rng(name, "api-latency")
         self._cache_rng = sim.rng(name, "cache-read")
         self._response_rng = sim.rng(name, "api-response")  # its own stream: a zero lag draws nothing
+        self._client_rng = sim.rng(name, "client-time")  # the same: a model without client time replays as before
+        # Workers whose pass has not sent a request yet: its first request also waits the client time, the
+        # pass's work between its cache reads and that request (latency.py, ``client``).
+        self.passes_starting: set[Any] = set()
         self.informers: dict[str, Informer] = {}
         self.controllers: dict[str, Controller] = {}
         self.clients: dict[str, Client] = {}
@@ -184,6 +188,13 @@ class Manager:
         after: float | None
         if self.latency is not None:
             before, after = self.latency.split(verb, rt.plural, subresource, self._latency_rng)
+            client = self.latency.client
+            if not client.is_zero:  # the caller's own time after the answer (latency.py, ``client``)
+                after += client.sample(self._client_rng)
+                starting = self.passes_starting
+                if starting and self.scheduler.current in starting:
+                    starting.discard(self.scheduler.current)
+                    before += client.sample(self._client_rng)
         else:
             before, after = self.api_latency.sample(self._latency_rng), None
         if self.qps:

@@ -86,6 +86,34 @@ def test_fakekube_fit_makes_a_model_of_the_real_apiservers_log(tmp_path):
     assert reactions and max(reactions) < 1000
     assert model.cache_lag.mean < 0.050
     assert model.pod_running is not None
+    # The controller's own time between one pass's requests: each claim's annotation patch, then its finalizer
+    # update (docs/reproducing-pr-508.md, "The client's own time").
+    assert len(data["derivation"]["client_ms"]) >= 10
+    assert 0.001 < model.latency.client.mean < 0.010
+
+
+# The small test predicted from the real apiserver's small log (docs/reproducing-pr-508.md, "The simulation as a
+# prediction"), seeds 1-5 as the doc's table: v1.0.1 writes each claim's status once and the real apiserver gave it
+# no claim-status 409 (the median prediction is 0; 7 before the client's own time was in the model); v0.4.6
+# collides with itself (real 1 and 3): every seed predicts some.
+def predicted_small(tmp_path, capsys, build: str, *args: str) -> list[int]:
+    model = tmp_path / f"{build}.json"
+    assert main(["fit", str(RUNS / f"oracle-{build}" / "audit.log.gz"), "-o", str(model)]) == 0
+    counts = []
+    for seed in range(1, 6):
+        capsys.readouterr()
+        assert main(["simulate", "--model", str(model), *args, "--burst-size", "1", "--qps", "1", "--total-bursts",
+                     "10", "--warmpool-size", "2", "--pause-seconds", "2", "--seed", str(seed), "--json"]) == 0
+        counts.append(json.loads(capsys.readouterr().out)["runs"][0]["conflicts"]["claim_status"])
+    return counts
+
+
+def test_the_small_real_logs_predict_the_small_tests_claim_status_409s(tmp_path, capsys):
+    v101 = predicted_small(tmp_path, capsys, "v1.0.1", "--claim-status", "patch-lock",
+                           "--build", "953032b3+v1.0.1-claim")
+    assert sorted(v101)[2] == 0, v101
+    v046 = predicted_small(tmp_path, capsys, "v0.4.6", "--claim-status", "update")
+    assert all(c > 0 for c in v046), v046
 
 
 # -- stale overwrites, from the logs alone (fakekube audit stale) ------------------------------------------------

@@ -152,3 +152,26 @@ def test_an_actors_request_seconds_after_a_write_is_a_requeue_not_a_reaction():
     model, _ = fit_audit_log("\n".join(json.dumps(e) for e in late))
     assert model.derivation["reaction_ms"] == [8.0]
     assert model.cache_lag == Lag.fixed(0.008)
+
+
+def test_client_time_is_the_gap_between_one_passes_requests_on_one_object():
+    cm = {"resource": "configmaps", "namespace": "d", "name": "a"}
+    log = [*AUDIT,
+           # ctl's patch (done 1.036) then, 3 ms later, its status update of the same object: one pass
+           event("8", "update", "ctl", 1.039, 1.050, subresource="status", **cm),
+           # the same shape again 20 ms later: the next pass, re-queued by that write's own event, not client time
+           event("9", "update", "ctl", 1.070, 1.080, subresource="status", **cm),
+           # a read after a write waits for a timer, not for the caller's work
+           event("10", "get", "ctl", 1.090, 1.091, **cm)]
+    model, _ = fit_audit_log("\n".join(json.dumps(e) for e in log))
+    assert model.derivation["client_ms"] == [3.0]
+    assert model.latency.client == Lag.fixed(0.003)
+    # The reaction (alice's update done at .012, ctl's patch at .020) less the client time: the watch delay.
+    assert model.derivation["reaction_ms"] == [8.0]
+    assert model.cache_lag == Lag.fixed(0.005)
+
+
+def test_without_passes_there_is_no_client_time_and_the_reaction_is_the_watch_delay():
+    model, _ = fit_audit_log("\n".join(json.dumps(e) for e in AUDIT))
+    assert model.derivation["client_ms"] == [] and model.latency.client.is_zero
+    assert "client" not in model.latency.to_dict()  # models fitted before it existed read and write the same

@@ -72,3 +72,46 @@ def test_a_lag_draws_what_random_draws():
                 expected = lag.a if lag.kind == "fixed" else 0.0
             assert lag.sample(ours).hex() == expected.hex(), lag
         assert ours.getstate() == theirs.getstate()
+
+
+def test_client_time_follows_each_answer_and_comes_before_a_passes_first_request_after_its_reads():
+    sim = Simulation(seed=1)
+    mgr = sim.manager("m", latency=RequestLatency(default=0.010, commit_at=0.5, client=0.003))
+    client = mgr.client("c")
+    seen: dict[str, float] = {}
+
+    async def reconcile(req):
+        seen.setdefault("read", sim.now)  # the cache read: at the pass's start, not after the client time
+        await client.cache_read()
+        obj = await client.get("configmaps", req.name, req.namespace)
+        obj.setdefault("metadata", {}).setdefault("labels", {})["seen"] = "1"
+        await client.update("configmaps", obj)
+        seen.setdefault("end", sim.now)
+
+    mgr.controller("c", reconcile).for_("configmaps")
+    sim.store.create("configmaps", {"metadata": {"name": "a", "namespace": "default"}}, actor="user")
+    sim.run(until=1.0)
+    start = sim.start_timestamp
+    update = next(e for e in sim.audit.filter(verb="update"))
+    # pass start 0 (no watch delay) + 3 ms before its first request + half of the 10 ms round trip
+    assert round(update.time - start, 6) == pytest.approx(seen["read"] + 0.003 + 0.005)
+    # the answer 5 ms after the commit, then 3 ms of the caller's own work before the pass goes on
+    assert seen["end"] == pytest.approx(seen["read"] + 0.003 + 0.010 + 0.003)
+
+
+def test_a_model_without_client_time_draws_nothing_for_it():
+    def run(latency):
+        sim = Simulation(seed=7)
+        mgr = sim.manager("m", latency=latency)
+        client = mgr.client("c")
+
+        async def go():
+            for i in range(5):
+                await client.create("configmaps", {"metadata": {"name": f"c{i}", "namespace": "default"}})
+
+        sim.run_until_complete(go())
+        return [round(e.time - sim.start_timestamp, 9) for e in sim.audit.filter(verb="create")]
+
+    lag = Lag.uniform(0.005, 0.015)
+    assert run(RequestLatency(default=lag)) == run(RequestLatency(default=lag, client=0.0))
+    assert run(RequestLatency(default=lag)) != run(RequestLatency(default=lag, client=0.002))
