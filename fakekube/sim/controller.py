@@ -283,7 +283,7 @@ class Controller:
         sim = self.sim
         cpu = self.manager.cpu
         latency = self.manager.latency
-        starting = self.manager.passes_starting if latency is not None and not latency.client.is_zero else None
+        starting = self.manager.passes_starting if latency is not None and latency.has_client_time else None
         me = sim.scheduler.current
         try_get, wait, priority_of, forget, done = queue.try_get, queue.wait, queue.priority_of, queue.forget, queue.done
         while True:

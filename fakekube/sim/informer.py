@@ -6,7 +6,10 @@ goroutine (``controller.processLoop``) pops the events in order, applies each to
 to the event handlers. Here:
 
 - the **transport delay** is drawn once per watch stream (``lag``, from the cache's seeded stream), so the
-  events of one kind arrive in commit order, each that long after its commit;
+  events of one kind arrive in commit order, each that long after its commit; or, with ``per_event``, drawn
+  for each event and held back behind the event before it (one stream delivers in order, as a TCP connection
+  does), so one stream's events are late by different amounts, as the probes measured on the real apiserver
+  (docs/reproducing-pr-508.md, "The client's own time");
 - one **consumer** then applies them in order, each taking ``handling`` (drawn per event): an event that
   arrives while the consumer is busy waits. The cache's lag is therefore the transport delay plus the queue
   in front of the consumer, and grows with the rate of events the way a queue's wait does — not with the
@@ -62,7 +65,7 @@ class InformerHandler:
 
 class Informer:
     def __init__(self, rt: ResourceType, scheduler: Scheduler, lag: Lag, rng: random.Random, actor: str,
-                 store: Any, *, handling: Lag | None = None, cpu: Cpu | None = None) -> None:
+                 store: Any, *, handling: Lag | None = None, cpu: Cpu | None = None, per_event: bool = False) -> None:
         self.rt = rt
         self.scheduler = scheduler
         self.lag = lag  # the distribution of this stream's transport delay
@@ -70,6 +73,8 @@ class Informer:
         self.cpu = cpu  # the process's cores (cpu.py): each event's decoding and handling queues for one
         self.rng = rng
         self.transport = 0.0  # this stream's transport delay, drawn when the watch starts
+        self.per_event = per_event and not lag.is_zero  # or a draw per event, in order behind the one before
+        self._last_arrival = 0.0
         self.actor = actor
         self.store = store
         self.by_ns: dict[str, dict[str, Obj]] = {}
@@ -114,8 +119,15 @@ class Informer:
         if self._initial:
             self._apply(event, initial=True)
             return
-        # Commits come in time order and the transport delay is the stream's, so arrivals are in order too.
-        at = self.scheduler.now + self.transport
+        # Commits come in time order and the transport delay is the stream's, so arrivals are in order too; a
+        # delay per event is held behind the one before it, so they stay in order.
+        if self.per_event:
+            at = self.scheduler.now + self.lag.sample(self.rng)
+            if at < self._last_arrival:
+                at = self._last_arrival
+            self._last_arrival = at
+        else:
+            at = self.scheduler.now + self.transport
         self._pending.append((at, event))
         if self._timer_at is None and not self.held and self._done_at is None:
             self._arm(at)

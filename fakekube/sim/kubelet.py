@@ -58,7 +58,7 @@ class Kubelet:
                  termination_delay: Lag | float | None = None, watch_lag: Lag | float | None = None,
                  api_latency: Lag | float | None = None, node_name: str = "node-1",
                  name: str = "kubelet", latency: RequestLatency | None = None,
-                 handling: Lag | float | None = None) -> None:
+                 handling: Lag | float | None = None, watch_lag_per_event: bool = False) -> None:
         self.sim = sim
         self.node_name = node_name
         if isinstance(pod_start_delays, dict):
@@ -73,7 +73,7 @@ class Kubelet:
         # ``api_latency``).
         self.manager = sim.manager(name, cache_lag=watch_lag if watch_lag is not None else 0.001,
                                    api_latency=api_latency if api_latency is not None else 0.002,
-                                   latency=latency, handling=handling)
+                                   latency=latency, handling=handling, cache_lag_per_event=watch_lag_per_event)
         self.client = self.manager.client(name)
         self.scheduler_client = self.manager.client("default-scheduler")
         self._rng = sim.rng(name, "pods")

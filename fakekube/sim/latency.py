@@ -19,8 +19,10 @@ a round trip is not visible in a timeline whose rows carry one timestamp each.
 reconciler's work up to its next request (on a real machine, also the wait for a core shared with the API
 server). An audit log shows it as the gap between one pass's consecutive requests (``fakekube fit``,
 fitlog.py); it is paid after the response leg, so a pass's later requests, and its end, come that much later
-after its earlier answers. Default 0 (an answer is acted on at once); it is drawn from its own stream, so a
-model without it replays as before.
+after its earlier answers. ``client_classes`` gives it per class of the answered request, as round trips are
+(a controller does more after some answers than after others: agent-sandbox v1.0.1 records a histogram and
+builds a merge patch of the whole claim after its status write); ``client`` is the rest. Default 0 (an answer
+is acted on at once); it is drawn from its own stream, so a model without it replays as before.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class RequestLatency:
     classes: Mapping[str, Lag] = field(default_factory=dict)
     commit_at: float = 0.5
     client: Lag = field(default_factory=Lag.zero)
+    client_classes: Mapping[str, Lag] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.commit_at <= 1.0:
@@ -46,6 +49,10 @@ class RequestLatency:
         object.__setattr__(self, "classes", {k: Lag.coerce(v) for k, v in dict(self.classes).items()})
         object.__setattr__(self, "default", Lag.coerce(self.default))
         object.__setattr__(self, "client", Lag.coerce(self.client))
+        object.__setattr__(self, "client_classes", {k: Lag.coerce(v) for k, v in dict(self.client_classes).items()})
+        object.__setattr__(self, "_client_memo", {})
+        object.__setattr__(self, "_has_client", not self.client.is_zero
+                           or any(not v.is_zero for v in self.client_classes.values()))
         object.__setattr__(self, "_memo", {})
 
     def round_trip(self, verb: str, resource: str, subresource: str | None = None) -> Lag:
@@ -60,6 +67,22 @@ class RequestLatency:
             memo[key] = found
         return found
 
+    def client_time(self, verb: str, resource: str, subresource: str | None = None) -> Lag:
+        """The caller's own time after the answer to such a request (its class, then its verb, then ``client``)."""
+        key = (verb, resource, subresource)
+        memo: dict[tuple[str, str, str | None], Lag] = self._client_memo  # type: ignore[attr-defined]
+        found = memo.get(key)
+        if found is None:
+            classes = self.client_classes
+            candidates = [f"{verb} {resource}/{subresource}" if subresource else f"{verb} {resource}", verb]
+            found = next((classes[c] for c in candidates if c in classes), self.client)
+            memo[key] = found
+        return found
+
+    @property
+    def has_client_time(self) -> bool:
+        return self._has_client  # type: ignore[attr-defined,no-any-return]
+
     def split(self, verb: str, resource: str, subresource: str | None, rng: random.Random) -> tuple[float, float]:
         """(request leg, response leg) of one request: one draw of its round trip, cut at ``commit_at``."""
         total = self.round_trip(verb, resource, subresource).sample(rng)
@@ -71,10 +94,13 @@ class RequestLatency:
                 "commit_at": self.commit_at}
         if not self.client.is_zero:  # models written before it existed stay byte-identical
             data["client"] = self.client.to_dict()
+        if self.client_classes:
+            data["client_classes"] = {k: v.to_dict() for k, v in sorted(self.client_classes.items())}
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RequestLatency:
         return cls(default=Lag.from_dict(data.get("default", 0.0)),
                    classes={k: Lag.from_dict(v) for k, v in (data.get("classes") or {}).items()},
-                   commit_at=float(data.get("commit_at", 0.5)), client=Lag.from_dict(data.get("client", 0.0)))
+                   commit_at=float(data.get("commit_at", 0.5)), client=Lag.from_dict(data.get("client", 0.0)),
+                   client_classes={k: Lag.from_dict(v) for k, v in (data.get("client_classes") or {}).items()})

@@ -38,7 +38,7 @@ class Manager:
     Timing of its requests: ``latency`` (a :class:`RequestLatency`: a round trip per verb and resource, cut
     at the commit) or, without it, ``api_latency`` before the commit and ``response_latency`` after it.
     Informers: ``cache_lag`` (or ``per_kind_lag[plural]``) is a watch stream's transport delay, drawn once
-    per stream; ``handling`` is what applying one event to the cache and calling the handlers costs its one
+    per stream (per event with ``cache_lag_per_event``); ``handling`` is what applying one event to the cache and calling the handlers costs its one
     consumer (so events queue when they come faster). Controllers use controller-runtime's priority queue
     (``priority_queue=True``, its default since v0.23) or client-go's classic workqueue with the default
     controller rate limiter (``False``, the default before v0.23).
@@ -50,12 +50,13 @@ class Manager:
                  burst: int = 10, event_delay: Lag | float | None = None,
                  response_latency: Lag | float | None = None, latency: RequestLatency | None = None,
                  handling: Lag | float | None = None, priority_queue: bool = True,
-                 cpu: CpuModel | None = None) -> None:
+                 cpu: CpuModel | None = None, cache_lag_per_event: bool = False) -> None:
         self.sim = sim
         self.scheduler = sim.scheduler
         self.name = name
         self.cache_lag = Lag.coerce(cache_lag)
         self.per_kind_lag = {k: Lag.coerce(v) for k, v in (per_kind_lag or {}).items()}
+        self.cache_lag_per_event = cache_lag_per_event
         self.handling = Lag.coerce(handling)
         self.api_latency = Lag.coerce(api_latency)  # request sent → commit (audit entry, watch event)
         # commit → the caller has the response (default 0: the answer arrives at the commit instant). A real
@@ -99,7 +100,8 @@ class Manager:
         informer = self.informers.get(key)
         if informer is None:
             informer = Informer(rt, self.sim.scheduler, self._lag_for(rt), self.sim.rng(self.name, "cache", key),
-                                self.name, self.sim.store, handling=self.handling, cpu=self.cpu)
+                                self.name, self.sim.store, handling=self.handling, cpu=self.cpu,
+                                per_event=self.cache_lag_per_event)
             self.informers[key] = informer
             informer.start()
         return informer
@@ -188,13 +190,13 @@ class Manager:
         after: float | None
         if self.latency is not None:
             before, after = self.latency.split(verb, rt.plural, subresource, self._latency_rng)
-            client = self.latency.client
-            if not client.is_zero:  # the caller's own time after the answer (latency.py, ``client``)
-                after += client.sample(self._client_rng)
+            latency = self.latency
+            if latency.has_client_time:  # the caller's own time after the answer (latency.py, ``client``)
+                after += latency.client_time(verb, rt.plural, subresource).sample(self._client_rng)
                 starting = self.passes_starting
                 if starting and self.scheduler.current in starting:
                     starting.discard(self.scheduler.current)
-                    before += client.sample(self._client_rng)
+                    before += latency.client.sample(self._client_rng)
         else:
             before, after = self.api_latency.sample(self._latency_rng), None
         if self.qps:

@@ -4,7 +4,8 @@ Every field is a delay in virtual seconds (a :class:`~fakekube.sim.Lag`):
 
 - ``latency`` — per-verb (and per-resource) request round trips and where the commit falls in them
   (:class:`~fakekube.sim.RequestLatency`);
-- ``cache_lag`` — a watch stream's transport delay, commit to the informer (drawn once per stream);
+- ``cache_lag`` — a watch stream's transport delay, commit to the informer (drawn once per stream, or per
+  event, in order, with ``cache_lag_per_event``);
 - ``handling`` — what the informer's one consumer spends on each event (applying it, calling handlers);
 - ``event_delay`` — the event broadcaster's wait before it POSTs an Event;
 - ``cache_read_latency`` — a fixed stand-in for a cache read's cost, the same idle and under load (a
@@ -47,6 +48,7 @@ class ClusterModel:
     pod_containers_ready: Lag = field(default_factory=lambda: Lag.uniform(0.010, 0.100))
     pod_ready: Lag = field(default_factory=lambda: Lag.uniform(0.000, 0.005))
     cpu: CpuModel | None = None
+    cache_lag_per_event: bool = False
     source: str = ""
     derivation: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -62,12 +64,17 @@ class ClusterModel:
                                    "event_delay": self.event_delay, "cache_read_latency": self.cache_read_latency}
         if self.cpu is not None:
             options["cpu"] = self.cpu
+        if self.cache_lag_per_event:
+            options["cache_lag_per_event"] = True
         return options
 
     def kubelet_options(self) -> dict[str, Any]:
         """Keyword arguments for ``sim.kubelet(...)``: its steps, and the same API server and watch timing."""
-        return {"pod_start_delays": {KUBELET_STEPS[s]: getattr(self, s) for s in POD_STEPS},
-                "latency": self.latency, "watch_lag": self.cache_lag, "handling": self.handling}
+        options = {"pod_start_delays": {KUBELET_STEPS[s]: getattr(self, s) for s in POD_STEPS},
+                   "latency": self.latency, "watch_lag": self.cache_lag, "handling": self.handling}
+        if self.cache_lag_per_event:
+            options["watch_lag_per_event"] = True
+        return options
 
     def with_changes(self, **changes: Any) -> ClusterModel:
         return replace(self, **changes)
@@ -79,6 +86,8 @@ class ClusterModel:
         data.update({name: getattr(self, name).to_dict() for name in _LAGS})
         if self.cpu is not None:
             data["cpu"] = self.cpu.to_dict()
+        if self.cache_lag_per_event:  # models written before it existed stay byte-identical
+            data["cache_lag_per_event"] = True
         if self.derivation:
             data["derivation"] = self.derivation
         return data
@@ -97,6 +106,8 @@ class ClusterModel:
             values["latency"] = RequestLatency.from_dict(data["latency"])
         if data.get("cpu") is not None:
             values["cpu"] = CpuModel.from_dict(data["cpu"])
+        if "cache_lag_per_event" in data:
+            values["cache_lag_per_event"] = bool(data["cache_lag_per_event"])
         return cls(source=str(data.get("source", "")), derivation=dict(data.get("derivation") or {}), **values)
 
     @classmethod

@@ -131,14 +131,15 @@ class Simulation:
                 cache_read_latency: Lag | float | None = None, qps: float | None = None, burst: int = 10,
                 event_delay: Lag | float | None = None, response_latency: Lag | float | None = None,
                 latency: RequestLatency | None = None, handling: Lag | float | None = None,
-                priority_queue: bool = True, cpu: CpuModel | None = None) -> Manager:
+                priority_queue: bool = True, cpu: CpuModel | None = None,
+                cache_lag_per_event: bool = False) -> Manager:
         """A controller process; see :class:`fakekube.sim.manager.Manager` for the knobs."""
         if name in self.managers:
             raise ValueError(f"manager {name!r} already exists")
         mgr = Manager(self, name, cache_lag=cache_lag, per_kind_lag=per_kind_lag, api_latency=api_latency,
                       cache_read_latency=cache_read_latency, qps=qps, burst=burst, event_delay=event_delay,
                       response_latency=response_latency, latency=latency, handling=handling,
-                      priority_queue=priority_queue, cpu=cpu)
+                      priority_queue=priority_queue, cpu=cpu, cache_lag_per_event=cache_lag_per_event)
         self.managers[name] = mgr
         return mgr
 

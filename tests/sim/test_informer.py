@@ -114,6 +114,29 @@ def test_the_transport_delay_is_one_per_watch_stream():
     assert other.transport != inf.transport  # drawn from the stream's seeded generator
 
 
+def test_a_delay_per_event_varies_along_one_stream_and_keeps_commit_order():
+    """With ``cache_lag_per_event`` each event draws its own delay, and one drawn shorter than the event before
+    it waits behind it (one stream delivers in order)."""
+    sim = Simulation(seed=4)
+    mgr = sim.manager("m", cache_lag=Lag.uniform(0.001, 0.050), cache_lag_per_event=True)
+    inf = mgr.informer("configmaps")
+    seen = _arrivals(sim, inf)
+
+    async def writer():
+        for i in range(20):
+            sim.store.create("configmaps", cm(f"c{i}", "x"), actor="u")
+            await sim.sleep(0.002)
+
+    sim.spawn(writer())
+    sim.run()
+    delays = [round(at - 0.002 * i, 6) for i, at in enumerate(seen)]
+    assert seen == sorted(seen) and len(seen) == 20
+    assert all(0.001 <= d <= 0.050 + 0.002 * 20 for d in delays)
+    assert len(set(delays)) > 10  # not one delay for the stream
+    held = [i for i in range(1, 20) if seen[i] == seen[i - 1]]
+    assert held  # some event drew less than the one before it minus 2 ms, and waited for it
+
+
 def test_one_consumer_queues_events_that_come_faster_than_it_handles_them():
     sim = Simulation(seed=1)
     mgr = sim.manager("m", cache_lag=0.002, handling=0.001)

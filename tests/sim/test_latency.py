@@ -115,3 +115,11 @@ def test_a_model_without_client_time_draws_nothing_for_it():
     lag = Lag.uniform(0.005, 0.015)
     assert run(RequestLatency(default=lag)) == run(RequestLatency(default=lag, client=0.0))
     assert run(RequestLatency(default=lag)) != run(RequestLatency(default=lag, client=0.002))
+
+
+def test_client_time_per_class_round_trips_through_json():
+    lat = RequestLatency(default=0.010, client=0.002, client_classes={"patch sandboxclaims/status": Lag.uniform(
+        0.0025, 0.0093)})
+    assert lat.client_time("patch", "sandboxclaims", "status") == Lag.uniform(0.0025, 0.0093)
+    assert lat.client_time("patch", "sandboxclaims") == Lag.fixed(0.002)
+    assert RequestLatency.from_dict(json.loads(json.dumps(lat.to_dict()))) == lat
