@@ -133,6 +133,10 @@ class FrontTransport(asyncio.Transport):
                 self._loop.call_soon(self._lost)
             return
         self._loop.call_soon(self._feed, head)
+        self._start_stream(response)
+
+    def _start_stream(self, response: HttpResponse) -> None:
+        assert response.stream is not None
         self._stream = (response, response.stream(None))
         self._pump_task = self._loop.create_task(self._pump())  # referenced: a task may not be collected
 
@@ -161,16 +165,19 @@ class FrontTransport(asyncio.Transport):
         while not self._closing:
             batch = await self._loop.run_in_executor(None, step)
             if isinstance(batch, bool):
-                self._stream = None
-                response.finish()
-                if batch:
-                    self._feed(_END)
-                    if self._buffer:  # a request written while the stream ran (none is; keep-alive anyway)
-                        self.write(b"")
-                else:
-                    self._lost()
+                self._stream_ended(response, batch)
                 return
             self._feed(b"".join(chunk(data) for data in batch))
+
+    def _stream_ended(self, response: HttpResponse, clean: bool) -> None:
+        self._stream = None
+        response.finish()
+        if clean:
+            self._feed(_END)
+            if self._buffer:  # a request written while the stream ran (none is; keep-alive anyway)
+                self.write(b"")
+        else:
+            self._lost()
 
     def _tunnel_readable(self) -> None:
         assert self._tunnel is not None
@@ -235,7 +242,16 @@ async def _create_connection(self: Any, req: Any, traces: Any, timeout: Any) -> 
         assert _original is not None
         return await _original(self, req, traces, timeout)
     protocol = self._factory()
-    protocol.connection_made(FrontTransport(front, protocol, asyncio.get_running_loop()))
+    loop = asyncio.get_running_loop()
+    # An event loop in virtual time (fakekube.sim.asyncioloop) says how long requests take: paced connections.
+    pacing = getattr(loop, "fakekube_pacing", None)
+    if pacing is None:
+        transport: FrontTransport = FrontTransport(front, protocol, loop)
+    else:
+        from fakekube.inprocess.aiohttp_paced import PacedFrontTransport
+
+        transport = PacedFrontTransport(front, protocol, loop, pacing)
+    protocol.connection_made(transport)
     return protocol
 
 
