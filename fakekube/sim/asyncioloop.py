@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import heapq
+import random
 import sys
 import threading
 from asyncio import events
@@ -44,8 +45,6 @@ from .latency import RequestLatency
 from .scheduler import Future, _Sleep
 
 if TYPE_CHECKING:
-    import random
-
     from .simulation import Simulation
 
 
@@ -80,24 +79,32 @@ def classify(method: str, target: str) -> tuple[str, str, str | None]:
 
 
 class RequestPacing:
-    """The loop's ``fakekube_pacing``: each request's two legs, one draw of its class's round trip."""
+    """The loop's ``fakekube_pacing``: each request's two legs, one draw of its class's round trip.
 
-    def __init__(self, latency: RequestLatency, rng: random.Random) -> None:
+    Each request draws from a stream of its own, seeded by the loop's seed, its method and target, and how many
+    such requests came before: asyncio code that starts concurrent requests from a set (``asyncio.as_completed``
+    and ``asyncio.wait`` take sets; kopf's discovery does so) starts them in the order of the objects' memory
+    addresses, which differs from run to run, and one shared stream would hand the draws out in that order."""
+
+    def __init__(self, latency: RequestLatency, seed: str) -> None:
         self.latency = latency
-        self.rng = rng
+        self.seed = seed
         self.requests = 0
+        self._seen: dict[str, int] = {}
 
     def legs(self, request: HttpRequest) -> tuple[float, float]:
         self.requests += 1
+        key = f"{request.method} {request.target}"
+        nth = self._seen[key] = self._seen.get(key, 0) + 1
         verb, resource, subresource = classify(request.method, request.target)
-        return self.latency.split(verb, resource, subresource, self.rng)
+        return self.latency.split(verb, resource, subresource, random.Random(f"{self.seed}/{key}/{nth}"))
 
 
 class VirtualEventLoop(asyncio.BaseEventLoop):
     """An event loop in ``sim``'s virtual time, driven by its scheduler (see the module's docstring).
 
     ``latency``: the round trip of requests to the fake's host (default: none); ``name``: the actor's name in
-    the scheduler and its random stream (``sim.rng("asyncio", name)``); ``executor``: ``"inline"`` or
+    the scheduler and its requests' random streams (``RequestPacing``); ``executor``: ``"inline"`` or
     ``"refuse"``. Exceptions the loop would log (a failed callback, a task's exception never retrieved) are
     also kept in ``errors``.
     """
@@ -115,7 +122,7 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
         self.executor_calls = 0
         self.steps = 0  # iterations of _run_once
         self.errors: list[dict[str, Any]] = []
-        self.fakekube_pacing = RequestPacing(latency or RequestLatency(), sim.rng("asyncio", name))
+        self.fakekube_pacing = RequestPacing(latency or RequestLatency(), f"{sim.seed}/asyncio/{name}")
         self.set_exception_handler(self._keep_error)
         self._driver = sim.spawn(self._drive(), name=f"{name} event loop")
 
