@@ -5,7 +5,8 @@ executor thread. On a loop whose ``fakekube_pacing`` attribute says how long req
 connection is a ``PacedFrontTransport`` instead: a request reaches ``Front.handle`` after its request leg and
 its answer reaches aiohttp after its response leg (both loop timers, so virtual time), and a watch's stream is
 resumed on the loop when the store emits an event for it or when the stream's own timer (timeout, bookmark) is
-due — no thread, no descriptor, the order decided by the loop alone. Exec, attach and port-forward (a 101
+due — no thread, no descriptor, the order decided by the loop alone. Each batch of events then reaches aiohttp
+after the pacing's event delay, if it has one, and never before the batch ahead of it. Exec, attach and port-forward (a 101
 upgrade runs its far end in a thread) are refused: the connection drops and the loop's exception handler hears
 why.
 """
@@ -13,6 +14,7 @@ why.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
@@ -25,6 +27,10 @@ from fakekube.server.watchstream import chunk
 class Pacing(Protocol):
     def legs(self, request: HttpRequest) -> tuple[float, float]:
         """Seconds from the client's write to the server's handling (the commit), and from there to the answer."""
+        ...
+
+    def event_delays(self, request: HttpRequest) -> Callable[[], float] | None:
+        """For a watch request: each batch's delay from the store's emit to the client (None: no delay)."""
         ...
 
 
@@ -80,6 +86,9 @@ class PacedFrontTransport(FrontTransport):
         self._pacing = pacing
         self._in_flight = False  # a request sent whose answer has not arrived (aiohttp sends one at a time)
         self._signal: StreamSignal | None = None
+        self._delays: Callable[[], float] | None = None  # the running watch's event delays
+        self._delivered = 0.0  # when the stream's last batch reaches the client (batches never overtake)
+        self._on_the_way: deque[tuple[float, Callable[..., None], tuple[object, ...]]] = deque()
 
     def write(self, data: object) -> None:
         if self._closing:
@@ -106,6 +115,8 @@ class PacedFrontTransport(FrontTransport):
         # Served even when the client gave up meanwhile (its timeout): the bytes were sent, and a real server
         # commits a request whose client is gone — one of the races worth seeing.
         response = self._front.handle(request)
+        if response.stream is not None:
+            self._delays = self._pacing.event_delays(request)
         self._loop.call_later(after, self._respond, response)
 
     def _respond(self, response: HttpResponse) -> None:
@@ -140,7 +151,32 @@ class PacedFrontTransport(FrontTransport):
                 await signal.wait(batch)
                 continue
             if isinstance(batch, bool):
-                self._stream_ended(response, batch)
-                self._send_next()
+                self._deliver(self._end, response, batch)
                 return
-            self._feed(b"".join(chunk(data) for data in batch))
+            self._deliver(self._feed, b"".join(chunk(data) for data in batch))
+
+    def _deliver(self, callback: Callable[..., None], *args: object) -> None:
+        delays = self._delays
+        if delays is None:
+            callback(*args)
+            return
+        # In a queue of their own: the loop's timers due at one instant need not run in the order they were set.
+        self._delivered = max(self._delivered, self._loop.time() + delays())
+        self._on_the_way.append((self._delivered, callback, args))
+        if len(self._on_the_way) == 1:
+            self._loop.call_at(self._delivered, self._arrive)
+
+    def _arrive(self) -> None:
+        queue = self._on_the_way
+        while queue and queue[0][0] <= self._loop.time():
+            _, callback, args = queue.popleft()
+            callback(*args)
+        if queue:
+            self._loop.call_at(queue[0][0], self._arrive)
+
+    def _end(self, response: HttpResponse, clean: bool) -> None:
+        self._delays = None
+        if self._closing:  # the client left while the end was on its way: close() ended the stream
+            return
+        self._stream_ended(response, clean)
+        self._send_next()

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from fakekube.server import routing
 from fakekube.server.messages import HttpRequest
 
+from .lag import Lag
 from .latency import RequestLatency
 from .scheduler import Future, _Sleep
 
@@ -86,30 +87,45 @@ class RequestPacing:
     and ``asyncio.wait`` take sets; kopf's discovery does so) starts them in the order of the objects' memory
     addresses, which differs from run to run, and one shared stream would hand the draws out in that order."""
 
-    def __init__(self, latency: RequestLatency, seed: str) -> None:
+    def __init__(self, latency: RequestLatency, seed: str, event_lag: Lag | None = None) -> None:
         self.latency = latency
         self.seed = seed
+        self.event_lag = event_lag if event_lag is not None and not event_lag.is_zero else None
         self.requests = 0
         self._seen: dict[str, int] = {}
 
     def legs(self, request: HttpRequest) -> tuple[float, float]:
         self.requests += 1
-        key = f"{request.method} {request.target}"
-        nth = self._seen[key] = self._seen.get(key, 0) + 1
         verb, resource, subresource = classify(request.method, request.target)
-        return self.latency.split(verb, resource, subresource, random.Random(f"{self.seed}/{key}/{nth}"))
+        return self.latency.split(verb, resource, subresource, self._rng(request, ""))
+
+    def event_delays(self, request: HttpRequest) -> Callable[[], float] | None:
+        """For a watch: the delay of each batch of events after the store emitted it (None: none)."""
+        lag = self.event_lag
+        if lag is None:
+            return None
+        rng = self._rng(request, "events ")
+        return lambda: lag.sample(rng)
+
+    def _rng(self, request: HttpRequest, purpose: str) -> random.Random:
+        key = f"{purpose}{request.method} {request.target}"
+        nth = self._seen[key] = self._seen.get(key, 0) + 1
+        return random.Random(f"{self.seed}/{key}/{nth}")
 
 
 class VirtualEventLoop(asyncio.BaseEventLoop):
     """An event loop in ``sim``'s virtual time, driven by its scheduler (see the module's docstring).
 
-    ``latency``: the round trip of requests to the fake's host (default: none); ``name``: the actor's name in
+    ``latency``: the round trip of requests to the fake's host (default: none); ``event_lag``: how long after the
+    store emitted them a watch's events reach the client (each batch drawn anew, never overtaking an earlier
+    one; default: at once); ``name``: the actor's name in
     the scheduler and its requests' random streams (``RequestPacing``); ``executor``: ``"inline"`` or
     ``"refuse"``. Exceptions the loop would log (a failed callback, a task's exception never retrieved) are
     also kept in ``errors``.
     """
 
-    def __init__(self, sim: Simulation, *, latency: RequestLatency | None = None, name: str = "asyncio",
+    def __init__(self, sim: Simulation, *, latency: RequestLatency | None = None,
+                 event_lag: Lag | float | None = None, name: str = "asyncio",
                  executor: Literal["inline", "refuse"] = "inline") -> None:
         if executor not in ("inline", "refuse"):
             raise ValueError("executor is 'inline' or 'refuse'")
@@ -122,7 +138,8 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
         self.executor_calls = 0
         self.steps = 0  # iterations of _run_once
         self.errors: list[dict[str, Any]] = []
-        self.fakekube_pacing = RequestPacing(latency or RequestLatency(), f"{sim.seed}/asyncio/{name}")
+        self.fakekube_pacing = RequestPacing(latency or RequestLatency(), f"{sim.seed}/asyncio/{name}",
+                                             Lag.coerce(event_lag))
         self.set_exception_handler(self._keep_error)
         self._driver = sim.spawn(self._drive(), name=f"{name} event loop")
 

@@ -47,8 +47,8 @@ async def annotate(v1: Any, obj: Any, loop: asyncio.AbstractEventLoop) -> None:
                                          {"metadata": {"annotations": {"seen-at": f"{loop.time():.6f}"}}})
 
 
-def run(seed: int, latency: RequestLatency, *, seconds: float = 60.0, creates: int = 10
-        ) -> tuple[Simulation, VirtualEventLoop, float, list[threading.Thread]]:
+def run(seed: int, latency: RequestLatency, *, seconds: float = 60.0, creates: int = 10, every: float = 2.0,
+        event_lag: Lag | float | None = None) -> tuple[Simulation, VirtualEventLoop, float, list[threading.Thread]]:
     """The operator and a load driver (a simulation client creating a ConfigMap every 2 s) for ``seconds``
     of virtual time; returns the simulation, the loop, the wall seconds the run took and the threads started."""
     # freeze_time=False: kubernetes_asyncio's deserializer compares classes with ``datetime.datetime``, which
@@ -62,12 +62,12 @@ def run(seed: int, latency: RequestLatency, *, seconds: float = 60.0, creates: i
         original_start(thread)
 
     with mock_kubernetes(store=sim.store):
-        loop = VirtualEventLoop(sim, latency=latency, name="cm-operator")
+        loop = VirtualEventLoop(sim, latency=latency, event_lag=event_lag, name="cm-operator")
         load = sim.manager("load", latency=RequestLatency(default=0.004, commit_at=0.5)).client("load")
 
         async def driver() -> None:
             for i in range(creates):
-                await sim.sleep(2.0)
+                await sim.sleep(every)
                 await load.create("configmaps", {"metadata": {"name": f"cm-{i}", "namespace": NAMESPACE}})
 
         threading.Thread.start = spy  # type: ignore[method-assign]
@@ -107,6 +107,18 @@ def test_requests_take_the_models_latency_and_commit_at_its_virtual_instant() ->
     for earlier, later in zip(watches, watches[1:], strict=False):
         assert later == pytest.approx(earlier + 0.010 + 20 + 0.010 + 0.020 + 0.010 - 0.010, abs=1e-6)
     assert loop.fakekube_pacing.requests == 3 + 3 + 3
+
+
+def test_watch_events_arrive_after_the_event_lag_in_order() -> None:
+    sim, _, _, _ = run(2, RequestLatency(default=0.020, commit_at=0.5), creates=3, event_lag=0.5)
+    at = {(e.verb, e.name): sim.elapsed(e) for e in sim.audit if e.name}
+    for i in range(3):
+        assert at[("patch", f"cm-{i}")] == pytest.approx(at[("create", f"cm-{i}")] + 0.5 + 0.010)
+    # Creates 5 ms apart, lags drawn up to a second: each event still arrives after the one before it.
+    sim, _, _, _ = run(2, RequestLatency(default=0.002), creates=20, every=0.005, event_lag=Lag.uniform(0, 1))
+    patches = sorted((e.time, e.name) for e in sim.audit if e.verb == "patch")
+    assert [name for _, name in patches] == [f"cm-{i}" for i in range(20)]
+    assert patches[-1][0] - patches[0][0] > 0.3
 
 
 def test_a_seed_replays_byte_for_byte_and_another_seed_does_not() -> None:
