@@ -9,7 +9,10 @@ a ``FrontTransport`` instead of a socket. The transport parses each HTTP/1.1 req
 headers, body; a watch's event batches as chunks), and feeds them to the protocol on the event loop. A watch
 waits for its next event in the loop's default executor; closing the connection stops the watch. After a 101
 (exec, attach, port-forward: kubernetes_asyncio's ``WsApiClient``) the transport carries bytes both ways between
-the protocol and the upgrade's far end (``fakekube.inprocess.upgrade``), read on the event loop.
+the protocol and the upgrade's far end (``fakekube.inprocess.upgrade``), read on the event loop. On an event
+loop in a simulation's virtual time (one with ``fakekube_pacing``: ``fakekube.sim.asyncioloop``) the connection
+is ``fakekube.inprocess.aiohttp_paced.PacedFrontTransport`` instead: requests take the latency model's time and
+watches wait on the loop, without a thread.
 Tested with aiohttp 3.14.5.
 """
 

@@ -29,11 +29,12 @@ async def operator(loop: asyncio.AbstractEventLoop) -> None:
     api_client.user_agent = "cm-operator/1.0"  # the audit log's actor
     async with api_client:
         v1 = client.CoreV1Api(api_client)
+        watcher = watch.Watch()  # one: each makes an ApiClient of its own (an SSL context, ~20 ms)
         while True:
             listed = await v1.list_namespaced_config_map(NAMESPACE)
             for item in listed.items:
                 await annotate(v1, item, loop)
-            stream = watch.Watch().stream(v1.list_namespaced_config_map, NAMESPACE,
+            stream = watcher.stream(v1.list_namespaced_config_map, NAMESPACE,
                                           resource_version=listed.metadata.resource_version, timeout_seconds=20)
             async for event in stream:
                 if event["type"] in ("ADDED", "MODIFIED"):
