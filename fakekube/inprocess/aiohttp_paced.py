@@ -50,7 +50,8 @@ class StreamSignal:
     def set(self) -> None:
         self._set = True
         waiter = self._waiter
-        if waiter is not None and not waiter.done():
+        # Closed: the front stopping its watches after the loop was closed (mock_kubernetes's exit) wakes nothing.
+        if waiter is not None and not waiter.done() and not self._loop.is_closed():
             waiter.set_result(None)
 
     def clear(self) -> None:

@@ -189,3 +189,30 @@ def test_timers_are_virtual() -> None:
 def test_requests_are_classified_as_the_latency_model_names_them(method: str, target: str,
                                                                    expected: tuple[str, str, str | None]) -> None:
     assert classify(method, target) == expected
+
+
+def test_a_request_whose_client_timed_out_still_commits() -> None:
+    # The race a client timeout hides: the client saw a failure, the server committed the create anyway.
+    sim = Simulation(seed=1, freeze_time=False)
+    with mock_kubernetes(store=sim.store):
+        loop = VirtualEventLoop(sim, latency=RequestLatency(default=0.050, commit_at=0.5), name="impatient")
+
+        async def create() -> str:
+            await config.load_kube_config()
+            async with client.ApiClient() as api:
+                api.user_agent = "impatient"
+                try:
+                    await client.CoreV1Api(api).create_namespaced_config_map(
+                        NAMESPACE, {"metadata": {"name": "cm"}}, _request_timeout=0.010)
+                except TimeoutError:
+                    return f"timed out at {loop.time():.3f}"
+                return "created"
+
+        assert loop.run_until_complete(create()) == "timed out at 0.010"
+        sim.run()
+        loop.close()
+        sim.run()
+    [entry] = sim.audit.by_actor("impatient")
+    assert (entry.verb, entry.code, round(sim.elapsed(entry), 6)) == ("create", 201, 0.025)
+    assert sim.store.get("configmaps", "cm", NAMESPACE)["metadata"]["name"] == "cm"
+    assert sim.scheduler.idle  # the closed loop's driver ended
