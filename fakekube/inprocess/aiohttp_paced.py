@@ -21,6 +21,7 @@ from typing import Protocol
 from fakekube.inprocess.aiohttp_transport import FrontTransport
 from fakekube.inprocess.requestbytes import Incomplete, parse_request
 from fakekube.server.front import Front, HttpRequest, HttpResponse
+from fakekube.server.messages import wire_head
 from fakekube.server.watchstream import chunk
 
 
@@ -116,8 +117,14 @@ class PacedFrontTransport(FrontTransport):
         # Served even when the client gave up meanwhile (its timeout): the bytes were sent, and a real server
         # commits a request whose client is gone — one of the races worth seeing.
         response = self._front.handle(request)
-        if response.stream is not None:
+        if response.stream is not None and not self._closing:
+            # The stream starts now, as the server's does (its timeout and bookmarks count from here); its head
+            # goes first on the way to the client, arriving after the response leg, and the events behind it.
+            self._in_flight = False
             self._delays = self._pacing.event_delays(request)
+            self._on_the_way_at(self._loop.time() + after, self._feed, wire_head(response, response.close))
+            self._start_stream(response)
+            return
         self._loop.call_later(after, self._respond, response)
 
     def _respond(self, response: HttpResponse) -> None:
@@ -157,12 +164,17 @@ class PacedFrontTransport(FrontTransport):
             self._deliver(self._feed, b"".join(chunk(data) for data in batch))
 
     def _deliver(self, callback: Callable[..., None], *args: object) -> None:
-        delays = self._delays
-        if delays is None:
+        """What the stream sends now reaches the client after the event delay, never before what is ahead of it."""
+        now = self._loop.time()
+        at = now + self._delays() if self._delays is not None else now
+        if at <= now and not self._on_the_way:
             callback(*args)
-            return
-        # In a queue of their own: the loop's timers due at one instant need not run in the order they were set.
-        self._delivered = max(self._delivered, self._loop.time() + delays())
+        else:
+            self._on_the_way_at(at, callback, *args)
+
+    def _on_the_way_at(self, at: float, callback: Callable[..., None], *args: object) -> None:
+        # A queue of its own: the loop's timers due at one instant need not run in the order they were set.
+        self._delivered = max(self._delivered, at)
         self._on_the_way.append((self._delivered, callback, args))
         if len(self._on_the_way) == 1:
             self._loop.call_at(self._delivered, self._arrive)

@@ -134,6 +134,7 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
         self._scheduler = sim.scheduler
         self._selector = _NoSelector()
         self._waiting: Future | None = None  # the driver's wait, while it waits
+        self._alarms: set[float] = set()  # instants the scheduler will wake the driver at
         self._executor_mode = executor
         self.executor_calls = 0
         self.steps = 0  # iterations of _run_once
@@ -159,10 +160,18 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
                 await _Sleep(0)  # other work due at this instant runs before the loop's next iteration
                 continue
             waiting = self._waiting = scheduler.future()
-            if when is not None:
-                scheduler.call_at(when, functools.partial(waiting.set_result, None))
+            if when is not None and when not in self._alarms:
+                # One scheduler entry per instant a timer falls due: the scheduler cannot take an entry back, so
+                # one left by a timer since cancelled only wakes the driver for nothing (and keeps the
+                # simulation from going idle before that instant).
+                self._alarms.add(when)
+                scheduler.call_at(when, functools.partial(self._alarm, when))
             await waiting
             self._waiting = None
+
+    def _alarm(self, when: float) -> None:
+        self._alarms.discard(when)
+        self._kick()
 
     def _next_timer(self) -> float | None:
         scheduled = self._scheduled
