@@ -16,7 +16,7 @@ from fakekube.sim.asyncioloop import VirtualEventLoop
 kopf = pytest.importorskip("kopf")
 
 
-def make_registry() -> Any:
+def make_registry(ticks: list[tuple[str, float]]) -> Any:
     registry = kopf.OperatorRegistry()
 
     @kopf.on.login(registry=registry)
@@ -34,10 +34,15 @@ def make_registry() -> Any:
     def created(patch: Any, **_: Any) -> None:  # a sync handler: kopf runs it with run_in_executor
         patch.metadata.annotations["seen"] = "yes"
 
+    @kopf.timer("", "v1", "configmaps", interval=10, registry=registry)
+    async def tick(name: str, **_: Any) -> None:  # kopf's own sleeps: virtual
+        ticks.append((name, asyncio.get_running_loop().time()))
+
     return registry
 
 
-def run(seed: int) -> tuple[Simulation, VirtualEventLoop, list[threading.Thread]]:
+def run(seed: int, ticks: list[tuple[str, float]] | None = None
+        ) -> tuple[Simulation, VirtualEventLoop, list[threading.Thread]]:
     sim = Simulation(seed=seed, freeze_time=False)  # see test_asyncio_operator.py: freezegun and datetime
     latency = RequestLatency(default=Lag.uniform(0.010, 0.030), commit_at=0.5)
     started: list[threading.Thread] = []
@@ -59,7 +64,7 @@ def run(seed: int) -> tuple[Simulation, VirtualEventLoop, list[threading.Thread]
         stop = asyncio.Event()
         threading.Thread.start = spy  # type: ignore[method-assign]
         try:
-            operator = loop.spawn(kopf.operator(registry=make_registry(), standalone=True, clusterwide=False,
+            operator = loop.spawn(kopf.operator(registry=make_registry([] if ticks is None else ticks), standalone=True, clusterwide=False,
                                                 namespaces=["default"], stop_flag=stop))
             sim.spawn(driver(), "load driver")
             sim.run(for_=60, until_idle=False)
@@ -75,7 +80,8 @@ def run(seed: int) -> tuple[Simulation, VirtualEventLoop, list[threading.Thread]
 
 
 def test_kopf_reconciles_in_virtual_time_without_threads() -> None:
-    sim, loop, started = run(1)
+    ticks: list[tuple[str, float]] = []
+    sim, loop, started = run(1, ticks)
     assert started == []
     assert loop.executor_calls >= 3  # the sync handler, once per ConfigMap, inline
     annotations = {o["metadata"]["name"]: o["metadata"]["annotations"]["seen"]
@@ -87,6 +93,9 @@ def test_kopf_reconciles_in_virtual_time_without_threads() -> None:
         created = next(e for e in sim.audit if e.verb == "create" and e.name == f"cm-{i}")
         patched = next(e for e in sim.audit if e.actor == "kopf" and e.verb == "patch" and e.name == f"cm-{i}")
         assert 0.005 <= patched.time - created.time <= 0.030  # the event at the commit, then a request leg
+    times = [at for name, at in ticks if name == "cm-0"]
+    assert len(times) == 6  # from about 2 s to 60 s, every 10 virtual seconds
+    assert all(later - earlier == pytest.approx(10) for earlier, later in zip(times, times[1:], strict=False))
 
 
 def test_kopf_replays_by_seed() -> None:
