@@ -18,8 +18,9 @@
 No thread is ever started. ``run_in_executor`` runs the function inline by default and returns a finished
 future: in virtual time a blocking call takes no time, and a thread would run beside the loop in wall time,
 out of the scheduler's order (what made the plain in-process transport nondeterministic). A function that
-waits for something only the loop can deliver would then wait forever, so ``executor="refuse"`` makes every
-such call an error instead, for code that must not block. ``getaddrinfo`` is refused either way: a real
+waits for something only the loop can deliver would then wait forever; ``executor_calls`` names every function
+run so, and ``executor="refuse"`` makes every such call an error instead (aiohttp's own, too: a ``trust_env``
+session, as kubernetes_asyncio's, makes two per request). ``getaddrinfo`` is refused either way: a real
 name lookup has no place in a simulation.
 
 Written against CPython's ``asyncio/base_events.py`` ``BaseEventLoop._run_once`` (3.11-3.13: ready
@@ -29,6 +30,7 @@ callbacks run once per iteration, timers due before ``time() + _clock_resolution
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import heapq
 import random
@@ -79,6 +81,18 @@ def classify(method: str, target: str) -> tuple[str, str, str | None]:
     return verb, route.plural, route.subresource
 
 
+def function_name(func: Callable[..., Any]) -> str:
+    """``module.qualname`` of what a partial wraps, through ``Context.run`` (asyncio.to_thread and kopf wrap the
+    function they hand the executor in both)."""
+    while isinstance(func, functools.partial):
+        inner = func.func
+        if isinstance(getattr(inner, "__self__", None), contextvars.Context) and func.args:
+            func = func.args[0]
+        else:
+            func = inner
+    return f"{getattr(func, '__module__', None) or '?'}.{getattr(func, '__qualname__', None) or repr(func)}"
+
+
 class RequestPacing:
     """The loop's ``fakekube_pacing``: each request's two legs, one draw of its class's round trip.
 
@@ -120,7 +134,7 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
     store emitted them a watch's events reach the client (each batch drawn anew, never overtaking an earlier
     one; default: at once); ``name``: the actor's name in
     the scheduler and its requests' random streams (``RequestPacing``); ``executor``: ``"inline"`` or
-    ``"refuse"``. Exceptions the loop would log (a failed callback, a task's exception never retrieved) are
+    ``"refuse"`` (``executor_calls`` names what ran inline). Exceptions the loop would log (a failed callback, a task's exception never retrieved) are
     also kept in ``errors``.
     """
 
@@ -136,7 +150,7 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
         self._waiting: Future | None = None  # the driver's wait, while it waits
         self._alarms: set[float] = set()  # instants the scheduler will wake the driver at
         self._executor_mode = executor
-        self.executor_calls = 0
+        self.executor_calls: list[str] = []  # what run_in_executor ran inline, by name (module.qualname)
         self.steps = 0  # iterations of _run_once
         self.errors: list[dict[str, Any]] = []
         self.fakekube_pacing = RequestPacing(latency or RequestLatency(), f"{sim.seed}/asyncio/{name}",
@@ -226,7 +240,7 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
         if self._executor_mode == "refuse":
             raise RuntimeError(f"VirtualEventLoop(executor='refuse'): run_in_executor({func!r}) would need a "
                                "thread, which runs outside virtual time")
-        self.executor_calls += 1
+        self.executor_calls.append(function_name(func))
         future = self.create_future()
         try:
             future.set_result(func(*args))

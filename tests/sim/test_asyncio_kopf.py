@@ -83,7 +83,9 @@ def test_kopf_reconciles_in_virtual_time_without_threads() -> None:
     ticks: list[tuple[str, float]] = []
     sim, loop, started = run(1, ticks)
     assert started == []
-    assert loop.executor_calls >= 3  # the sync handler, once per ConfigMap, inline
+    inline = [name for name in loop.executor_calls if name.startswith(__name__)]
+    assert inline == [f"{__name__}.make_registry.<locals>.{name}" for name in ("configure", "login")] + [
+        f"{__name__}.make_registry.<locals>.created"] * 3  # the sync handlers, inline: once per ConfigMap
     annotations = {o["metadata"]["name"]: o["metadata"]["annotations"]["seen"]
                    for o in sim.store.list("configmaps", namespace="default")["items"]}
     assert annotations == {"cm-0": "yes", "cm-1": "yes", "cm-2": "yes"}

@@ -138,7 +138,9 @@ def test_no_thread_is_started_and_a_virtual_minute_is_quick() -> None:
     assert started == []
     assert threading.enumerate() == before
     assert loop._default_executor is None  # aiohttp's to_thread calls (netrc, proxies) ran inline
-    assert loop.executor_calls > 0
+    # aiohttp's per-request lookups in a trust_env session (client.py, _request), inline:
+    assert set(loop.executor_calls) == {"aiohttp.client.ClientSession._get_netrc_auth",
+                                        "aiohttp.helpers.get_env_proxy_for_url"}
     assert 60.0 <= sim.now < 61.0  # the run reached 60 s; cancelling took a round trip or two
     print(f"\nvirtual 60 s: {wall:.3f} wall s, {loop.steps} loop iterations, {len(sim.audit)} requests")
 
