@@ -36,6 +36,7 @@ import heapq
 import random
 import sys
 import threading
+import warnings
 from asyncio import events
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Literal
@@ -143,12 +144,17 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
                  executor: Literal["inline", "refuse"] = "inline") -> None:
         if executor not in ("inline", "refuse"):
             raise ValueError("executor is 'inline' or 'refuse'")
+        if sim.freeze and "kubernetes_asyncio" in sys.modules:
+            warnings.warn("kubernetes_asyncio cannot parse timestamps while freezegun runs (its deserializer "
+                          "compares classes with datetime.datetime, which freezegun replaces): "
+                          "use Simulation(freeze_time=False)", stacklevel=2)
         super().__init__()
         self._sim = sim
         self._scheduler = sim.scheduler
         self._selector = _NoSelector()
         self._waiting: Future | None = None  # the driver's wait, while it waits
         self._alarms: set[float] = set()  # instants the scheduler will wake the driver at
+        self._driving = False
         self._executor_mode = executor
         self.executor_calls: list[str] = []  # what run_in_executor ran inline, by name (module.qualname)
         self.steps = 0  # iterations of _run_once
@@ -166,6 +172,7 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
     # -- the driver (a task of the simulation's scheduler) ---------------------------------------------------
 
     async def _drive(self) -> None:
+        self._driving = True
         scheduler = self._scheduler
         while not self.is_closed():
             when = self._next_timer()
@@ -280,7 +287,10 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
 
     def close(self) -> None:
         super().close()
-        self._kick()  # the driver sees the loop closed and ends
+        self._scheduler.cancel(self._driver)  # closed by the scheduler when it next comes to it
+        self._kick()
+        if not self._driving:  # never ran: closed now, or Python warns it was never awaited
+            self._driver.coro.close()
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task[Any]:
         """``create_task``: the coroutine starts at the loop's next iteration, when the simulation runs."""

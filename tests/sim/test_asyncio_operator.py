@@ -157,6 +157,11 @@ def test_executor_calls_can_be_refused() -> None:
     loop.close()
 
 
+def test_a_frozen_simulation_is_warned_about() -> None:
+    with pytest.warns(UserWarning, match="freeze_time=False"):
+        VirtualEventLoop(Simulation(seed=1)).close()
+
+
 def test_timers_are_virtual() -> None:
     sim = Simulation(seed=1, freeze_time=False)
     loop = VirtualEventLoop(sim)
