@@ -112,7 +112,11 @@ class RequestPacing:
     def legs(self, request: HttpRequest) -> tuple[float, float]:
         self.requests += 1
         verb, resource, subresource = classify(request.method, request.target)
-        return self.latency.split(verb, resource, subresource, self._rng(request, ""))
+        rng = self._rng(request, "")
+        before, after = self.latency.split(verb, resource, subresource, rng)
+        if not self.latency.client.is_zero:  # the client's own time after the answer (latency.py, ``client``):
+            after += self.latency.client.sample(rng)  # its code takes no virtual time on this loop
+        return before, after
 
     def event_delays(self, request: HttpRequest) -> Callable[[], float] | None:
         """For a watch: the delay of each batch of events after the store emitted it (None: none)."""

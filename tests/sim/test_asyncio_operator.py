@@ -110,6 +110,13 @@ def test_requests_take_the_models_latency_and_commit_at_its_virtual_instant() ->
     assert loop.fakekube_pacing.requests == 3 + 3 + 3
 
 
+def test_the_models_client_time_follows_each_answer() -> None:
+    sim, _, _, _ = run(1, RequestLatency(default=0.020, commit_at=0.5, client=0.100), creates=1)
+    lists = [round(sim.elapsed(e), 6) for e in sim.audit if e.verb == "list"]
+    watches = [round(sim.elapsed(e), 6) for e in sim.audit if e.verb == "watch"]
+    assert (lists[0], watches[0]) == (0.010, 0.130)  # the list's answer, then 0.1 s of the operator's own
+
+
 def test_watch_events_arrive_after_the_event_lag_in_order() -> None:
     sim, _, _, _ = run(2, RequestLatency(default=0.020, commit_at=0.5), creates=3, event_lag=0.5)
     at = {(e.verb, e.name): sim.elapsed(e) for e in sim.audit if e.name}
