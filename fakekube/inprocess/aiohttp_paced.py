@@ -5,10 +5,10 @@ executor thread. On a loop whose ``fakekube_pacing`` attribute says how long req
 connection is a ``PacedFrontTransport`` instead: a request reaches ``Front.handle`` after its request leg and
 its answer reaches aiohttp after its response leg (both loop timers, so virtual time), and a watch's stream is
 resumed on the loop when the store emits an event for it or when the stream's own timer (timeout, bookmark) is
-due — no thread, no descriptor, the order decided by the loop alone. Each batch of events then reaches aiohttp
-after the pacing's event delay, if it has one, and never before the batch ahead of it. Exec, attach and port-forward (a 101
-upgrade runs its far end in a thread) are refused: the connection drops and the loop's exception handler hears
-why.
+due — no thread, no descriptor, the order decided by the loop alone. A watch's stream starts when the server
+serves it; its head reaches aiohttp after the response leg, and each batch of events after the pacing's event
+delay, if it has one, never before what is ahead of it. Exec, attach and port-forward (a 101 upgrade runs its
+far end in a thread) are refused: the connection drops and the loop's exception handler hears why.
 """
 
 from __future__ import annotations

@@ -142,10 +142,11 @@ class WatchStreamer:
         when it is newer than every event sent so far (cacher ``cacheWatcher``: events not newer than the
         watcher's revision are not sent).
 
-        ``pacer``: a consumer that waits itself (in process on an event loop, ``fakekube.inprocess.paced``): the
-        stream reads the time from it, signals it as the watch's wakeup (``Watch.attach_signal``) and, where it
-        would wait, yields the longest wait (a float, in seconds) instead of blocking; the consumer resumes it
-        once the pacer was set or that time passed. Without one only batches are yielded."""
+        ``pacer``: a consumer that waits itself (in process, on an event loop in virtual time:
+        ``fakekube.inprocess.aiohttp_paced``): the stream reads the time from it, signals it as the watch's wakeup
+        (``Watch.attach_signal``) and, where it would wait, yields the longest wait (a float, in seconds) instead
+        of blocking; the consumer resumes it once the pacer was set or that time passed. Without one only
+        batches are yielded."""
         encode = encode or encode_event
         settings = self.settings
         monotonic = pacer.monotonic if pacer is not None else time.monotonic
@@ -200,7 +201,7 @@ class WatchStreamer:
                 if pre_timeout_due:
                     wait = min(wait, max(pre_timeout - now, 0.0))
                 if waiter is None:
-                    yield max(wait, 0.0)
+                    yield float(max(wait, 0.0))
                 elif waiter.wait(wait, settings.poll_interval):
                     if conn is not None and peer_gone(conn):
                         return False
