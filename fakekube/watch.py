@@ -12,7 +12,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from fakekube.errors import ApiError
 from fakekube.jsonvalues import json_copy
@@ -108,6 +108,18 @@ class Wakeup:
             os.close(self._write_fd)
 
 
+class Signal(Protocol):
+    """What a watch tells its consumer through: ``Wakeup``, or a consumer's own object (an event loop's, which
+    wakes a waiting coroutine instead of a descriptor). ``set`` and ``clear`` are called with the watch's
+    condition held."""
+
+    def set(self) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 Matcher = Callable[[dict[str, Any]], bool]
 Presenter = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -141,7 +153,7 @@ class Watch:
         self.max_pending: int | None = None  # see limit_pending
         self._piled = 0  # events queued since the consumer last took any
         self.dropped_as_slow = False
-        self._wakeup: Wakeup | None = None  # see wakeup_fd
+        self._wakeup: Signal | None = None  # see wakeup_fd and attach_signal
         # Applied to each event's object as the consumer takes it, on the consumer's thread (a CRD's conversion
         # webhook: fakekube.verbs.conversion_webhook); an ApiError it raises ends the watch with an ERROR event.
         self.convert: Presenter | None = None
@@ -247,7 +259,17 @@ class Watch:
                 self._wakeup = Wakeup()
                 if self._queue or self.closed:
                     self._wakeup.set()
+            assert isinstance(self._wakeup, Wakeup), "a signal is attached instead"
             return self._wakeup.fd
+
+    def attach_signal(self, signal: Signal) -> None:
+        """``wakeup_fd`` without a descriptor: ``signal`` is set while events are queued or once the watch is
+        stopped (set at once when that is so already), for a consumer that waits without blocking a thread (an
+        event loop in virtual time: ``fakekube.inprocess.aiohttp_paced``). Released by ``release_wakeup``."""
+        with self._cond:
+            self._wakeup = signal
+            if self._queue or self.closed:
+                signal.set()
 
     def release_wakeup(self) -> None:
         with self._cond:

@@ -9,7 +9,10 @@ a ``FrontTransport`` instead of a socket. The transport parses each HTTP/1.1 req
 headers, body; a watch's event batches as chunks), and feeds them to the protocol on the event loop. A watch
 waits for its next event in the loop's default executor; closing the connection stops the watch. After a 101
 (exec, attach, port-forward: kubernetes_asyncio's ``WsApiClient``) the transport carries bytes both ways between
-the protocol and the upgrade's far end (``fakekube.inprocess.upgrade``), read on the event loop.
+the protocol and the upgrade's far end (``fakekube.inprocess.upgrade``), read on the event loop. On an event
+loop in a simulation's virtual time (one with ``fakekube_pacing``: ``fakekube.sim.asyncioloop``) the connection
+is ``fakekube.inprocess.aiohttp_paced.PacedFrontTransport`` instead: requests take the latency model's time and
+watches wait on the loop, without a thread.
 Tested with aiohttp 3.14.5.
 """
 
@@ -133,6 +136,10 @@ class FrontTransport(asyncio.Transport):
                 self._loop.call_soon(self._lost)
             return
         self._loop.call_soon(self._feed, head)
+        self._start_stream(response)
+
+    def _start_stream(self, response: HttpResponse) -> None:
+        assert response.stream is not None
         self._stream = (response, response.stream(None))
         self._pump_task = self._loop.create_task(self._pump())  # referenced: a task may not be collected
 
@@ -161,16 +168,19 @@ class FrontTransport(asyncio.Transport):
         while not self._closing:
             batch = await self._loop.run_in_executor(None, step)
             if isinstance(batch, bool):
-                self._stream = None
-                response.finish()
-                if batch:
-                    self._feed(_END)
-                    if self._buffer:  # a request written while the stream ran (none is; keep-alive anyway)
-                        self.write(b"")
-                else:
-                    self._lost()
+                self._stream_ended(response, batch)
                 return
             self._feed(b"".join(chunk(data) for data in batch))
+
+    def _stream_ended(self, response: HttpResponse, clean: bool) -> None:
+        self._stream = None
+        response.finish()
+        if clean:
+            self._feed(_END)
+            if self._buffer:  # a request written while the stream ran (none is; keep-alive anyway)
+                self.write(b"")
+        else:
+            self._lost()
 
     def _tunnel_readable(self) -> None:
         assert self._tunnel is not None
@@ -235,7 +245,16 @@ async def _create_connection(self: Any, req: Any, traces: Any, timeout: Any) -> 
         assert _original is not None
         return await _original(self, req, traces, timeout)
     protocol = self._factory()
-    protocol.connection_made(FrontTransport(front, protocol, asyncio.get_running_loop()))
+    loop = asyncio.get_running_loop()
+    # An event loop in virtual time (fakekube.sim.asyncioloop) says how long requests take: paced connections.
+    pacing = getattr(loop, "fakekube_pacing", None)
+    if pacing is None:
+        transport: FrontTransport = FrontTransport(front, protocol, loop)
+    else:
+        from fakekube.inprocess.aiohttp_paced import PacedFrontTransport
+
+        transport = PacedFrontTransport(front, protocol, loop, pacing)
+    protocol.connection_made(transport)
     return protocol
 
 

@@ -66,6 +66,10 @@ class _Stream:
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
+        if getattr(loop, "fakekube_pacing", None) is not None:
+            # The wait below would block a virtual loop (it runs executor calls inline) for wall seconds.
+            raise RuntimeError("fakekube: httpx clients' watches are not paced on a simulation's event loop yet "
+                               "(docs/simulation-asyncio.md)")
         while (data := await loop.run_in_executor(None, self._next)) is not None:
             yield data
 

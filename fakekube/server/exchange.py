@@ -42,6 +42,7 @@ from fakekube.server.replies import Encoder
 
 if TYPE_CHECKING:
     from fakekube.server.front import Front
+    from fakekube.server.watchstream import Pacer
     from fakekube.store import Store
 
 logger = logging.getLogger("fakekube.server")
@@ -432,12 +433,12 @@ class Exchange:
                    *(("Warning", warning_header(w)) for w in self._warnings)]
         streamer = self.server.streamer
 
-        def body(conn: Any) -> Generator[list[bytes], None, bool]:
+        def body(conn: Any, pacer: Pacer | None = None) -> Generator[list[bytes] | float, None, bool]:
             auditing.stream_started(self, self._audit)
             try:
                 return (yield from streamer.stream(conn, reply.watch, reply.resource, reply.timeout, reply.bookmarks,
                                                    reply.render, encode=encoder.watch_event,
-                                                   start_rv=reply.start_rv))
+                                                   start_rv=reply.start_rv, pacer=pacer))
             except Exception:  # headers are out: the only safe way to fail now is to drop the connection
                 logger.exception("watch stream failed")
                 return False

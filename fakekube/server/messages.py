@@ -11,8 +11,10 @@ from fakekube.identity import UserInfo
 
 # A watch stream's body: batches of encoded events (each batch is what one write sends, each event one chunk on
 # the wire). Its return value is False when the client went away (the connection must then be closed).
-# ``conn``: the client's socket, watched for a hang-up; None in process.
-StreamBody = Callable[[Any], Generator[list[bytes], None, bool]]
+# ``conn``: the client's socket, watched for a hang-up; None in process. An optional second argument, a pacer
+# (``fakekube.server.watchstream.Pacer``), makes the stream yield the seconds it would wait (floats) instead of
+# blocking: the in-process transport on an event loop in virtual time does the waiting.
+StreamBody = Callable[..., Generator[Any, None, bool]]
 
 
 class RequestHeaders(Protocol):

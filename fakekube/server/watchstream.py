@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from fakekube.resources import ResourceType
 from fakekube.server import encoding
@@ -131,7 +131,7 @@ class WatchStreamer:
     def stream(self, conn: socket.socket | None, watch: Watch, resource: ResourceType, timeout: float | None,
                bookmarks: bool, render: Render | None = None,
                encode: Callable[[WatchEvent, Render | None], bytes] | None = None,
-               start_rv: int = 0) -> Generator[list[bytes], None, bool]:
+               start_rv: int = 0, pacer: Pacer | None = None) -> Generator[list[bytes] | float, None, bool]:
         """The stream's event batches (each event one chunk on the wire) until timeout, error, the client's
         disconnect or server shutdown; returns False when the client went away (the connection must then be
         closed). ``conn``: the client's socket, watched for a hang-up (None in process: the consumer stops the
@@ -140,18 +140,25 @@ class WatchStreamer:
         ``encode`` turns an event into its bytes on the wire (default: a JSON line; protobuf streams frame
         ``WatchEvent`` messages). ``start_rv``: the revision the watch starts from; a bookmark goes out only
         when it is newer than every event sent so far (cacher ``cacheWatcher``: events not newer than the
-        watcher's revision are not sent)."""
+        watcher's revision are not sent).
+
+        ``pacer``: a consumer that waits itself (in process, on an event loop in virtual time:
+        ``fakekube.inprocess.aiohttp_paced``): the stream reads the time from it, signals it as the watch's wakeup
+        (``Watch.attach_signal``) and, where it would wait, yields the longest wait (a float, in seconds) instead
+        of blocking; the consumer resumes it once the pacer was set or that time passed. Without one only
+        batches are yielded."""
         encode = encode or encode_event
         settings = self.settings
-        deadline = time.monotonic() + (timeout if timeout is not None else settings.default_timeout)
-        last_write = time.monotonic()
+        monotonic = pacer.monotonic if pacer is not None else time.monotonic
+        deadline = monotonic() + (timeout if timeout is not None else settings.default_timeout)
+        last_write = monotonic()
         reached = start_rv
 
         def send(events: list[WatchEvent]) -> Generator[list[bytes], None, bool]:
             nonlocal last_write, reached
             if events:
                 yield [encode(e, render) for e in events]
-                last_write = time.monotonic()
+                last_write = monotonic()
                 reached = max([reached, *(_revision(e) for e in events)])
             return any(e.type == ERROR for e in events)
 
@@ -168,10 +175,12 @@ class WatchStreamer:
         watch.limit_pending(settings.max_pending)
         with self._lock:
             self._active.add(watch)
-        waiter = _Waiter(conn, watch)
+        waiter = _Waiter(conn, watch) if pacer is None else None
+        if pacer is not None:
+            watch.attach_signal(pacer)
         try:
             while not self.closing.is_set():
-                now = time.monotonic()
+                now = monotonic()
                 remaining = deadline - now
                 if remaining <= 0:
                     break
@@ -191,18 +200,35 @@ class WatchStreamer:
                     wait = min(wait, max(settings.bookmark_interval - (now - last_write), 0.0))
                 if pre_timeout_due:
                     wait = min(wait, max(pre_timeout - now, 0.0))
-                if waiter.wait(wait, settings.poll_interval):
+                if waiter is None:
+                    yield float(max(wait, 0.0))
+                elif waiter.wait(wait, settings.poll_interval):
                     if conn is not None and peer_gone(conn):
                         return False
                     waiter.peek_only()
-                if bookmarks and time.monotonic() - last_write >= settings.bookmark_interval:
+                if bookmarks and monotonic() - last_write >= settings.bookmark_interval:
                     yield from send_bookmark()
             return True
         finally:
             with self._lock:
                 self._active.discard(watch)
             watch.stop()
-            waiter.close()
+            if waiter is not None:
+                waiter.close()
+            else:
+                watch.release_wakeup()
+
+
+class Pacer(Protocol):
+    """A stream's consumer that waits itself (``WatchStreamer.stream``): its clock, and the watch's signal."""
+
+    def monotonic(self) -> float: ...
+
+    def set(self) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class _Waiter:
