@@ -113,9 +113,10 @@ class RequestPacing:
         self.requests += 1
         verb, resource, subresource = classify(request.method, request.target)
         rng = self._rng(request, "")
-        before, after = self.latency.split(verb, resource, subresource, rng)
-        if not self.latency.client.is_zero:  # the client's own time after the answer (latency.py, ``client``):
-            after += self.latency.client.sample(rng)  # its code takes no virtual time on this loop
+        latency = self.latency
+        before, after = latency.split(verb, resource, subresource, rng)
+        if latency.has_client_time:  # the client's own time after the answer (latency.py, ``client``):
+            after += latency.client_time(verb, resource, subresource).sample(rng)  # its code takes no virtual time
         return before, after
 
     def event_delays(self, request: HttpRequest) -> Callable[[], float] | None:
