@@ -39,5 +39,5 @@ def report(jobs: int, hash_seed: str) -> str:
 
 def test_forked_workers_and_another_hash_seed_give_the_same_report():
     one = report(1, "1")
-    assert "[lock=False]" in one and "everyone-listed     broken" in one
+    assert "[lock=False]" in one and "smallest seed breaking everyone-listed" in one
     assert report(2, "7") == one
