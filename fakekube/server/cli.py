@@ -22,6 +22,7 @@ from fakekube.audit.policy import Policy, PolicyError
 from fakekube.clihelp import warn
 from fakekube.server.app import ApiServer
 from fakekube.server.rbacmode import rbac_options
+from fakekube.server.tokenfile import TokenFileError, read_token_file
 from fakekube.store import Store
 
 # Enough for a test to look back over its own requests; a server that runs for days stays bounded.
@@ -47,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kubeconfig", metavar="PATH", help="write a kubeconfig for this server to PATH")
     parser.add_argument("--token", help="require this bearer token (401 without it); kubectl sends it only over "
                                         "HTTPS, so use it with --tls")
+    parser.add_argument("--token-auth-file", metavar="FILE",
+                        help="bearer tokens and their users, as kube-apiserver's flag: CSV records "
+                             "token,user,uid[,\"group1,group2\"] (401 without a credential, as with --token; "
+                             "see docs/http/auth.md)")
     parser.add_argument("--ready-file", metavar="PATH",
                         help="write PATH once the server listens and the cluster's actors run (its content: the "
                              "kubeconfig path with --kubeconfig, else the URL); removed when serving ends")
@@ -122,13 +127,25 @@ def run(args: argparse.Namespace, *, before_serve: Callable[[Store, ApiServer], 
         store.load_crds(path)
     for path in args.load:
         store.load(path)
-    if args.token and not getattr(args, "tls", False):
+    token_flag = "--token" if args.token else "--token-auth-file" if getattr(args, "token_auth_file", None) else ""
+    if token_flag and not getattr(args, "tls", False):
         # client-go's kubeconfig loader reads a user's credentials only for an HTTPS server (client-go
         # tools/clientcmd/client_config.go): kubectl's requests would be anonymous, and get 401.
         written = f" in {args.kubeconfig}" if args.kubeconfig else ""
-        warn("serve", f"--token without --tls: kubectl and client-go read the token{written} only for an HTTPS "
+        what = f"the token{written}" if args.token else "a token"
+        warn("serve", f"{token_flag} without --tls: kubectl and client-go read {what} only for an HTTPS "
                       "server, so they get 401 Unauthorized; add --tls")
     options: dict[str, Any] = {"token": args.token, "tls": getattr(args, "tls", False)}
+    if getattr(args, "token_auth_file", None):
+        try:
+            token_file = read_token_file(args.token_auth_file)
+        except TokenFileError as exc:
+            print(f"fakekube serve: {exc}", file=sys.stderr)
+            store.audit.close_writers()
+            return 2
+        for warning in token_file.warnings:
+            warn("serve", warning)
+        options["tokens"] = token_file.tokens
     if getattr(args, "authorization_mode", "AlwaysAllow") == "RBAC":
         options.update(rbac_options(store, args.token))
     if getattr(args, "max_body_bytes", None):
