@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import Protocol
 
 from fakekube.inprocess.aiohttp_transport import FrontTransport
-from fakekube.inprocess.requestbytes import Incomplete, parse_request
 from fakekube.server.front import Front, HttpRequest, HttpResponse
 from fakekube.server.messages import wire_head
 from fakekube.server.watchstream import chunk
@@ -101,14 +100,9 @@ class PacedFrontTransport(FrontTransport):
     def _send_next(self) -> None:
         if self._in_flight or self._stream is not None or self._closing or not self._buffer:
             return
-        try:
-            request, used = parse_request(self._buffer)
-        except Incomplete:
+        request = self._take_request()
+        if request is None:
             return
-        except (ValueError, IndexError):  # what no client sends: the connection is dropped
-            self._loop.call_soon(self._lost)
-            return
-        self._buffer = self._buffer[used:]
         self._in_flight = True
         before, after = self._pacing.legs(request)
         self._loop.call_later(before, self._serve, request, after)

@@ -27,7 +27,7 @@ from typing import Any
 from fakekube.inprocess import upgrade
 from fakekube.inprocess.requestbytes import Incomplete, parse_request
 from fakekube.inprocess.routes import Routes, Undo
-from fakekube.server.front import Front, HttpResponse
+from fakekube.server.front import Front, HttpRequest, HttpResponse
 from fakekube.server.messages import wire_head
 from fakekube.server.watchstream import _END, chunk
 
@@ -85,15 +85,23 @@ class FrontTransport(asyncio.Transport):
             return
         self._buffer += bytes(data)
         while self._buffer and self._stream is None and not self._closing:
-            try:
-                request, used = parse_request(self._buffer)
-            except Incomplete:
+            request = self._take_request()
+            if request is None:
                 return
-            except (ValueError, IndexError):  # what no client sends: the connection is dropped
-                self._loop.call_soon(self._lost)
-                return
-            self._buffer = self._buffer[used:]
             self._answer(self._front.handle(request))
+
+    def _take_request(self) -> HttpRequest | None:
+        """The next whole request, taken out of the buffer; None while it is incomplete, or when the bytes are
+        what no client sends (the connection is then dropped)."""
+        try:
+            request, used = parse_request(self._buffer)
+        except Incomplete:
+            return None
+        except (ValueError, IndexError):
+            self._loop.call_soon(self._lost)
+            return None
+        self._buffer = self._buffer[used:]
+        return request
 
     def close(self) -> None:
         if self._closing:

@@ -57,27 +57,12 @@ class RequestLatency:
 
     def round_trip(self, verb: str, resource: str, subresource: str | None = None) -> Lag:
         """The distribution of one request's round trip (most specific class first)."""
-        key = (verb, resource, subresource)
-        memo: dict[tuple[str, str, str | None], Lag] = self._memo  # type: ignore[attr-defined]
-        found = memo.get(key)
-        if found is None:
-            classes = self.classes
-            candidates = [f"{verb} {resource}/{subresource}" if subresource else f"{verb} {resource}", verb]
-            found = next((classes[c] for c in candidates if c in classes), self.default)
-            memo[key] = found
-        return found
+        return _most_specific(self._memo, self.classes, self.default, verb, resource, subresource)  # type: ignore[attr-defined]
 
     def client_time(self, verb: str, resource: str, subresource: str | None = None) -> Lag:
         """The caller's own time after the answer to such a request (its class, then its verb, then ``client``)."""
-        key = (verb, resource, subresource)
-        memo: dict[tuple[str, str, str | None], Lag] = self._client_memo  # type: ignore[attr-defined]
-        found = memo.get(key)
-        if found is None:
-            classes = self.client_classes
-            candidates = [f"{verb} {resource}/{subresource}" if subresource else f"{verb} {resource}", verb]
-            found = next((classes[c] for c in candidates if c in classes), self.client)
-            memo[key] = found
-        return found
+        return _most_specific(self._client_memo, self.client_classes, self.client,  # type: ignore[attr-defined]
+                              verb, resource, subresource)
 
     @property
     def has_client_time(self) -> bool:
@@ -104,3 +89,15 @@ class RequestLatency:
                    classes={k: Lag.from_dict(v) for k, v in (data.get("classes") or {}).items()},
                    commit_at=float(data.get("commit_at", 0.5)), client=Lag.from_dict(data.get("client", 0.0)),
                    client_classes={k: Lag.from_dict(v) for k, v in (data.get("client_classes") or {}).items()})
+
+
+def _most_specific(memo: dict[tuple[str, str, str | None], Lag], classes: Mapping[str, Lag], default: Lag,
+                   verb: str, resource: str, subresource: str | None) -> Lag:
+    """The class of a request, most specific first: ``<verb> <resource>[/<subresource>]``, ``<verb>``, then
+    ``default``; remembered per (verb, resource, subresource)."""
+    key = (verb, resource, subresource)
+    found = memo.get(key)
+    if found is None:
+        candidates = [f"{verb} {resource}/{subresource}" if subresource else f"{verb} {resource}", verb]
+        found = memo[key] = next((classes[c] for c in candidates if c in classes), default)
+    return found

@@ -13,6 +13,8 @@ from fakekube.inprocess.mock import mock_kubernetes
 from fakekube.sim import Lag, RequestLatency, Simulation
 from fakekube.sim.asyncioloop import VirtualEventLoop
 
+from .threadspy import threads_started
+
 kopf = pytest.importorskip("kopf")
 
 
@@ -45,14 +47,7 @@ def run(seed: int, ticks: list[tuple[str, float]] | None = None
         ) -> tuple[Simulation, VirtualEventLoop, list[threading.Thread]]:
     sim = Simulation(seed=seed, freeze_time=False)  # see test_asyncio_operator.py: freezegun and datetime
     latency = RequestLatency(default=Lag.uniform(0.010, 0.030), commit_at=0.5)
-    started: list[threading.Thread] = []
-    original_start = threading.Thread.start
-
-    def spy(thread: threading.Thread) -> None:
-        started.append(thread)
-        original_start(thread)
-
-    with mock_kubernetes(store=sim.store):
+    with mock_kubernetes(store=sim.store), threads_started() as started:
         loop = VirtualEventLoop(sim, latency=latency, name="kopf")
         load = sim.manager("load", latency=latency).client("load")
 
@@ -62,20 +57,16 @@ def run(seed: int, ticks: list[tuple[str, float]] | None = None
                 await load.create("configmaps", {"metadata": {"name": f"cm-{i}", "namespace": "default"}})
 
         stop = asyncio.Event()
-        threading.Thread.start = spy  # type: ignore[method-assign]
-        try:
-            operator = loop.spawn(kopf.operator(registry=make_registry([] if ticks is None else ticks), standalone=True, clusterwide=False,
-                                                namespaces=["default"], stop_flag=stop))
-            sim.spawn(driver(), "load driver")
-            sim.run(for_=60, until_idle=False)
-            assert not operator.done()
-            loop.call_soon(stop.set)
-            sim.run(for_=10, stop_when=operator.done)
-            assert operator.done() and operator.exception() is None
-            loop.cancel_tasks()
-            loop.close()
-        finally:
-            threading.Thread.start = original_start  # type: ignore[method-assign]
+        operator = loop.spawn(kopf.operator(registry=make_registry([] if ticks is None else ticks), standalone=True,
+                                            clusterwide=False, namespaces=["default"], stop_flag=stop))
+        sim.spawn(driver(), "load driver")
+        sim.run(for_=60, until_idle=False)
+        assert not operator.done()
+        loop.call_soon(stop.set)
+        sim.run(for_=10, stop_when=operator.done)
+        assert operator.done() and operator.exception() is None
+        loop.cancel_tasks()
+        loop.close()
     return sim, loop, started
 
 

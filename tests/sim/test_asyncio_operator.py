@@ -15,6 +15,8 @@ from fakekube.inprocess.mock import mock_kubernetes
 from fakekube.sim import Lag, RequestLatency, Simulation
 from fakekube.sim.asyncioloop import VirtualEventLoop, classify
 
+from .threadspy import threads_started
+
 kubernetes_asyncio = pytest.importorskip("kubernetes_asyncio")
 from kubernetes_asyncio import client, config, watch  # noqa: E402
 
@@ -55,14 +57,7 @@ def run(seed: int, latency: RequestLatency, *, seconds: float = 60.0, creates: i
     # freeze_time=False: kubernetes_asyncio's deserializer compares classes with ``datetime.datetime``, which
     # freezegun replaces (api_client.py, __deserialize): every timestamp would fail to parse.
     sim = Simulation(seed=seed, freeze_time=False)
-    started: list[threading.Thread] = []
-    original_start = threading.Thread.start
-
-    def spy(thread: threading.Thread) -> None:
-        started.append(thread)
-        original_start(thread)
-
-    with mock_kubernetes(store=sim.store):
+    with mock_kubernetes(store=sim.store), threads_started() as started:
         loop = VirtualEventLoop(sim, latency=latency, event_lag=event_lag, name="cm-operator")
         load = sim.manager("load", latency=RequestLatency(default=0.004, commit_at=0.5)).client("load")
 
@@ -71,18 +66,14 @@ def run(seed: int, latency: RequestLatency, *, seconds: float = 60.0, creates: i
                 await sim.sleep(every)
                 await load.create("configmaps", {"metadata": {"name": f"cm-{i}", "namespace": NAMESPACE}})
 
-        threading.Thread.start = spy  # type: ignore[method-assign]
-        try:
-            task = loop.spawn(operator(loop))
-            sim.spawn(driver(), "load driver")
-            wall = time.perf_counter()
-            sim.run(for_=seconds, until_idle=False)
-            wall = time.perf_counter() - wall
-            assert not task.done(), task
-            loop.cancel_tasks()
-            loop.close()
-        finally:
-            threading.Thread.start = original_start  # type: ignore[method-assign]
+        task = loop.spawn(operator(loop))
+        sim.spawn(driver(), "load driver")
+        wall = time.perf_counter()
+        sim.run(for_=seconds, until_idle=False)
+        wall = time.perf_counter() - wall
+        assert not task.done(), task
+        loop.cancel_tasks()
+        loop.close()
     assert loop.errors == []
     return sim, loop, wall, started
 

@@ -100,14 +100,7 @@ def test_the_transport_delay_is_one_per_watch_stream():
     mgr = sim.manager("m", cache_lag=Lag.uniform(0.001, 0.050))
     inf = mgr.informer("configmaps")
     seen = _arrivals(sim, inf)
-
-    async def writer():
-        for i in range(5):
-            sim.store.create("configmaps", cm(f"c{i}", "x"), actor="u")
-            await sim.sleep(0.010)
-
-    sim.spawn(writer())
-    sim.run()
+    _create_every(sim, 5, 0.010)
     assert 0.001 <= inf.transport <= 0.050
     assert seen == [round(0.010 * i + inf.transport, 6) for i in range(5)]
     other = Simulation(seed=5).manager("m", cache_lag=Lag.uniform(0.001, 0.050)).informer("configmaps")
@@ -121,14 +114,7 @@ def test_a_delay_per_event_varies_along_one_stream_and_keeps_commit_order():
     mgr = sim.manager("m", cache_lag=Lag.uniform(0.001, 0.050), cache_lag_per_event=True)
     inf = mgr.informer("configmaps")
     seen = _arrivals(sim, inf)
-
-    async def writer():
-        for i in range(20):
-            sim.store.create("configmaps", cm(f"c{i}", "x"), actor="u")
-            await sim.sleep(0.002)
-
-    sim.spawn(writer())
-    sim.run()
+    _create_every(sim, 20, 0.002)
     delays = [round(at - 0.002 * i, 6) for i, at in enumerate(seen)]
     assert seen == sorted(seen) and len(seen) == 20
     assert all(0.001 <= d <= 0.050 + 0.002 * 20 for d in delays)
@@ -167,3 +153,14 @@ def test_hold_and_release_with_a_handling_cost():
     mgr.release("configmaps")
     sim.run()
     assert seen == [1.002, 1.004, 1.006]  # the backlog is worked through one event at a time
+
+
+def _create_every(sim, count, every):
+    """Create ConfigMaps c0, c1, ... ``every`` seconds apart, and run the simulation to the end."""
+    async def writer():
+        for i in range(count):
+            sim.store.create("configmaps", cm(f"c{i}", "x"), actor="u")
+            await sim.sleep(every)
+
+    sim.spawn(writer())
+    sim.run()
