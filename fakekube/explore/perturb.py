@@ -21,7 +21,12 @@ never the controllers — so a run is still a pure function of (scenario, seed, 
 
 The identity perturbation (``Perturbation()``) leaves a simulation byte for byte as it was.
 
-How it is applied: ``Simulation.manager`` and ``Manager.controller`` are wrapped on the instance (the
+An asyncio loop made with ``Simulation.asyncio_loop`` (an unchanged asyncio operator's) takes the same two
+knobs of a manager's that it has: ``cache_lag_scale`` scales its ``event_lag``, ``commit_point`` sets its
+latency's ``commit_at``.
+
+How it is applied: ``Simulation.manager``, ``Simulation.asyncio_loop`` and ``Manager.controller`` are wrapped on
+the instance (the
 explore layer sits above ``fakekube.sim`` and changes none of its code), and the manager's latency knobs
 are replaced by scaled copies before any informer, recorder or request reads them.
 """
@@ -181,7 +186,24 @@ class Perturbation:
             return mgr
 
         sim.manager = manager  # type: ignore[method-assign]
+        make_loop = sim.asyncio_loop
+
+        @functools.wraps(make_loop)
+        def asyncio_loop(name: str = "asyncio", **options: Any) -> Any:
+            return make_loop(name, **self._loop_options(options))
+
+        sim.asyncio_loop = asyncio_loop  # type: ignore[method-assign]
         return Holds(sim, self.holds) if self.holds else None
+
+    def _loop_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """An asyncio loop's knobs as a manager's: its watch lag is ``cache_lag``, its latency's ``commit_at``
+        the commit point."""
+        options = dict(options)
+        if self.cache_lag_scale != 1.0 and options.get("event_lag") is not None:
+            options["event_lag"] = scale_lag(Lag.coerce(options["event_lag"]), self.cache_lag_scale)
+        if self.commit_point is not None and options.get("latency") is not None:
+            options["latency"] = replace(options["latency"], commit_at=self.commit_point)
+        return options
 
     def _tune(self, mgr: Manager) -> None:
         if self.cache_lag_scale != 1.0:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from fakekube.audit import Timeline
     from fakekube.resources import ResourceType
 
+    from .asyncioloop import VirtualEventLoop
     from .cpu import CpuModel
 
 # Packages freezegun must not scan when it starts: its scan calls getattr on every module attribute, and these
@@ -148,6 +149,16 @@ class Simulation:
         kubelet = Kubelet(self, **options)
         self.kubelets.append(kubelet)
         return kubelet
+
+    def asyncio_loop(self, name: str = "asyncio", *, latency: RequestLatency | None = None,
+                     event_lag: Lag | float | None = None, executor: str = "inline") -> VirtualEventLoop:
+        """An asyncio event loop in this simulation's virtual time, for unchanged asyncio clients
+        (:class:`fakekube.sim.asyncioloop.VirtualEventLoop`; docs/simulation-asyncio.md). Made here rather than
+        directly, an exploration's perturbation reaches its latency and watch lag as it reaches a manager's."""
+        from .asyncioloop import VirtualEventLoop
+
+        return VirtualEventLoop(self, latency=latency, event_lag=event_lag, name=name,
+                                executor=executor)  # type: ignore[arg-type]
 
     def garbage_collector(self, delay: Lag | float | None = None, interval: float | None = None
                           ) -> GarbageCollectorActor:

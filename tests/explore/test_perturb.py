@@ -108,3 +108,21 @@ def test_split_sends_perturbation_keys_to_the_perturbation() -> None:
 def test_a_scenario_that_builds_no_simulation_is_reported() -> None:
     result = play(REGISTRY.get_scenario(lambda run: None), Run(1), [REGISTRY.get_invariant("no-conflict")])
     assert result.failed and "built no simulation" in str(result.error)
+
+
+def test_an_asyncio_loop_takes_the_watch_lag_scale_and_the_commit_point() -> None:
+    sim = Simulation(seed=1, freeze_time=False)
+    Perturbation(cache_lag_scale=2.0, commit_point=0.5).apply(sim)
+    loop = sim.asyncio_loop("op", latency=RequestLatency(default=0.010, commit_at=0.9), event_lag=0.004)
+    try:
+        assert loop.fakekube_pacing.event_lag == Lag.fixed(0.008)
+        assert loop.fakekube_pacing.latency.commit_at == 0.5
+    finally:
+        loop.close()
+    untouched = Simulation(seed=1, freeze_time=False)
+    Perturbation().apply(untouched)
+    loop = untouched.asyncio_loop("op", event_lag=0.004)
+    try:
+        assert loop.fakekube_pacing.event_lag == Lag.fixed(0.004)
+    finally:
+        loop.close()
