@@ -8,16 +8,18 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
 
-from fakekube.inprocess.mock import mock_kubernetes
+from fakekube.inprocess.mock import Cluster, mock_kubernetes
 from fakekube.inprocess.paced import StreamSignal
 from fakekube.sim import Lag, RequestLatency, Simulation
 from fakekube.sim.asyncioloop import VirtualEventLoop
+
+from .operatorload import assert_a_timed_out_create_commits, run_beside_load
+from .threadspy import threads_started
 
 pytest.importorskip("kr8s")
 pytest.importorskip("lightkube")
@@ -89,34 +91,9 @@ def run(which: str, seed: int, latency: RequestLatency, *, seconds: float = 60.0
     kr8s.Api._instances.clear()
     operator, _ = OPERATORS[which]
     sim = Simulation(seed=seed, freeze_time=False)
-    started: list[threading.Thread] = []
-    original_start = threading.Thread.start
-
-    def spy(thread: threading.Thread) -> None:
-        started.append(thread)
-        original_start(thread)
-
-    with mock_kubernetes(store=sim.store):
+    with mock_kubernetes(store=sim.store), threads_started() as started:
         loop = VirtualEventLoop(sim, latency=latency, event_lag=event_lag, name=f"{which}-operator")
-        load = sim.manager("load", latency=RequestLatency(default=0.004, commit_at=0.5)).client("load")
-
-        async def driver() -> None:
-            for i in range(creates):
-                await sim.sleep(every)
-                await load.create("configmaps", {"metadata": {"name": f"cm-{i}", "namespace": NAMESPACE}})
-
-        threading.Thread.start = spy  # type: ignore[method-assign]
-        try:
-            task = loop.spawn(operator(loop))
-            sim.spawn(driver(), "load driver")
-            wall = time.perf_counter()
-            sim.run(for_=seconds, until_idle=False)
-            wall = time.perf_counter() - wall
-            assert not task.done(), task
-            loop.cancel_tasks()
-            loop.close()
-        finally:
-            threading.Thread.start = original_start  # type: ignore[method-assign]
+        wall = run_beside_load(sim, loop, operator(loop), seconds=seconds, creates=creates, every=every)
     assert loop.errors == []
     return sim, loop, wall, started
 
@@ -209,27 +186,16 @@ def test_no_thread_is_started_and_a_virtual_minute_is_quick(which: str) -> None:
 
 def test_a_request_whose_client_timed_out_still_commits() -> None:
     # httpx's read timeout on the virtual clock: the client gives up, the server commits the create anyway.
-    sim = Simulation(seed=1, freeze_time=False)
-    with mock_kubernetes(store=sim.store) as cluster:
-        loop = VirtualEventLoop(sim, latency=RequestLatency(default=0.050, commit_at=0.5), name="impatient")
+    async def create(loop: VirtualEventLoop, cluster: Cluster) -> str:
+        async with httpx.AsyncClient(base_url=cluster.url, headers={"User-Agent": "impatient"},
+                                     timeout=httpx.Timeout(5, read=0.010)) as client:
+            try:
+                await client.post(f"/api/v1/namespaces/{NAMESPACE}/configmaps", json={"metadata": {"name": "cm"}})
+            except httpx.ReadTimeout:
+                return f"timed out at {loop.time():.3f}"
+            return "created"
 
-        async def create() -> str:
-            async with httpx.AsyncClient(base_url=cluster.url, headers={"User-Agent": "impatient"},
-                                         timeout=httpx.Timeout(5, read=0.010)) as client:
-                try:
-                    await client.post(f"/api/v1/namespaces/{NAMESPACE}/configmaps", json={"metadata": {"name": "cm"}})
-                except httpx.ReadTimeout:
-                    return f"timed out at {loop.time():.3f}"
-                return "created"
-
-        assert loop.run_until_complete(create()) == "timed out at 0.010"
-        sim.run()
-        loop.close()
-        sim.run()
-    [entry] = sim.audit.by_actor("impatient")
-    assert (entry.verb, entry.code, round(sim.elapsed(entry), 6)) == ("create", 201, 0.025)
-    assert sim.store.get("configmaps", "cm", NAMESPACE)["metadata"]["name"] == "cm"
-    assert sim.scheduler.idle
+    assert_a_timed_out_create_commits(create)
 
 
 def test_a_watch_deadline_an_ulp_away_is_reached() -> None:
