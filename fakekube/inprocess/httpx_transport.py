@@ -7,9 +7,12 @@ with httpx's default transports, so ``install`` also routes requests to a fake's
 ``httpx.HTTPTransport`` / ``httpx.AsyncHTTPTransport`` into the front (``mock_kubernetes`` does this).
 
 Both ``httpx`` and ``httpx2`` (the same API under another name) are routed when installed;
-``transports(module)`` gives the transport classes for either. A watch is streamed event batch by event batch. In async code the stream's wait for the next event runs in the
-loop's default executor (the stream's generator blocks until an event arrives); every other request is answered
-synchronously inside the calling coroutine, as the store is in memory.
+``transports(module)`` gives the transport classes for either. A watch is streamed event batch by event batch. In
+async code the stream's wait for the next event runs in the loop's default executor (the stream's generator
+blocks until an event arrives); every other request is answered synchronously inside the calling coroutine, as
+the store is in memory. On an event loop in a simulation's virtual time (one with ``fakekube_pacing``:
+``fakekube.sim.asyncioloop``) async requests are answered by ``fakekube.inprocess.httpx_paced`` instead: they
+take the latency model's time and watches wait on the loop, without a thread.
 """
 
 from __future__ import annotations
@@ -201,7 +204,8 @@ def transports(hx: ModuleType = httpx) -> tuple[type, type]:
             return _response(hx, self.front, request)
 
     class AsyncTransport(hx.AsyncBaseTransport):  # type: ignore[name-defined,misc]
-        """Every request answered by ``front``, in the calling coroutine (a watch's waits in an executor)."""
+        """Every request answered by ``front``, in the calling coroutine (a watch's waits in an executor), or
+        paced on a loop in virtual time (``httpx_paced``)."""
 
         def __init__(self, front: Front) -> None:
             self.front = front

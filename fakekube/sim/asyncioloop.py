@@ -11,7 +11,8 @@
   commit that wakes a watch, another task's ``call_soon``). So the loop's callbacks interleave with the
   simulation's other work at each virtual instant by the scheduler's one ordering rule, and a run replays;
 - its "selector" never waits and has nothing to report: there are no sockets. Connections to the fake's host
-  are in memory (``fakekube.inprocess.aiohttp_paced``): the loop's ``fakekube_pacing`` gives each request its
+  are in memory (aiohttp's: ``fakekube.inprocess.aiohttp_paced``; httpx's: ``fakekube.inprocess.httpx_paced``):
+  the loop's ``fakekube_pacing`` gives each request its
   round trip drawn from a ``RequestLatency`` (request leg, the store's commit, response leg), and a watch resumes
   on the loop when the store emits its event.
 

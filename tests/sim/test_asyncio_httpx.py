@@ -218,3 +218,41 @@ def test_a_watch_deadline_an_ulp_away_is_reached() -> None:
 
     assert loop.run_until_complete(until_deadline()) == 1
     loop.close()
+
+
+def test_exec_is_refused_with_a_reason() -> None:
+    # Exec's far end runs in a thread (fakekube.inprocess.upgrade): not in a simulation. kr8s's exec (httpx-ws)
+    # sees the dropped connection; the loop's exception handler says why.
+    kr8s.Api._instances.clear()
+    sim = Simulation(seed=1, freeze_time=False)
+    with mock_kubernetes(store=sim.store), threads_started() as started:
+        sim.store.create("nodes", {"metadata": {"name": "n1"}})
+        node = sim.store.get("nodes", "n1")
+        node["status"] = {"addresses": [{"type": "InternalIP", "address": "10.0.0.1"}]}  # what exec connects to
+        sim.store.update("nodes", node, subresource="status")
+        sim.store.create("pods", {"metadata": {"name": "p1"}, "spec": {"nodeName": "n1", "containers": [
+            {"name": "c", "image": "busybox"}]}}, NAMESPACE)
+        pod = sim.store.get("pods", "p1", NAMESPACE)
+        pod["status"] = {"phase": "Running", "conditions": [  # kr8s's exec waits for the pod to be ready
+            {"type": "Ready", "status": "True"}, {"type": "ContainersReady", "status": "True"}], "containerStatuses": [
+            {"name": "c", "ready": True, "restartCount": 0, "image": "busybox", "imageID": "",
+             "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}
+        sim.store.update("pods", pod, NAMESPACE, subresource="status")
+        loop = VirtualEventLoop(sim, latency=RequestLatency(default=0.020), name="exec")
+
+        async def exec_() -> str:
+            api = await kr8s.asyncio.api()
+            target = await kr8s.asyncio.objects.Pod.get("p1", namespace=NAMESPACE, api=api)
+            try:
+                await target.exec(["echo", "hi"])
+            except httpx.RemoteProtocolError as e:
+                return f"{type(e).__name__}: {e}"
+            return "ran"
+
+        outcome = loop.run_until_complete(exec_(), until=60)
+        assert outcome == "RemoteProtocolError: Server disconnected without sending a response."
+        loop.close()
+    assert started == []
+    assert [e["message"] for e in loop.errors] == [
+        "fakekube: exec, attach and port-forward are not simulated (their far end runs in a thread); the connection "
+        "was dropped"]
