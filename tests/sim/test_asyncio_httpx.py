@@ -135,7 +135,7 @@ def test_requests_take_the_models_latency_and_commit_at_its_virtual_instant(whic
 
 @pytest.mark.parametrize("which", OPERATORS)
 def test_the_models_client_time_follows_each_answer(which: str) -> None:
-    # kr8s's 27 discovery requests take 0.12 s each now: the ConfigMap comes after its watch started.
+    # kr8s's 26 requests before its list take 0.12 s each now: the ConfigMap comes after its watch started.
     sim, _, _, _ = run(which, 1, RequestLatency(default=0.020, commit_at=0.5, client=0.100), creates=1, every=5)
     actor = OPERATORS[which][1]
     lists, watches = commits(sim, actor, "list"), commits(sim, actor, "watch")
