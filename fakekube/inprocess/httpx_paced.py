@@ -50,6 +50,9 @@ class PacedBody:
         try:
             await watch.pump(functools.partial(next_batch, self._batches), self._fed, self._ended,
                              lambda: self._closed)
+        except asyncio.CancelledError:  # the loop's tasks cancelled before the client closed the body
+            self._finish()
+            raise
         finally:
             self._answer.cancel()
             with contextlib.suppress(ValueError):
