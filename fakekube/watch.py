@@ -265,7 +265,7 @@ class Watch:
     def attach_signal(self, signal: Signal) -> None:
         """``wakeup_fd`` without a descriptor: ``signal`` is set while events are queued or once the watch is
         stopped (set at once when that is so already), for a consumer that waits without blocking a thread (an
-        event loop in virtual time: ``fakekube.inprocess.aiohttp_paced``). Released by ``release_wakeup``."""
+        event loop in virtual time: ``fakekube.inprocess.paced``). Released by ``release_wakeup``."""
         with self._cond:
             self._wakeup = signal
             if self._queue or self.closed:

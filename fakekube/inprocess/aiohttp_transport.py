@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import socket
 from collections.abc import Callable, Generator
 from typing import Any
 
 from fakekube.inprocess import upgrade
+from fakekube.inprocess.paced import next_batch, pacing_of
 from fakekube.inprocess.requestbytes import Incomplete, parse_request
 from fakekube.inprocess.routes import Routes, Undo
 from fakekube.server.front import Front, HttpRequest, HttpResponse
@@ -42,7 +44,7 @@ class FrontTransport(asyncio.Transport):
         self._loop = loop
         self._buffer = b""
         self._closing = False
-        self._stream: tuple[HttpResponse, Generator[list[bytes], None, bool]] | None = None
+        self._stream: tuple[HttpResponse, Generator[list[bytes] | float, None, bool]] | None = None
         self._pump_task: asyncio.Task[None] | None = None
         self._tunnel: socket.socket | None = None  # the client's end of an upgraded connection
         self._unsent = bytearray()  # what the client wrote to it that its socket buffer did not take yet
@@ -154,17 +156,8 @@ class FrontTransport(asyncio.Transport):
     async def _pump(self) -> None:
         assert self._stream is not None
         response, batches = self._stream
-
-        def step() -> list[bytes] | bool:
-            try:
-                return next(batches)
-            except StopIteration as done:
-                return bool(done.value)
-            except ValueError:  # closed meanwhile
-                return False
-
         try:
-            await self._pump_batches(response, step)
+            await self._pump_batches(response, functools.partial(next_batch, batches))
         finally:
             # Cancelled (the loop is ending) or done: the watch stops, so an executor thread waiting on it returns
             # (asyncio.run waits for its executor), and the watch's own cleanup runs now, not when collected.
@@ -172,12 +165,13 @@ class FrontTransport(asyncio.Transport):
             with contextlib.suppress(ValueError):
                 batches.close()
 
-    async def _pump_batches(self, response: HttpResponse, step: Callable[[], list[bytes] | bool]) -> None:
+    async def _pump_batches(self, response: HttpResponse, step: Callable[[], list[bytes] | float | bool]) -> None:
         while not self._closing:
             batch = await self._loop.run_in_executor(None, step)
             if isinstance(batch, bool):
                 self._stream_ended(response, batch)
                 return
+            assert not isinstance(batch, float)  # only a paced stream waits itself
             self._feed(b"".join(chunk(data) for data in batch))
 
     def _stream_ended(self, response: HttpResponse, clean: bool) -> None:
@@ -255,7 +249,7 @@ async def _create_connection(self: Any, req: Any, traces: Any, timeout: Any) -> 
     protocol = self._factory()
     loop = asyncio.get_running_loop()
     # An event loop in virtual time (fakekube.sim.asyncioloop) says how long requests take: paced connections.
-    pacing = getattr(loop, "fakekube_pacing", None)
+    pacing = pacing_of(loop)
     if pacing is None:
         transport: FrontTransport = FrontTransport(front, protocol, loop)
     else:

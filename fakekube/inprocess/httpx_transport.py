@@ -7,9 +7,12 @@ with httpx's default transports, so ``install`` also routes requests to a fake's
 ``httpx.HTTPTransport`` / ``httpx.AsyncHTTPTransport`` into the front (``mock_kubernetes`` does this).
 
 Both ``httpx`` and ``httpx2`` (the same API under another name) are routed when installed;
-``transports(module)`` gives the transport classes for either. A watch is streamed event batch by event batch. In async code the stream's wait for the next event runs in the
-loop's default executor (the stream's generator blocks until an event arrives); every other request is answered
-synchronously inside the calling coroutine, as the store is in memory.
+``transports(module)`` gives the transport classes for either. A watch is streamed event batch by event batch. In
+async code the stream's wait for the next event runs in the loop's default executor (the stream's generator
+blocks until an event arrives); every other request is answered synchronously inside the calling coroutine, as
+the store is in memory. On an event loop in a simulation's virtual time (one with ``fakekube_pacing``:
+``fakekube.sim.asyncioloop``) async requests are answered by ``fakekube.inprocess.httpx_paced`` instead: they
+take the latency model's time and watches wait on the loop, without a thread.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ from typing import Any
 import httpx
 
 from fakekube.inprocess import upgrade
+from fakekube.inprocess.paced import pacing_of
 from fakekube.inprocess.routes import Routes, Undo
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
 
 
-def _request(request: Any) -> HttpRequest:
+def front_request(request: Any) -> HttpRequest:
+    """An httpx request as the front takes it."""
     body = request.read()
     url = request.url
     target = url.raw_path.decode("ascii")
@@ -66,10 +71,6 @@ class _Stream:
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
-        if getattr(loop, "fakekube_pacing", None) is not None:
-            # The wait below would block a virtual loop (it runs executor calls inline) for wall seconds.
-            raise RuntimeError("fakekube: httpx clients' watches are not paced on a simulation's event loop yet "
-                               "(docs/simulation-asyncio.md)")
         while (data := await loop.run_in_executor(None, self._next)) is not None:
             yield data
 
@@ -140,15 +141,20 @@ def _upgraded(answer: HttpResponse, asynchronous: bool) -> _UpgradedStream:
     return _AsyncUpgradedStream(client) if asynchronous else _UpgradedStream(client)
 
 
-def _response(hx: ModuleType, front: Front, request: Any, asynchronous: bool = False) -> Any:
-    started = time.monotonic()
-    answer = front.handle(_request(request))
-    read_timeout = (request.extensions.get("timeout") or {}).get("read")
-    if read_timeout is not None and answer.stream is None and answer.upgrade is None \
-            and time.monotonic() - started > read_timeout:
-        # The answer took longer than the client would wait for it: the timeout its socket read would raise.
-        answer.finish()
-        raise hx.ReadTimeout("timed out", request=request)
+def read_timeout(request: Any) -> float | None:
+    """How long the client waits for an answer (httpx's read timeout; None: for ever)."""
+    timeout: float | None = (request.extensions.get("timeout") or {}).get("read")
+    return timeout
+
+
+def timed_out(hx: ModuleType, request: Any) -> Exception:
+    """What the client's socket read raises when the answer takes longer than its read timeout."""
+    return hx.ReadTimeout("timed out", request=request)  # type: ignore[no-any-return]
+
+
+def to_httpx(hx: ModuleType, request: Any, answer: HttpResponse, body: Any = None, asynchronous: bool = False) -> Any:
+    """``answer`` as ``hx.Response``; ``body``: a watch's byte stream (default: the stream read in the caller's
+    thread, or an executor's)."""
     if answer.abort:
         answer.finish()
         raise hx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
@@ -156,10 +162,31 @@ def _response(hx: ModuleType, front: Front, request: Any, asynchronous: bool = F
         return hx.Response(answer.status, headers=_headers(answer), request=request,
                            extensions={"network_stream": _upgraded(answer, asynchronous)})
     if answer.stream is not None:
-        return hx.Response(answer.status, headers=_headers(answer), stream=_stream_class(hx)(answer),
-                           request=request)
+        return hx.Response(answer.status, headers=_headers(answer),
+                           stream=body if body is not None else _stream_class(hx)(answer), request=request)
     answer.finish()
     return hx.Response(answer.status, headers=_headers(answer), content=answer.body, request=request)
+
+
+def _response(hx: ModuleType, front: Front, request: Any, asynchronous: bool = False) -> Any:
+    started = time.monotonic()
+    answer = front.handle(front_request(request))
+    timeout = read_timeout(request)
+    if timeout is not None and answer.stream is None and answer.upgrade is None \
+            and time.monotonic() - started > timeout:
+        # The answer took longer than the client would wait for it: the timeout its socket read would raise.
+        answer.finish()
+        raise timed_out(hx, request)
+    return to_httpx(hx, request, answer, asynchronous=asynchronous)
+
+
+async def _async_response(hx: ModuleType, front: Front, request: Any) -> Any:
+    pacing = pacing_of(asyncio.get_running_loop())
+    if pacing is None:
+        return _response(hx, front, request, asynchronous=True)
+    from fakekube.inprocess.httpx_paced import paced_response
+
+    return await paced_response(hx, front, request, pacing)
 
 
 @functools.cache
@@ -177,13 +204,14 @@ def transports(hx: ModuleType = httpx) -> tuple[type, type]:
             return _response(hx, self.front, request)
 
     class AsyncTransport(hx.AsyncBaseTransport):  # type: ignore[name-defined,misc]
-        """Every request answered by ``front``, in the calling coroutine (a watch's waits in an executor)."""
+        """Every request answered by ``front``, in the calling coroutine (a watch's waits in an executor), or
+        paced on a loop in virtual time (``httpx_paced``)."""
 
         def __init__(self, front: Front) -> None:
             self.front = front
 
         async def handle_async_request(self, request: Any) -> Any:
-            return _response(hx, self.front, request, asynchronous=True)
+            return await _async_response(hx, self.front, request)
 
     return Transport, AsyncTransport
 
@@ -209,7 +237,7 @@ def _patch_module(hx: ModuleType) -> Undo:
 
     async def handle_async(self: Any, request: Any) -> Any:
         front = _front_for(request)
-        return await async_(self, request) if front is None else _response(hx, front, request, asynchronous=True)
+        return await async_(self, request) if front is None else await _async_response(hx, front, request)
 
     hx.HTTPTransport.handle_request = handle
     hx.AsyncHTTPTransport.handle_async_request = handle_async

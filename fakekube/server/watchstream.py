@@ -143,7 +143,7 @@ class WatchStreamer:
         watcher's revision are not sent).
 
         ``pacer``: a consumer that waits itself (in process, on an event loop in virtual time:
-        ``fakekube.inprocess.aiohttp_paced``): the stream reads the time from it, signals it as the watch's wakeup
+        ``fakekube.inprocess.paced``): the stream reads the time from it, signals it as the watch's wakeup
         (``Watch.attach_signal``) and, where it would wait, yields the longest wait (a float, in seconds) instead
         of blocking; the consumer resumes it once the pacer was set or that time passed. Without one only
         batches are yielded."""

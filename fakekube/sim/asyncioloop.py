@@ -11,7 +11,8 @@
   commit that wakes a watch, another task's ``call_soon``). So the loop's callbacks interleave with the
   simulation's other work at each virtual instant by the scheduler's one ordering rule, and a run replays;
 - its "selector" never waits and has nothing to report: there are no sockets. Connections to the fake's host
-  are in memory (``fakekube.inprocess.aiohttp_paced``): the loop's ``fakekube_pacing`` gives each request its
+  are in memory (aiohttp's: ``fakekube.inprocess.aiohttp_paced``; httpx's: ``fakekube.inprocess.httpx_paced``):
+  the loop's ``fakekube_pacing`` gives each request its
   round trip drawn from a ``RequestLatency`` (request leg, the store's commit, response leg), and a watch resumes
   on the loop when the store emits its event.
 
@@ -33,6 +34,7 @@ import asyncio
 import contextvars
 import functools
 import heapq
+import importlib.util
 import random
 import sys
 import threading
@@ -168,6 +170,7 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
                                              Lag.coerce(event_lag))
         self.set_exception_handler(self._keep_error)
         self._driver = sim.spawn(self._drive(), name=f"{name} event loop")
+        _anyio_threads_through_executor()
 
     # -- time -----------------------------------------------------------------------------------------------
 
@@ -304,3 +307,29 @@ class VirtualEventLoop(asyncio.BaseEventLoop):
     def _keep_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         self.errors.append(context)
         self.default_exception_handler(context)
+
+
+def _anyio_threads_through_executor() -> None:
+    """anyio's ``to_thread.run_sync`` on a ``VirtualEventLoop`` goes through the loop's ``run_in_executor``
+    (inline, or refused) instead of anyio's own worker threads, which a virtual loop could not wait for: its
+    driver would find no work due and the simulation would end without it. kr8s reads its kubeconfig with
+    ``anyio.open_file`` (kr8s 0.20.15 ``_config.py``), whose calls all go there (anyio 4.16
+    ``_backends/_asyncio.py``, ``AsyncIOBackend.run_sync_in_worker_thread``). Other loops keep anyio's threads."""
+    if importlib.util.find_spec("anyio") is None:
+        return
+    from anyio._backends._asyncio import AsyncIOBackend
+
+    original = AsyncIOBackend.run_sync_in_worker_thread
+    if getattr(original, "fakekube_inline", False):
+        return
+
+    async def run_sync_in_worker_thread(cls: Any, func: Callable[..., Any], args: tuple[Any, ...],
+                                        abandon_on_cancel: bool = False, limiter: Any = None) -> Any:
+        loop = asyncio.get_running_loop()
+        if not isinstance(loop, VirtualEventLoop):
+            return await original.__func__(cls, func, args, abandon_on_cancel, limiter)  # type: ignore[attr-defined]
+        await asyncio.sleep(0)  # anyio's checkpoint: a thread call is a point where other tasks run
+        return await loop.run_in_executor(None, func, *args)
+
+    run_sync_in_worker_thread.fakekube_inline = True  # type: ignore[attr-defined]
+    AsyncIOBackend.run_sync_in_worker_thread = classmethod(run_sync_in_worker_thread)  # type: ignore[method-assign,assignment]

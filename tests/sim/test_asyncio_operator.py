@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import pytest
 
-from fakekube.inprocess.mock import mock_kubernetes
+from fakekube.inprocess.mock import Cluster, mock_kubernetes
 from fakekube.sim import Lag, RequestLatency, Simulation
 from fakekube.sim.asyncioloop import VirtualEventLoop, classify
 
+from .operatorload import assert_a_timed_out_create_commits, run_beside_load
 from .threadspy import threads_started
 
 kubernetes_asyncio = pytest.importorskip("kubernetes_asyncio")
@@ -59,21 +59,7 @@ def run(seed: int, latency: RequestLatency, *, seconds: float = 60.0, creates: i
     sim = Simulation(seed=seed, freeze_time=False)
     with mock_kubernetes(store=sim.store), threads_started() as started:
         loop = VirtualEventLoop(sim, latency=latency, event_lag=event_lag, name="cm-operator")
-        load = sim.manager("load", latency=RequestLatency(default=0.004, commit_at=0.5)).client("load")
-
-        async def driver() -> None:
-            for i in range(creates):
-                await sim.sleep(every)
-                await load.create("configmaps", {"metadata": {"name": f"cm-{i}", "namespace": NAMESPACE}})
-
-        task = loop.spawn(operator(loop))
-        sim.spawn(driver(), "load driver")
-        wall = time.perf_counter()
-        sim.run(for_=seconds, until_idle=False)
-        wall = time.perf_counter() - wall
-        assert not task.done(), task
-        loop.cancel_tasks()
-        loop.close()
+        wall = run_beside_load(sim, loop, operator(loop), seconds=seconds, creates=creates, every=every)
     assert loop.errors == []
     return sim, loop, wall, started
 
@@ -198,26 +184,15 @@ def test_requests_are_classified_as_the_latency_model_names_them(method: str, ta
 
 def test_a_request_whose_client_timed_out_still_commits() -> None:
     # The race a client timeout hides: the client saw a failure, the server committed the create anyway.
-    sim = Simulation(seed=1, freeze_time=False)
-    with mock_kubernetes(store=sim.store):
-        loop = VirtualEventLoop(sim, latency=RequestLatency(default=0.050, commit_at=0.5), name="impatient")
+    async def create(loop: VirtualEventLoop, cluster: Cluster) -> str:
+        await config.load_kube_config()
+        async with client.ApiClient() as api:
+            api.user_agent = "impatient"
+            try:
+                await client.CoreV1Api(api).create_namespaced_config_map(
+                    NAMESPACE, {"metadata": {"name": "cm"}}, _request_timeout=0.010)
+            except TimeoutError:
+                return f"timed out at {loop.time():.3f}"
+            return "created"
 
-        async def create() -> str:
-            await config.load_kube_config()
-            async with client.ApiClient() as api:
-                api.user_agent = "impatient"
-                try:
-                    await client.CoreV1Api(api).create_namespaced_config_map(
-                        NAMESPACE, {"metadata": {"name": "cm"}}, _request_timeout=0.010)
-                except TimeoutError:
-                    return f"timed out at {loop.time():.3f}"
-                return "created"
-
-        assert loop.run_until_complete(create()) == "timed out at 0.010"
-        sim.run()
-        loop.close()
-        sim.run()
-    [entry] = sim.audit.by_actor("impatient")
-    assert (entry.verb, entry.code, round(sim.elapsed(entry), 6)) == ("create", 201, 0.025)
-    assert sim.store.get("configmaps", "cm", NAMESPACE)["metadata"]["name"] == "cm"
-    assert sim.scheduler.idle  # the closed loop's driver ended
+    assert_a_timed_out_create_commits(create)
