@@ -28,7 +28,7 @@ from typing import Any
 from fakekube.inprocess import upgrade
 from fakekube.inprocess.paced import next_batch, pacing_of
 from fakekube.inprocess.requestbytes import Incomplete, parse_request
-from fakekube.inprocess.routes import Routes, Undo
+from fakekube.inprocess.routes import Routes, Undo, replace_attribute
 from fakekube.server.front import Front, HttpRequest, HttpResponse
 from fakekube.server.messages import wire_head
 from fakekube.server.watchstream import _END, chunk
@@ -264,11 +264,7 @@ def _patch() -> Undo:
     global _original
     import aiohttp
 
-    original = _original = aiohttp.TCPConnector._create_connection
-    aiohttp.TCPConnector._create_connection = _create_connection  # type: ignore[method-assign]
-
-    def undo() -> None:
-        aiohttp.TCPConnector._create_connection = original  # type: ignore[method-assign]
+    _original, undo = replace_attribute(aiohttp.TCPConnector, "_create_connection", _create_connection)
     return undo
 
 

@@ -32,7 +32,7 @@ import httpx
 
 from fakekube.inprocess import upgrade
 from fakekube.inprocess.paced import pacing_of
-from fakekube.inprocess.routes import Routes, Undo
+from fakekube.inprocess.routes import Routes, Undo, replace_attribute, undo_all
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
 
 
@@ -229,8 +229,6 @@ def _front_for(request: Any) -> Front | None:
 
 
 def _patch_module(hx: ModuleType) -> Undo:
-    sync, async_ = hx.HTTPTransport.handle_request, hx.AsyncHTTPTransport.handle_async_request
-
     def handle(self: Any, request: Any) -> Any:
         front = _front_for(request)
         return sync(self, request) if front is None else _response(hx, front, request)
@@ -239,23 +237,14 @@ def _patch_module(hx: ModuleType) -> Undo:
         front = _front_for(request)
         return await async_(self, request) if front is None else await _async_response(hx, front, request)
 
-    hx.HTTPTransport.handle_request = handle
-    hx.AsyncHTTPTransport.handle_async_request = handle_async
-
-    def undo() -> None:
-        hx.HTTPTransport.handle_request = sync
-        hx.AsyncHTTPTransport.handle_async_request = async_
-    return undo
+    sync, undo_sync = replace_attribute(hx.HTTPTransport, "handle_request", handle)
+    async_, undo_async = replace_attribute(hx.AsyncHTTPTransport, "handle_async_request", handle_async)
+    return undo_all([undo_sync, undo_async])
 
 
 def _patch() -> Undo:
-    undos = [_patch_module(importlib.import_module(name)) for name in MODULES
-             if importlib.util.find_spec(name) is not None]
-
-    def undo() -> None:
-        for each in undos:
-            each()
-    return undo
+    return undo_all([_patch_module(importlib.import_module(name)) for name in MODULES
+                     if importlib.util.find_spec(name) is not None])
 
 
 _ROUTES = Routes(_patch)

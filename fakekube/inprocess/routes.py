@@ -10,10 +10,29 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from fakekube.server.front import Front
 
 Undo = Callable[[], None]
+
+
+def replace_attribute(owner: Any, name: str, new: Any) -> tuple[Any, Undo]:
+    """Set ``owner.name`` to ``new``: the value it had, and what puts that value back."""
+    original = getattr(owner, name)
+    setattr(owner, name, new)
+
+    def undo() -> None:
+        setattr(owner, name, original)
+    return original, undo
+
+
+def undo_all(undos: list[Undo]) -> Undo:
+    """One undo for several patches, in the order given."""
+    def undo() -> None:
+        for each in undos:
+            each()
+    return undo
 
 
 class Routes:

@@ -17,7 +17,7 @@ import urllib3
 from urllib3 import HTTPHeaderDict
 from urllib3.poolmanager import PoolManager
 
-from fakekube.inprocess.routes import Routes, Undo
+from fakekube.inprocess.routes import Routes, Undo, replace_attribute
 from fakekube.server.front import Front, HttpRequest, HttpResponse, headers_of
 
 _original_urlopen: Callable[..., Any] | None = None
@@ -25,11 +25,7 @@ _original_urlopen: Callable[..., Any] | None = None
 
 def _patch() -> Undo:
     global _original_urlopen
-    original = _original_urlopen = PoolManager.urlopen
-    PoolManager.urlopen = _urlopen  # type: ignore[method-assign]
-
-    def undo() -> None:
-        PoolManager.urlopen = original  # type: ignore[method-assign]
+    _original_urlopen, undo = replace_attribute(PoolManager, "urlopen", _urlopen)
     return undo
 
 

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 import websocket
 
 from fakekube.inprocess.requestbytes import Incomplete, parse_request
-from fakekube.inprocess.routes import Routes, Undo
+from fakekube.inprocess.routes import Routes, Undo, replace_attribute
 from fakekube.server.front import Front
 from fakekube.server.messages import HttpRequest, HttpResponse, wire_head
 
@@ -43,11 +43,7 @@ JOIN_TIMEOUT = 5.0  # how long closing a connection waits for its server session
 
 def _patch() -> Undo:
     global _original_connect
-    original = _original_connect = websocket.WebSocket.connect
-    websocket.WebSocket.connect = _connect  # type: ignore[method-assign]
-
-    def undo() -> None:
-        websocket.WebSocket.connect = original  # type: ignore[method-assign]
+    _original_connect, undo = replace_attribute(websocket.WebSocket, "connect", _connect)
     return undo
 
 
