@@ -85,18 +85,24 @@ def _skip_double(text: str, i: int) -> int:
             i += 2
         elif c == '"':
             return i + 1
-        elif text.startswith("$(", i):
-            i = skip_balanced(text, i + 2, "(", ")")
-        elif text.startswith("${", i):
-            i = skip_balanced(text, i + 2, "{", "}")
-        elif c == "`":
-            end = text.find("`", i + 1)
-            if end < 0:
-                raise ShellSyntaxError("Syntax error: EOF in backquote substitution")
-            i = end + 1
         else:
-            i += 1
+            i = _skip_substitution(text, i)
     raise ShellSyntaxError('Syntax error: Unterminated quoted string')
+
+
+def _skip_substitution(text: str, i: int) -> int:
+    """The index after the ``$(...)``, ``${...}`` or backquoted substitution that starts at ``i``; ``i + 1``
+    where none does."""
+    if text.startswith("$(", i):
+        return skip_balanced(text, i + 2, "(", ")")
+    if text.startswith("${", i):
+        return skip_balanced(text, i + 2, "{", "}")
+    if text[i] == "`":
+        end = text.find("`", i + 1)
+        if end < 0:
+            raise ShellSyntaxError("Syntax error: EOF in backquote substitution")
+        return end + 1
+    return i + 1
 
 
 def lex(text: str) -> list[Token]:
@@ -139,17 +145,8 @@ def lex(text: str) -> list[Token]:
                     i = _skip_double(text, i + 1)
                 elif text.startswith("$((", i):
                     i = skip_balanced(text, i + 3, "(", ")") + 1
-                elif text.startswith("$(", i):
-                    i = skip_balanced(text, i + 2, "(", ")")
-                elif text.startswith("${", i):
-                    i = skip_balanced(text, i + 2, "{", "}")
-                elif ch == "`":
-                    end = text.find("`", i + 1)
-                    if end < 0:
-                        raise ShellSyntaxError("Syntax error: EOF in backquote substitution")
-                    i = end + 1
                 else:
-                    i += 1
+                    i = _skip_substitution(text, i)
             word = text[start:min(i, n)]
             if word.isdigit() and i < n and text[i] in "<>":
                 tokens.append(Token("io", word))

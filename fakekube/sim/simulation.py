@@ -13,7 +13,7 @@ import random
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from fakekube.audit import AuditEntry, AuditLog
 from fakekube.clock import VirtualClock
@@ -151,14 +151,14 @@ class Simulation:
         return kubelet
 
     def asyncio_loop(self, name: str = "asyncio", *, latency: RequestLatency | None = None,
-                     event_lag: Lag | float | None = None, executor: str = "inline") -> VirtualEventLoop:
+                     event_lag: Lag | float | None = None,
+                     executor: Literal["inline", "refuse"] = "inline") -> VirtualEventLoop:
         """An asyncio event loop in this simulation's virtual time, for unchanged asyncio clients
         (:class:`fakekube.sim.asyncioloop.VirtualEventLoop`; docs/simulation-asyncio.md). Made here rather than
         directly, an exploration's perturbation reaches its latency and watch lag as it reaches a manager's."""
         from .asyncioloop import VirtualEventLoop
 
-        return VirtualEventLoop(self, latency=latency, event_lag=event_lag, name=name,
-                                executor=executor)  # type: ignore[arg-type]
+        return VirtualEventLoop(self, latency=latency, event_lag=event_lag, name=name, executor=executor)
 
     def garbage_collector(self, delay: Lag | float | None = None, interval: float | None = None
                           ) -> GarbageCollectorActor:
