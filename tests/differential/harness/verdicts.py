@@ -60,7 +60,9 @@ def settle_flakes(first: Verdicts, again: Callable[[list[str]], Verdicts], *, re
     time to the second, and the real server writes an apply or update that changes nothing but that time
     (kube-apiserver v1.37.2's field manager; a PersistentVolume's lastPhaseTransitionTime likewise), so a case
     whose steps straddle a second boundary differs from one run within one second — on either server, by chance,
-    and on a loaded machine more than once in a row. A real divergence repeats; such a chance does not."""
+    and on a loaded machine more than once in a row. A real divergence repeats; such a chance does not. The live
+    run's ``again`` starts each server's run of the failing cases just after a second boundary, so a case shorter
+    than a second runs within one second on both (tests/differential/test_live.py)."""
     settled = Verdicts(dict(first.failures), dict(first.diverging))
     for _ in range(retries):
         if not settled.failures:
